@@ -1,0 +1,23 @@
+"""The exception tree.
+
+Everything qatbe raises on purpose is a ``QatbeError``. Errors about what the caller passed also subclass
+``ValueError`` so that code written against the standard library's conventions keeps working.
+"""
+
+from __future__ import annotations
+
+
+class QatbeError(Exception):
+    """Base class of every error qatbe raises on purpose."""
+
+
+class InputError(QatbeError, ValueError):
+    """The document or the query cannot be used (wrong type, unreadable bytes, ...)."""
+
+
+class ConfigError(QatbeError, ValueError):
+    """An option is out of range or unknown (negative budget, unknown tier, ...)."""
+
+
+class DataError(QatbeError, ValueError):
+    """A dataset file given to the benchmark loaders is malformed; the message names the file and line."""

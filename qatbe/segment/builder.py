@@ -1,0 +1,267 @@
+"""Turns structural units (headings, paragraphs, lists, tables, code) into budget-sized ``Segment`` records.
+
+Both segmenters (HTML and markdown) walk their trees and call one builder, so the split rules live in one place:
+a unit that is larger than ``max_segment_tokens`` is split where a reader would split it, never inside a table
+row or a code line. Paragraphs split into runs of whole sentences, lists into runs of whole items, tables into row
+groups that each repeat the header row, code into runs of whole lines (preferring blank lines as cut points).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..settings import Settings
+from ..tokens import chars_div4
+from ..types import Segment, SegmentKind
+
+_SPACE = re.compile(r"\s+")
+# A sentence ends at . ! ? (or their CJK forms) followed by space, or right after a CJK full stop.
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)|(?<=[。！？])")
+
+
+def clean_inline(text: str) -> str:
+    """Collapse every run of whitespace (newlines included) to one space: inline text has no layout to keep."""
+    return _SPACE.sub(" ", text).strip()
+
+
+def escape_cell(text: str) -> str:
+    return clean_inline(text).replace("|", "\\|")
+
+
+@dataclass(frozen=True, slots=True)
+class ListItem:
+    text: str
+    depth: int = 0
+    ordered: bool = False
+    number: int = 1
+    position: int = -1
+
+
+def split_sentences(text: str) -> list[str]:
+    parts = [p.strip() for p in _SENTENCE_END.split(text)]
+    return [p for p in parts if p]
+
+
+class SegmentBuilder:
+    """Accumulates segments in document order, tracking the heading path."""
+
+    def __init__(self, settings: Settings) -> None:
+        # Split sizes are a layout decision, so they use chars/4 whatever estimator the budget is counted in.
+        self._estimate = chars_div4
+        self._max = settings.max_segment_tokens
+        self._segments: list[Segment] = []
+        self._headings: list[tuple[int, str]] = []
+        self._group = 0
+
+    # -- public API ---------------------------------------------------------------------------------------
+
+    @property
+    def segments(self) -> list[Segment]:
+        return self._segments
+
+    def heading(self, text: str, level: int, position: int, *, boilerplate: bool = False) -> None:
+        text = clean_inline(text)
+        if not text:
+            return
+        level = min(max(level, 1), 6)
+        if boilerplate:
+            self._add(SegmentKind.NAVIGATION, text, text, position, self._next_group())
+            return
+        while self._headings and self._headings[-1][0] >= level:
+            self._headings.pop()
+        self._add(SegmentKind.HEADING, text, "#" * level + " " + text, position, self._next_group(), level=level)
+        self._headings.append((level, text))
+
+    def paragraph(
+        self, text: str, position: int, *, kind: SegmentKind = SegmentKind.PARAGRAPH, boilerplate: bool = False
+    ) -> None:
+        text = clean_inline(text)
+        if not text:
+            return
+        if boilerplate:
+            kind = SegmentKind.NAVIGATION
+        prefix = "> " if kind is SegmentKind.QUOTE else ""
+        group = self._next_group()
+        offset = 0
+        for part, chunk in enumerate(self._pack_text(text)):
+            found = text.find(chunk[:32], offset)
+            offset = found if found >= 0 else offset
+            self._add(kind, chunk, prefix + chunk, position + offset if position >= 0 else position, group, part=part)
+
+    def quote(self, text: str, position: int, *, boilerplate: bool = False) -> None:
+        self.paragraph(text, position, kind=SegmentKind.QUOTE, boilerplate=boilerplate)
+
+    def metadata(self, text: str, position: int) -> None:
+        self.paragraph(text, position, kind=SegmentKind.METADATA)
+
+    def list(self, items: Sequence[ListItem], position: int, *, boilerplate: bool = False) -> None:
+        rendered = [(item, self._item_markdown(item)) for item in items if clean_inline(item.text)]
+        if not rendered:
+            return
+        kind = SegmentKind.NAVIGATION if boilerplate else SegmentKind.LIST
+        group = self._next_group()
+        runs = self._pack([md for _, md in rendered], sep="\n")
+        start = 0
+        for part, run in enumerate(runs):
+            chunk = rendered[start : start + len(run)]
+            start += len(run)
+            text = "\n".join(clean_inline(item.text) for item, _ in chunk)
+            first = chunk[0][0].position
+            self._add(kind, text, "\n".join(run), first if first >= 0 else position, group, part=part)
+
+    def table(
+        self,
+        header: Sequence[str] | None,
+        rows: Sequence[Sequence[str]],
+        position: int,
+        *,
+        caption: str | None = None,
+        boilerplate: bool = False,
+        row_positions: Sequence[int] | None = None,
+    ) -> None:
+        body = [[escape_cell(c) for c in row] for row in rows if any(clean_inline(c) for c in row)]
+        head = [escape_cell(c) for c in header] if header and any(clean_inline(c) for c in header) else None
+        if not body and not head:
+            return
+        width = max([len(r) for r in body] + [len(head) if head else 0])
+        body = [r + [""] * (width - len(r)) for r in body]
+        if head is not None:
+            head = head + [""] * (width - len(head))
+        kind = SegmentKind.NAVIGATION if boilerplate else SegmentKind.TABLE
+        group = self._next_group()
+        head_md = ""
+        if head is not None:
+            head_md = "| " + " | ".join(head) + " |\n| " + " | ".join("---" for _ in head) + " |"
+        cap = clean_inline(caption) if caption else ""
+        if cap:
+            head_md = f"Table: {cap}\n" + head_md if head_md else f"Table: {cap}"
+        row_mds = ["| " + " | ".join(r) + " |" for r in body]
+        if not row_mds:
+            self._add(kind, self._table_text(cap, head, []), head_md, position, group, header=head_md or None)
+            return
+        budget = max(self._max - (self._estimate(head_md) if head_md else 0), self._max // 4)
+        runs = self._pack(row_mds, sep="\n", limit=budget)
+        start = 0
+        for part, run in enumerate(runs):
+            rows_here = body[start : start + len(run)]
+            pos = position
+            if row_positions is not None and start < len(row_positions) and row_positions[start] >= 0:
+                pos = row_positions[start]
+            start += len(run)
+            md = (head_md + "\n" if head_md else "") + "\n".join(run)
+            self._add(kind, self._table_text(cap, head, rows_here), md, pos, group, part=part,
+                      header=head_md or None)
+
+    def code(self, code: str, language: str | None, position: int) -> None:
+        code = code.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+        if not code.strip():
+            return
+        lang = (language or "").strip() or None
+        group = self._next_group()
+        fence = "```"
+        while fence in code:
+            fence += "`"
+        opener = fence + (lang or "")
+        overhead = self._estimate(opener + "\n\n" + fence)
+        limit = max(self._max - overhead, self._max // 4)
+        for part, chunk in enumerate(self._pack_code(code, limit)):
+            self._add(SegmentKind.CODE, chunk, f"{opener}\n{chunk}\n{fence}", position, group, part=part,
+                      language=lang, header=opener)
+
+    # -- helpers ------------------------------------------------------------------------------------------
+
+    def _next_group(self) -> int:
+        self._group += 1
+        return self._group
+
+    def _add(self, kind: SegmentKind, text: str, markdown: str, position: int, group: int, *, part: int = 0,
+             level: int = 0, language: str | None = None, header: str | None = None) -> None:
+        path = tuple(t for _, t in self._headings)
+        if kind is SegmentKind.HEADING and path and path[-1] == text:
+            path = path[:-1]
+        self._segments.append(
+            Segment(kind=kind, text=text, markdown=markdown, position=max(position, 0), index=len(self._segments),
+                    level=level, heading_path=path, language=language, group=group, part=part, header=header)
+        )
+
+    @staticmethod
+    def _item_markdown(item: ListItem) -> str:
+        marker = f"{item.number}." if item.ordered else "-"
+        return "  " * max(item.depth, 0) + marker + " " + clean_inline(item.text)
+
+    @staticmethod
+    def _table_text(caption: str, head: list[str] | None, rows: Iterable[list[str]]) -> str:
+        lines = [caption] if caption else []
+        if head:
+            lines.append(" | ".join(head))
+        lines.extend(" | ".join(r) for r in rows)
+        return "\n".join(lines)
+
+    def _pack(self, pieces: Sequence[str], *, sep: str, limit: int | None = None) -> list[list[str]]:
+        """Greedy runs of whole pieces whose joined cost stays under ``limit`` (a lone oversized piece stands alone)."""
+        limit = self._max if limit is None else limit
+        if self._estimate(sep.join(pieces)) <= limit:
+            return [list(pieces)]
+        runs: list[list[str]] = []
+        run: list[str] = []
+        size = 0
+        sep_cost = len(sep)
+        for piece in pieces:
+            piece_len = len(piece)
+            if run and self._estimate("x" * (size + sep_cost + piece_len)) > limit:
+                runs.append(run)
+                run, size = [], 0
+            size += (sep_cost if run else 0) + piece_len
+            run.append(piece)
+        if run:
+            runs.append(run)
+        return runs
+
+    def _pack_text(self, text: str) -> list[str]:
+        if self._estimate(text) <= self._max:
+            return [text]
+        pieces: list[str] = []
+        for sentence in split_sentences(text):
+            if self._estimate(sentence) <= self._max:
+                pieces.append(sentence)
+            else:
+                pieces.extend(self._hard_split(sentence))
+        return [" ".join(run) for run in self._pack(pieces, sep=" ")]
+
+    def _hard_split(self, text: str) -> list[str]:
+        """Split a sentence with no usable boundary: at spaces, else every few characters (a 10 MB word)."""
+        words = text.split(" ")
+        if len(words) > 1:
+            return [" ".join(run) for run in self._pack(words, sep=" ")]
+        step = max(self._max * 2, 16)
+        return [text[i : i + step] for i in range(0, len(text), step)]
+
+    def _pack_code(self, code: str, limit: int) -> list[str]:
+        if self._estimate(code) <= limit:
+            return [code]
+        lines = code.split("\n")
+        runs: list[list[str]] = []
+        run: list[str] = []
+        size = 0
+        for line in lines:
+            cost_if_added = size + len(line) + (1 if run else 0)
+            full = run and self._estimate("x" * cost_if_added) > limit
+            # Prefer to cut at a blank line once the run is at least half full.
+            soft = run and not line.strip() and self._estimate("x" * size) >= limit // 2
+            if full or soft:
+                while run and not run[-1].strip():
+                    run.pop()
+                if run:
+                    runs.append(run)
+                run, size = [], 0
+                if not line.strip():
+                    continue
+            size += len(line) + (1 if run else 0)
+            run.append(line)
+        while run and not run[-1].strip():
+            run.pop()
+        if run:
+            runs.append(run)
+        return ["\n".join(r) for r in runs]

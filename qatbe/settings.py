@@ -1,0 +1,136 @@
+"""One typed, validated options object.
+
+Every option of ``extract`` lives here, is validated once in ``__post_init__``, and is changed with
+``dataclasses.replace`` (or ``Settings.with_``). Tiers are frozen presets of the token budget.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+from .errors import ConfigError
+from .tokens import ESTIMATORS, Estimator, EstimatorSpec
+from .types import SegmentKind
+
+TIERS: Mapping[str, int] = MappingProxyType(
+    {"key_facts": 200, "summary": 1000, "detailed": 5000, "complete": 20000}
+)
+
+DEFAULT_WEIGHTS: Mapping[SegmentKind, float] = MappingProxyType(
+    {
+        SegmentKind.CODE: 1.5,
+        SegmentKind.TABLE: 1.4,
+        SegmentKind.HEADING: 1.3,
+        SegmentKind.LIST: 1.1,
+        SegmentKind.PARAGRAPH: 1.0,
+        SegmentKind.QUOTE: 0.9,
+        SegmentKind.METADATA: 0.5,
+        SegmentKind.NAVIGATION: 0.1,
+    }
+)
+
+InputFormat = Literal["auto", "html", "markdown", "text"]
+RenderFormat = Literal["markdown", "text"]
+Fill = Literal["neighbors", "none"]
+BM25Variant = Literal["lucene", "okapi", "plus", "l"]
+
+INPUT_FORMATS = ("auto", "html", "markdown", "text")
+RENDER_FORMATS = ("markdown", "text")
+FILLS = ("neighbors", "none")
+BM25_VARIANTS = ("lucene", "okapi", "plus", "l")
+
+
+def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}")
+
+
+def _check_number(name: str, value: object, low: float, high: float = math.inf) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError(f"{name} must be a finite number, not {value!r}")
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low} and {high}, not {value!r}")
+    return float(value)
+
+
+def _check_int(name: str, value: object, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be an integer, not {value!r}")
+    if value < low:
+        raise ConfigError(f"{name} must be >= {low}, not {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Options for one extraction.
+
+    ``budget`` (tokens) overrides ``tier`` when given. ``weights`` multiply BM25 scores by segment kind.
+    ``fill`` decides what happens to budget left after every segment that matches the query is packed:
+    ``"neighbors"`` spends it on the non-boilerplate segments nearest to the matched ones (then the rest of the
+    main content in reading order), ``"none"`` leaves it unspent. ``include_headings`` brings the nearest heading of
+    every chosen segment along, charged to the budget, when it fits.
+    """
+
+    tier: str = "summary"
+    budget: int | None = None
+    format: InputFormat = "auto"
+    render: RenderFormat = "markdown"
+    estimator: EstimatorSpec = "chars_div4"
+    weights: Mapping[SegmentKind, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    fill: Fill = "neighbors"
+    include_headings: bool = True
+    include_navigation: bool = False
+    language: str | None = None
+    expand_query: bool = True
+    bm25: BM25Variant = "lucene"
+    k1: float = 1.2
+    b: float = 0.75
+    max_segment_tokens: int = 160
+    max_input_chars: int = 50_000_000
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tier, str) or self.tier not in TIERS:
+            raise ConfigError(f"unknown tier {self.tier!r}; choose one of {', '.join(TIERS)} or pass budget=N")
+        if self.budget is not None:
+            _check_int("budget", self.budget, 0)
+        _check_choice("format", self.format, INPUT_FORMATS)
+        _check_choice("render", self.render, RENDER_FORMATS)
+        _check_choice("fill", self.fill, FILLS)
+        _check_choice("bm25", self.bm25, BM25_VARIANTS)
+        if isinstance(self.estimator, str):
+            _check_choice("estimator", self.estimator, tuple(ESTIMATORS))
+        elif not callable(self.estimator):
+            raise ConfigError(f"estimator must be a name or a callable str -> int, not {self.estimator!r}")
+        if not isinstance(self.weights, Mapping):
+            raise ConfigError("weights must be a mapping of segment kind to a non-negative number")
+        merged = dict(DEFAULT_WEIGHTS)
+        for key, value in self.weights.items():
+            try:
+                kind = SegmentKind(key)
+            except ValueError:
+                raise ConfigError(f"unknown segment kind {key!r} in weights") from None
+            merged[kind] = _check_number(f"weights[{kind.value}]", value, 0.0)
+        object.__setattr__(self, "weights", MappingProxyType(merged))
+        _check_number("k1", self.k1, 0.0, 100.0)
+        _check_number("b", self.b, 0.0, 1.0)
+        _check_int("max_segment_tokens", self.max_segment_tokens, 8)
+        _check_int("max_input_chars", self.max_input_chars, 1)
+        if self.language is not None and not isinstance(self.language, str):
+            raise ConfigError(f"language must be a language code such as 'en', not {self.language!r}")
+
+    @property
+    def token_budget(self) -> int:
+        return TIERS[self.tier] if self.budget is None else self.budget
+
+    @property
+    def estimate(self) -> Estimator:
+        return ESTIMATORS[self.estimator] if isinstance(self.estimator, str) else self.estimator
+
+    def with_(self, **changes: Any) -> Settings:
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,102 @@
+"""Plain data that crosses module boundaries: segment kinds and segment records."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class SegmentKind(str, enum.Enum):
+    """What a segment is. The value is the lower-case name used in JSON and the CLI."""
+
+    HEADING = "heading"
+    PARAGRAPH = "paragraph"
+    CODE = "code"
+    LIST = "list"
+    TABLE = "table"
+    QUOTE = "quote"
+    METADATA = "metadata"
+    NAVIGATION = "navigation"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One typed unit of a document.
+
+    ``text`` is the plain text that is scored; ``markdown`` is the block as it is rendered. They differ for lists
+    (``- `` markers), tables (pipe rows with their header) and code (fences). ``group`` identifies the source unit a
+    segment was split from (a table, a list, a code block, a paragraph), so that the renderer can merge adjacent
+    parts of one unit again; ``part`` is the index inside that unit. ``index`` is the document-order rank, the
+    tie-breaker everywhere.
+
+    ``tokens`` and ``score`` are 0 as the segmenter emits a segment and are filled in by ``extract``; ``matched``
+    says whether the segment was chosen for matching the query (True) or only to fill space (False).
+    """
+
+    kind: SegmentKind
+    text: str
+    markdown: str
+    position: int
+    index: int = 0
+    level: int = 0
+    heading_path: tuple[str, ...] = ()
+    language: str | None = None
+    group: int = -1
+    part: int = 0
+    header: str | None = None
+    tokens: int = 0
+    score: float = 0.0
+    matched: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "kind": self.kind.value,
+            "text": self.text,
+            "markdown": self.markdown,
+            "position": self.position,
+            "index": self.index,
+            "level": self.level,
+            "heading_path": list(self.heading_path),
+            "language": self.language,
+            "group": self.group,
+            "part": self.part,
+            "tokens": self.tokens,
+            "score": self.score,
+            "matched": self.matched,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Metadata:
+    """Document-level facts found outside the main text (``<title>``, ``<meta>``, JSON-LD, bylines)."""
+
+    title: str | None = None
+    author: str | None = None
+    date: str | None = None
+    description: str | None = None
+    language: str | None = None
+    url: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "title": self.title,
+            "author": self.author,
+            "date": self.date,
+            "description": self.description,
+            "language": self.language,
+            "url": self.url,
+            "extra": dict(self.extra),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A parsed document: its segments in document order and its metadata."""
+
+    segments: tuple[Segment, ...]
+    metadata: Metadata
+    format: str

@@ -1,0 +1,54 @@
+"""Build the one compiled kernel, qatbe/_core.pyx.
+
+Build options are environment variables, read strictly:
+  QATBE_NO_EXTENSION=1  skip the extension (the pure-Python twin is then used, with a warning at import).
+  QATBE_OPTIONAL_EXTENSION=1  a compiler failure falls back to the twin instead of failing the install.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+def _flag(name: str) -> bool:
+    value = os.environ.get(name, "").strip()
+    if value in ("", "0"):
+        return False
+    if value == "1":
+        return True
+    raise SystemExit(f"{name} must be '0' or '1', not {value!r}")
+
+
+class _OptionalBuildExt(build_ext):
+    """Turn a compiler failure into a loud warning when QATBE_OPTIONAL_EXTENSION=1."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # noqa: BLE001 - any build failure means "use the twin"
+            if not _flag("QATBE_OPTIONAL_EXTENSION"):
+                raise
+            print(f"WARNING: qatbe._core could not be compiled ({exc}); the pure-Python twin will be used",
+                  file=sys.stderr)
+
+
+ext_modules = []
+if not _flag("QATBE_NO_EXTENSION"):
+    from Cython.Build import cythonize
+
+    ext_modules = cythonize(
+        [Extension("qatbe._core", ["qatbe/_core.pyx"], extra_compile_args=["-O3"])],
+        compiler_directives={
+            "language_level": "3",
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+        },
+    )
+
+setup(ext_modules=ext_modules, cmdclass={"build_ext": _OptionalBuildExt})
