@@ -8,6 +8,8 @@ from __future__ import annotations
 from ._backend import BACKEND
 from ._version import __version__
 from .errors import ConfigError, DataError, InputError, QatbeError
+from .pipeline import Extractor, extract, segment
+from .result import Result
 from .settings import DEFAULT_WEIGHTS, TIERS, Settings
 from .types import Document, Metadata, Segment, SegmentKind
 
@@ -18,11 +20,15 @@ __all__ = [
     "ConfigError",
     "DataError",
     "Document",
+    "Extractor",
     "InputError",
     "Metadata",
     "QatbeError",
+    "Result",
     "Segment",
     "SegmentKind",
     "Settings",
     "__version__",
+    "extract",
+    "segment",
 ]

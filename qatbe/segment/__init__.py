@@ -1,0 +1,24 @@
+"""Segmentation stage: a document becomes a flat stream of typed ``Segment`` records in document order."""
+
+from __future__ import annotations
+
+from ..settings import Settings
+from ..types import Document
+
+
+def parse(text: str, fmt: str, settings: Settings) -> Document:
+    """Dispatch to the segmenter of ``fmt`` (``html``, ``markdown`` or ``text``)."""
+    if fmt == "html":
+        from .html import segment_html
+
+        return segment_html(text, settings)
+    if fmt == "markdown":
+        from .markdown import segment_markdown
+
+        return segment_markdown(text, settings)
+    from .text import segment_text
+
+    return segment_text(text, settings)
+
+
+__all__ = ["parse"]

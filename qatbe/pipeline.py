@@ -1,0 +1,169 @@
+"""The pipeline, named once and in order: load → segment → measure → score → weight → select → order → render.
+
+Each stage is a plain function in its own package; this module only wires them and keeps the account (what was
+chosen, what was dropped, how long it took). ``Extractor`` holds validated settings for batches; ``extract`` and
+``segment`` are the one-call forms.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ._backend import BACKEND
+from .errors import ConfigError, InputError
+from .render import SEPARATOR, block, render
+from .result import Result
+from .score import score_segments
+from .segment import parse
+from .select import select
+from .settings import Settings
+from .source import load_source
+from .types import Document, Segment, SegmentKind
+
+_FIELDS = frozenset(f.name for f in dataclasses.fields(Settings))
+
+
+def resolve_settings(settings: Settings | None, options: dict[str, Any]) -> Settings:
+    """One validated Settings from a base object plus keyword overrides (``None`` values mean "not given")."""
+    if settings is not None and not isinstance(settings, Settings):
+        raise ConfigError(f"settings must be a qatbe.Settings, not {type(settings).__name__}")
+    unknown = sorted(set(options) - _FIELDS)
+    if unknown:
+        raise ConfigError(f"unknown option {unknown[0]!r}; known options: {', '.join(sorted(_FIELDS))}")
+    changes = {k: v for k, v in options.items() if v is not None}
+    base = settings or Settings()
+    return base.with_(**changes) if changes else base
+
+
+def _check_query(query: object) -> str | None:
+    if query is None or isinstance(query, str):
+        return query
+    text = getattr(query, "text", None)  # a Query-like object
+    if isinstance(text, str):
+        return text
+    raise InputError(f"query must be a string or None, not {type(query).__name__}")
+
+
+def measure(segments: Sequence[Segment], settings: Settings) -> npt.NDArray[np.int64]:
+    """Cost of each segment as it will appear in the output, its share of the separator included."""
+    estimate = settings.estimate
+    fmt = settings.render
+    costs = np.empty(len(segments), dtype=np.int64)
+    for i, seg in enumerate(segments):
+        value = estimate(block(seg, fmt) + SEPARATOR)
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ConfigError(f"the estimator must return a non-negative int, it returned {value!r}")
+        costs[i] = value
+    return costs
+
+
+def heading_parents(segments: Sequence[Segment]) -> npt.NDArray[np.int64]:
+    """For each segment, the slot of its nearest enclosing heading among ``segments`` (-1 if none)."""
+    parents = np.full(len(segments), -1, dtype=np.int64)
+    stack: list[tuple[int, int]] = []  # (level, slot)
+    for i, seg in enumerate(segments):
+        if seg.kind is SegmentKind.HEADING:
+            while stack and stack[-1][0] >= seg.level:
+                stack.pop()
+            parents[i] = stack[-1][1] if stack else -1
+            stack.append((seg.level, i))
+        elif stack:
+            parents[i] = stack[-1][1]
+    return parents
+
+
+class Extractor:
+    """Validated settings, reused across many documents (a scrape or search pipeline)."""
+
+    def __init__(self, settings: Settings | None = None, **options: Any) -> None:
+        self.settings = resolve_settings(settings, options)
+
+    def parse(self, source: str | bytes) -> Document:
+        text, fmt = load_source(source, self.settings)
+        return parse(text, fmt, self.settings)
+
+    def segment(self, source: str | bytes) -> list[Segment]:
+        doc = self.parse(source)
+        costs = measure(doc.segments, self.settings)
+        return [dataclasses.replace(s, tokens=int(c)) for s, c in zip(doc.segments, costs)]
+
+    def extract(self, source: str | bytes, query: object = None) -> Result:
+        started = time.perf_counter()
+        settings = self.settings
+        query_text = _check_query(query)
+        budget = settings.token_budget
+        doc = self.parse(source)
+
+        candidates = [
+            s for s in doc.segments if settings.include_navigation or s.kind is not SegmentKind.NAVIGATION
+        ]
+        costs = measure(candidates, settings)
+        scores = score_segments(candidates, query_text, settings)
+        weights = np.array([settings.weights[s.kind] for s in candidates], dtype=np.float64)
+        weighted = scores.raw * weights if candidates else np.zeros(0)
+        matched_mask = weighted > 0.0
+        selection = select(weighted, costs, heading_parents(candidates), matched_mask, budget,
+                           include_headings=settings.include_headings, fill=settings.fill)
+
+        chosen = list(selection.chosen)
+        estimate = settings.estimate
+        text = render([candidates[i] for i in chosen], settings.render)
+        # The per-segment costs bound the total for the built-in estimators; a custom estimator may not add up,
+        # so the rendered text is measured and the least valuable segment dropped until it fits.
+        while chosen and estimate(text) > budget:
+            density = weighted / np.maximum(costs, 1)
+            worst = min(chosen, key=lambda i: (i in selection.matched, float(density[i]), -i))
+            chosen.remove(worst)
+            text = render([candidates[i] for i in chosen], settings.render)
+
+        chosen_set = set(chosen)
+        out = tuple(
+            dataclasses.replace(candidates[i], tokens=int(costs[i]), score=float(weighted[i]),
+                                matched=i in selection.matched)
+            for i in chosen
+        )
+        dropped = [i for i in range(len(candidates)) if i not in chosen_set]
+        return Result(
+            text=text,
+            total_tokens=estimate(text) if text else 0,
+            segments=out,
+            budget=budget,
+            tier=settings.tier if settings.budget is None else None,
+            query=query_text,
+            format=doc.format,
+            dropped_count=len(dropped),
+            dropped_tokens=int(costs[dropped].sum()) if dropped else 0,
+            no_match=bool(scores.query_terms) and not bool(matched_mask.any()),
+            evaluation_time_ms=(time.perf_counter() - started) * 1000.0,
+            metadata=doc.metadata,
+            backend=BACKEND,
+        )
+
+
+def extract(
+    source: str | bytes,
+    query: object = None,
+    *,
+    tier: str | None = None,
+    budget: int | None = None,
+    format: str | None = None,
+    settings: Settings | None = None,
+    **options: Any,
+) -> Result:
+    """Cut ``source`` (HTML, markdown or text; str or bytes) down to the tokens that matter for ``query``.
+
+    ``budget`` (tokens) overrides ``tier``. Every other option of ``qatbe.Settings`` may be passed by keyword.
+    """
+    return Extractor(settings, tier=tier, budget=budget, format=format, **options).extract(source, query)
+
+
+def segment(source: str | bytes, *, format: str | None = None, settings: Settings | None = None,
+            **options: Any) -> list[Segment]:
+    """Every typed segment of a document (boilerplate included, as NAVIGATION), with its token cost."""
+    return Extractor(settings, format=format, **options).segment(source)

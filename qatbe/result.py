@@ -1,0 +1,71 @@
+"""The result of one extraction: the text, what is in it, and an honest account of what was left out."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from .types import Metadata, Segment
+
+
+@dataclass(frozen=True)
+class Result:
+    """What ``extract`` returns.
+
+    ``total_tokens`` is the estimator applied to exactly ``text``, so it is never above ``budget``.
+    ``segments`` are the chosen segments in document order, with ``tokens`` (their own cost), ``score`` (weighted
+    relevance) and ``matched`` (chosen for matching the query, as opposed to a heading brought along or filler).
+    ``dropped_count``/``dropped_tokens`` count the main-content segments (boilerplate excluded) that are not in the
+    output and what they would have cost. ``no_match`` is True when a query was given and nothing matched it; the
+    output then holds the main content in reading order (or nothing, with ``fill="none"``).
+    """
+
+    text: str
+    total_tokens: int
+    segments: tuple[Segment, ...]
+    budget: int
+    tier: str | None
+    query: str | None
+    format: str
+    dropped_count: int
+    dropped_tokens: int
+    no_match: bool
+    evaluation_time_ms: float
+    metadata: Metadata = field(default_factory=Metadata)
+    backend: str = ""
+
+    @property
+    def was_truncated(self) -> bool:
+        return self.dropped_count > 0
+
+    @property
+    def matched_segments(self) -> tuple[Segment, ...]:
+        return tuple(s for s in self.segments if s.matched)
+
+    @property
+    def filler_segments(self) -> tuple[Segment, ...]:
+        return tuple(s for s in self.segments if not s.matched)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "total_tokens": self.total_tokens,
+            "budget": self.budget,
+            "tier": self.tier,
+            "query": self.query,
+            "format": self.format,
+            "dropped_count": self.dropped_count,
+            "dropped_tokens": self.dropped_tokens,
+            "was_truncated": self.was_truncated,
+            "no_match": self.no_match,
+            "evaluation_time_ms": self.evaluation_time_ms,
+            "backend": self.backend,
+            "metadata": self.metadata.to_dict(),
+            "segments": [s.to_dict() for s in self.segments],
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    def __str__(self) -> str:
+        return self.text

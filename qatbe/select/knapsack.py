@@ -1,0 +1,127 @@
+"""Selection stage: which segments fit the budget.
+
+Greedy by weighted score per token (the classic density heuristic for the 0/1 knapsack), guarded by the best
+single segment that fits: the better of "greedy" and "best single item, then greedy" is kept, so the matched score
+is never below half of the optimum. Ties break by document position everywhere, so the result is deterministic.
+
+A chosen segment brings its nearest heading along when that fits (charged to the budget): a paragraph under
+"## Fees" reads wrongly without it. Budget left after every matching segment is packed is spent, when
+``fill="neighbors"``, on the non-boilerplate segments nearest to the matched ones (context the reader will want),
+then on the rest in reading order; with no match at all that is simply the main content in reading order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Chosen candidate slots in document order, and how each got in."""
+
+    chosen: tuple[int, ...]
+    matched: frozenset[int]
+    headings: frozenset[int]
+    filled: frozenset[int]
+    spent: int
+
+
+def _greedy(
+    order: Sequence[int],
+    costs: npt.NDArray[np.int64],
+    parents: npt.NDArray[np.int64],
+    budget: int,
+    include_headings: bool,
+    seed: int | None = None,
+) -> tuple[list[int], set[int], int]:
+    taken: list[int] = []
+    heads: set[int] = set()
+    in_set: set[int] = set()
+    spent = 0
+
+    def admit(i: int) -> bool:
+        nonlocal spent
+        if i in in_set:
+            return False
+        cost = int(costs[i])
+        parent = int(parents[i]) if include_headings else -1
+        if parent >= 0 and parent not in in_set and spent + cost + int(costs[parent]) <= budget:
+            in_set.update((i, parent))
+            taken.append(i)
+            heads.add(parent)
+            spent += cost + int(costs[parent])
+            return True
+        if spent + cost <= budget:
+            in_set.add(i)
+            taken.append(i)
+            spent += cost
+            return True
+        return False
+
+    if seed is not None:
+        admit(seed)
+    for i in order:
+        if i in heads:  # already in as a heading; now it counts as chosen on its own merit
+            heads.discard(i)
+            taken.append(i)
+            continue
+        admit(i)
+    return taken, heads, spent
+
+
+def select(
+    scores: npt.NDArray[np.float64],
+    costs: npt.NDArray[np.int64],
+    parents: npt.NDArray[np.int64],
+    matched_mask: npt.NDArray[np.bool_],
+    budget: int,
+    *,
+    include_headings: bool = True,
+    fill: str = "neighbors",
+) -> Selection:
+    """Choose slots (indices into the candidate arrays, which are in document order) within ``budget``."""
+    n = len(scores)
+    if n == 0 or budget <= 0:
+        return Selection((), frozenset(), frozenset(), frozenset(), 0)
+    positions = np.arange(n)
+    density = np.where(costs > 0, scores / np.maximum(costs, 1), 0.0)
+    match_idx = np.flatnonzero(matched_mask)
+    # Sort by density descending, then by position ascending (lexsort sorts by the last key first).
+    order = match_idx[np.lexsort((positions[match_idx], -density[match_idx]))].tolist()
+
+    taken, heads, spent = _greedy(order, costs, parents, budget, include_headings)
+    fits = [i for i in order if costs[i] <= budget]
+    if fits:
+        best = max(fits, key=lambda i: (scores[i], -i))
+        if best not in taken:
+            alt_taken, alt_heads, alt_spent = _greedy(order, costs, parents, budget, include_headings, seed=best)
+            if float(scores[alt_taken].sum()) > float(scores[taken].sum()):
+                taken, heads, spent = alt_taken, alt_heads, alt_spent
+
+    matched = set(taken)
+    chosen = matched | heads
+    filled: set[int] = set()
+    if fill == "neighbors" and spent < budget:
+        anchors = np.array(sorted(matched), dtype=np.int64)
+        rest = np.array([i for i in range(n) if i not in chosen], dtype=np.int64)
+        if rest.size:
+            if anchors.size:
+                slot = np.searchsorted(anchors, rest)
+                left = np.abs(rest - anchors[np.clip(slot - 1, 0, anchors.size - 1)])
+                right = np.abs(anchors[np.clip(slot, 0, anchors.size - 1)] - rest)
+                distance = np.minimum(left, right)
+            else:
+                distance = np.zeros(rest.size, dtype=np.int64)
+            for i in rest[np.lexsort((rest, distance))].tolist():
+                cost = int(costs[i])
+                if spent + cost <= budget:
+                    filled.add(i)
+                    spent += cost
+                if spent >= budget:
+                    break
+    chosen |= filled
+    return Selection(tuple(sorted(chosen)), frozenset(matched), frozenset(heads), frozenset(filled), spent)

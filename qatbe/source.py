@@ -1,0 +1,76 @@
+"""Turns what the caller passed into text plus a format name, or a typed error.
+
+Bytes are decoded by ``qatbe.segment.decode`` (BOM, declared charset, detection). Binary data is refused with a
+clear message rather than segmented into garbage; NUL bytes inside text are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import InputError
+from .settings import Settings
+
+_HTML_START = re.compile(r"\A\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b",
+                         re.IGNORECASE | re.DOTALL)
+_HTML_TAG = re.compile(r"</?(?:p|div|span|a|table|tr|td|li|ul|ol|h[1-6]|br|section|article|main|pre|img)\b[^>]*>",
+                       re.IGNORECASE)
+_MD_SIGNAL = re.compile(
+    r"^(?:#{1,6}\s+\S|```|~~~|\s{0,3}[-*+]\s+\S|\s{0,3}\d+[.)]\s+\S|\|.*\|\s*$|>\s)|\[[^\]]+\]\([^)]+\)",
+    re.MULTILINE,
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\ufffd]")
+
+
+def _decode(data: bytes) -> str:
+    from .segment.decode import decode_bytes
+
+    return decode_bytes(data)
+
+
+def load_source(source: object, settings: Settings) -> tuple[str, str]:
+    """Return ``(text, format)`` with format one of ``html``, ``markdown``, ``text``."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        if len(data) > settings.max_input_chars * 4:
+            raise InputError(f"input is {len(data):,} bytes; the limit is max_input_chars={settings.max_input_chars:,}")
+        if not data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16/32 text is full of NUL bytes
+            looks_binary(data[:8192].decode("latin-1"))
+        text = _decode(data)
+    elif isinstance(source, str):
+        text = source
+    else:
+        raise InputError(f"source must be str or bytes (HTML, markdown or text), not {type(source).__name__}")
+    if len(text) > settings.max_input_chars:
+        raise InputError(
+            f"input has {len(text):,} characters; the limit is max_input_chars={settings.max_input_chars:,}"
+        )
+    looks_binary(text[:8192])
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    fmt = settings.format if settings.format != "auto" else detect_format(text)
+    return text, fmt
+
+
+def looks_binary(sample: str) -> None:
+    """Refuse input whose start is mostly control characters: an image or archive passed by mistake."""
+    if not sample:
+        return
+    controls = len(_CONTROL.findall(sample))
+    if controls > max(8, len(sample) // 10):
+        raise InputError(
+            "input looks like binary data (many control bytes near the start), not HTML, markdown or text"
+        )
+
+
+def detect_format(text: str) -> str:
+    """HTML if it starts like a document or is tag-dense; markdown if it has block syntax; else plain text."""
+    head = text[:20000]
+    if _HTML_START.match(head):
+        return "html"
+    tags = len(_HTML_TAG.findall(head))
+    if tags >= 3 and tags * 40 >= len(head.strip()) / 10:
+        return "html"
+    if _MD_SIGNAL.search(head):
+        return "markdown"
+    return "text"
