@@ -11,7 +11,7 @@ from .errors import ConfigError, DataError, InputError, QatbeError
 from .pipeline import Extractor, extract, segment
 from .result import Result
 from .settings import DEFAULT_WEIGHTS, TIERS, Settings
-from .types import Document, Metadata, Segment, SegmentKind
+from .types import Metadata, ParsedDocument, Segment, SegmentKind
 
 __all__ = [
     "BACKEND",
@@ -19,7 +19,7 @@ __all__ = [
     "TIERS",
     "ConfigError",
     "DataError",
-    "Document",
+    "ParsedDocument",
     "Extractor",
     "InputError",
     "Metadata",

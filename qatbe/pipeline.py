@@ -24,7 +24,7 @@ from .segment import parse
 from .select import select
 from .settings import Settings
 from .source import load_source
-from .types import Document, Segment, SegmentKind
+from .types import ParsedDocument, Segment, SegmentKind
 
 _FIELDS = frozenset(f.name for f in dataclasses.fields(Settings))
 
@@ -84,7 +84,7 @@ class Extractor:
     def __init__(self, settings: Settings | None = None, **options: Any) -> None:
         self.settings = resolve_settings(settings, options)
 
-    def parse(self, source: str | bytes) -> Document:
+    def parse(self, source: str | bytes) -> ParsedDocument:
         text, fmt = load_source(source, self.settings)
         return parse(text, fmt, self.settings)
 

@@ -94,8 +94,8 @@ class Metadata:
 
 
 @dataclass(frozen=True, slots=True)
-class Document:
-    """A parsed document: its segments in document order and its metadata."""
+class ParsedDocument:
+    """A parsed document (what a segmenter returns): its segments in document order and its metadata."""
 
     segments: tuple[Segment, ...]
     metadata: Metadata

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ..settings import Settings
-from ..types import Document
+from ..types import ParsedDocument
 
 
-def parse(text: str, fmt: str, settings: Settings) -> Document:
+def parse(text: str, fmt: str, settings: Settings) -> ParsedDocument:
     """Dispatch to the segmenter of ``fmt`` (``html``, ``markdown`` or ``text``)."""
     if fmt == "html":
         from .html import segment_html

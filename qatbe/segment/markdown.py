@@ -18,7 +18,7 @@ from markdown_it.token import Token
 from selectolax.lexbor import LexborHTMLParser
 
 from ..settings import Settings
-from ..types import Document, Metadata
+from ..types import ParsedDocument, Metadata
 from .builder import ListItem, SegmentBuilder
 
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
@@ -47,7 +47,7 @@ class _ListState:
     items: list[ListItem] = field(default_factory=list)
 
 
-def segment_markdown(text: str, settings: Settings) -> Document:
+def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
     tokens = _parser().parse(text)
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
     builder = SegmentBuilder(settings)
@@ -164,7 +164,7 @@ def segment_markdown(text: str, settings: Settings) -> Document:
     while lists:
         state = lists.pop()
         builder.list(state.items, -1)
-    return Document(segments=tuple(builder.segments), metadata=Metadata(title=title), format="markdown")
+    return ParsedDocument(segments=tuple(builder.segments), metadata=Metadata(title=title), format="markdown")
 
 
 def _flush_item(

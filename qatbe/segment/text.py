@@ -5,17 +5,17 @@ from __future__ import annotations
 import re
 
 from ..settings import Settings
-from ..types import Document, Metadata
+from ..types import ParsedDocument, Metadata
 from .builder import SegmentBuilder
 
 _BLANK = re.compile(r"\n[ \t]*\n")
 
 
-def segment_text(text: str, settings: Settings) -> Document:
+def segment_text(text: str, settings: Settings) -> ParsedDocument:
     builder = SegmentBuilder(settings)
     start = 0
     for match in _BLANK.finditer(text):
         builder.paragraph(text[start : match.start()], start)
         start = match.end()
     builder.paragraph(text[start:], start)
-    return Document(segments=tuple(builder.segments), metadata=Metadata(), format="text")
+    return ParsedDocument(segments=tuple(builder.segments), metadata=Metadata(), format="text")
