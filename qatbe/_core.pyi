@@ -16,4 +16,13 @@ def bm25_scores(
     b: float = ...,
     variant: int = ...,
     delta: float = ...,
+    prior_n: float = ...,
+    prior_df: npt.NDArray[np.float64] | None = ...,
+) -> npt.NDArray[np.float64]: ...
+def proximity_pairs(
+    doc_terms: npt.NDArray[np.int32],
+    doc_offsets: npt.NDArray[np.int64],
+    n_terms: int,
+    query_terms: npt.NDArray[np.int32],
+    window: int = ...,
 ) -> npt.NDArray[np.float64]: ...

@@ -6,6 +6,7 @@ Written as plain loops on purpose, so that it reads like the formulas in ``_core
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -14,6 +15,36 @@ LUCENE = 0
 OKAPI = 1
 PLUS = 2
 BM25L = 3
+
+
+def _check_csr(doc_terms: Sequence[int], doc_offsets: Sequence[int], n_terms: int) -> int:
+    n_docs = len(doc_offsets) - 1
+    if n_docs < 0:
+        raise ValueError("doc_offsets must hold at least one offset")
+    if n_terms < 0:
+        raise ValueError("n_terms must be >= 0")
+    if doc_offsets[0] != 0 or doc_offsets[n_docs] != len(doc_terms):
+        raise ValueError("doc_offsets must start at 0 and end at len(doc_terms)")
+    for d in range(n_docs):
+        if doc_offsets[d + 1] < doc_offsets[d]:
+            raise ValueError("doc_offsets must be non-decreasing")
+    for t in doc_terms:
+        if t < 0 or t >= n_terms:
+            raise ValueError(f"document term id {t} out of range [0, {n_terms})")
+    return n_docs
+
+
+def _check_query(query_terms: Sequence[int], n_terms: int) -> None:
+    for t in query_terms:
+        if t < 0 or t >= n_terms:
+            raise ValueError(f"query term id {t} out of range [0, {n_terms})")
+
+
+def _slots(query_terms: Sequence[int]) -> dict[int, int]:
+    slot_of: dict[int, int] = {}
+    for q, t in enumerate(query_terms):
+        slot_of.setdefault(int(t), q)
+    return slot_of
 
 
 def bm25_scores(
@@ -26,70 +57,112 @@ def bm25_scores(
     b: float = 0.75,
     variant: int = 0,
     delta: float = 0.5,
+    prior_n: float = 0.0,
+    prior_df: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
-    n_docs = len(doc_offsets) - 1
-    n_q = len(query_terms)
-    if n_docs < 0:
-        raise ValueError("doc_offsets must hold at least one offset")
+    """BM25 score of every segment for the query terms (distinct ids; a repeated id scores once)."""
+    terms = [int(t) for t in doc_terms]
+    offsets = [int(o) for o in doc_offsets]
+    qterms = [int(t) for t in query_terms]
+    n_docs = _check_csr(terms, offsets, n_terms)
+    n_q = len(qterms)
     if len(query_weights) != n_q:
         raise ValueError("query_terms and query_weights must have the same length")
     if variant not in (0, 1, 2, 3):
         raise ValueError(f"unknown BM25 variant {variant}")
-    if n_docs > 0 and (doc_offsets[0] != 0 or doc_offsets[n_docs] != len(doc_terms)):
-        raise ValueError("doc_offsets must start at 0 and end at len(doc_terms)")
-    for t in query_terms:
-        if t < 0 or t >= n_terms:
-            raise ValueError("query term id out of range")
+    if not (math.isfinite(k1) and k1 >= 0 and math.isfinite(b) and 0 <= b <= 1 and math.isfinite(delta) and delta >= 0):
+        raise ValueError("k1 and delta must be finite and >= 0, b in [0, 1]")
+    if not (math.isfinite(prior_n) and prior_n >= 0):
+        raise ValueError("prior_n must be finite and >= 0")
+    if prior_df is not None and len(prior_df) != n_q:
+        raise ValueError("prior_df must have one entry per query term")
+    for q in range(n_q):
+        if not (math.isfinite(query_weights[q]) and query_weights[q] >= 0):
+            raise ValueError("query weights must be finite and >= 0")
+        if prior_df is not None and not (math.isfinite(prior_df[q]) and 0 <= prior_df[q] <= prior_n):
+            raise ValueError("prior_df values must lie in [0, prior_n]")
+    _check_query(qterms, n_terms)
     scores = np.zeros(n_docs, dtype=np.float64)
     if n_docs == 0 or n_q == 0:
         return scores
-    slot_of: dict[int, int] = {}
-    for q, t in enumerate(query_terms):
-        slot_of.setdefault(int(t), q)
+    slot_of = _slots(qterms)
     tf = [[0.0] * n_q for _ in range(n_docs)]
-    total = 0
+    total = 0.0
     for d in range(n_docs):
-        start, end = int(doc_offsets[d]), int(doc_offsets[d + 1])
-        if end < start:
-            raise ValueError("doc_offsets must be non-decreasing")
-        total += end - start
-        for i in range(start, end):
-            t = int(doc_terms[i])
-            if t < 0 or t >= n_terms:
-                raise ValueError("document term id out of range")
-            slot = slot_of.get(t)
+        total += offsets[d + 1] - offsets[d]
+        for i in range(offsets[d], offsets[d + 1]):
+            slot = slot_of.get(terms[i])
             if slot is not None:
                 tf[d][slot] += 1.0
     df = [sum(1.0 for d in range(n_docs) if tf[d][q] > 0) for q in range(n_q)]
-    n = float(n_docs)
-    avgdl = total / n or 1.0
+    avgdl = total / n_docs
+    if avgdl <= 0:
+        avgdl = 1.0
+    n = n_docs + prior_n
     idf = []
     for q in range(n_q):
+        dfq = df[q] + (float(prior_df[q]) if prior_df is not None else 0.0)
         if variant == LUCENE:
-            idf.append(math.log(1.0 + (n - df[q] + 0.5) / (df[q] + 0.5)))
+            idf.append(math.log(1.0 + (n - dfq + 0.5) / (dfq + 0.5)))
         elif variant == OKAPI:
-            idf.append(math.log((n - df[q] + 0.5) / (df[q] + 0.5)))
+            idf.append(math.log((n - dfq + 0.5) / (dfq + 0.5)))
         elif variant == PLUS:
-            idf.append(math.log((n + 1.0) / df[q]) if df[q] > 0 else 0.0)
+            idf.append(math.log((n + 1.0) / dfq) if dfq > 0 else 0.0)
         else:
-            idf.append(math.log((n + 1.0) / (df[q] + 0.5)))
+            idf.append(math.log((n + 1.0) / (dfq + 0.5)))
     if variant == OKAPI:
         mean_idf = sum(idf) / n_q
         idf = [delta * mean_idf if v < 0 else v for v in idf]
     for d in range(n_docs):
-        dl = float(doc_offsets[d + 1] - doc_offsets[d])
+        dl = float(offsets[d + 1] - offsets[d])
         norm = 1.0 - b + b * dl / avgdl
         total_d = 0.0
         for q in range(n_q):
             f = tf[d][q]
             if f <= 0:
                 continue
+            w = float(query_weights[q])
             if variant in (LUCENE, OKAPI):
-                total_d += query_weights[q] * idf[q] * f * (k1 + 1.0) / (f + k1 * norm)
+                total_d += w * idf[q] * f * (k1 + 1.0) / (f + k1 * norm)
             elif variant == PLUS:
-                total_d += query_weights[q] * idf[q] * (delta + f * (k1 + 1.0) / (f + k1 * norm))
+                total_d += w * idf[q] * (delta + f * (k1 + 1.0) / (f + k1 * norm))
             else:
                 c = f / norm
-                total_d += query_weights[q] * idf[q] * (k1 + 1.0) * (c + delta) / (k1 + c + delta)
+                total_d += w * idf[q] * (k1 + 1.0) * (c + delta) / (k1 + c + delta)
         scores[d] = total_d
     return scores
+
+
+def proximity_pairs(
+    doc_terms: npt.NDArray[np.int32],
+    doc_offsets: npt.NDArray[np.int64],
+    n_terms: int,
+    query_terms: npt.NDArray[np.int32],
+    window: int = 8,
+) -> npt.NDArray[np.float64]:
+    """Per segment, the number of distinct pairs of query slots that occur within ``window`` tokens of each other."""
+    terms = [int(t) for t in doc_terms]
+    offsets = [int(o) for o in doc_offsets]
+    qterms = [int(t) for t in query_terms]
+    n_docs = _check_csr(terms, offsets, n_terms)
+    _check_query(qterms, n_terms)
+    if window < 1:
+        raise ValueError("window must be >= 1")
+    out = np.zeros(n_docs, dtype=np.float64)
+    if n_docs == 0 or len(qterms) < 2:
+        return out
+    slot_of = _slots(qterms)
+    for d in range(n_docs):
+        positions: dict[int, list[int]] = {}
+        for p in range(offsets[d], offsets[d + 1]):
+            slot = slot_of.get(terms[p])
+            if slot is not None:
+                positions.setdefault(slot, []).append(p)
+        pairs = 0
+        slots = sorted(positions)
+        for i, a in enumerate(slots):
+            for c in slots[i + 1 :]:
+                if any(abs(x - y) <= window for x in positions[a] for y in positions[c]):
+                    pairs += 1
+        out[d] = float(pairs)
+    return out

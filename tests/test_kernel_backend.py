@@ -1,0 +1,42 @@
+"""Which kernel is in use, and the strictly parsed QATBE_BACKEND switch."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import qatbe
+from qatbe import _backend
+
+
+@pytest.mark.skipif(
+    os.environ.get("QATBE_REQUIRE_CYTHON") != "1",
+    reason="QATBE_REQUIRE_CYTHON=1 is not set (CI sets it); a development install may run on the pure-Python twin",
+)
+def test_compiled_kernel_is_in_use_when_required() -> None:
+    from qatbe import _core
+
+    assert qatbe.BACKEND == "cython"
+    assert _backend.kernel is _core
+    assert _core.__file__ is not None and not _core.__file__.endswith(".py")
+
+
+def _run(backend: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "QATBE_BACKEND": backend}
+    code = "import qatbe, qatbe._backend as b; print(qatbe.BACKEND, b.kernel.__name__)"
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_backend_python_selects_the_twin() -> None:
+    proc = _run("python")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["python", "qatbe._core_py"]
+
+
+def test_bad_backend_value_is_a_clear_config_error() -> None:
+    proc = _run("fortran")
+    assert proc.returncode != 0
+    assert "ConfigError" in proc.stderr and "QATBE_BACKEND must be one of auto, cython, python" in proc.stderr
