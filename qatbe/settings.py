@@ -38,11 +38,15 @@ InputFormat = Literal["auto", "html", "markdown", "text"]
 RenderFormat = Literal["markdown", "text"]
 Fill = Literal["neighbors", "none"]
 BM25Variant = Literal["lucene", "okapi", "plus", "l"]
+Truncation = Literal["drop", "truncate_end", "truncate_middle"]
+Ranking = Literal["relevance", "recency", "manual"]
 
 INPUT_FORMATS = ("auto", "html", "markdown", "text")
 RENDER_FORMATS = ("markdown", "text")
 FILLS = ("neighbors", "none")
 BM25_VARIANTS = ("lucene", "okapi", "plus", "l")
+TRUNCATIONS = ("drop", "truncate_end", "truncate_middle")
+RANKINGS = ("relevance", "recency", "manual")
 
 
 def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
@@ -93,6 +97,17 @@ class Settings:
     b: float = 0.75
     max_segment_tokens: int = 160
     max_input_chars: int = 50_000_000
+    # Budget semantics (seed 000/001): the output is at most ``token_budget - reserve_tokens``.
+    reserve_tokens: int = 0
+    truncation: Truncation = "drop"
+    nested: bool = False
+    # Multi-document assembly (``extract_many``) only.
+    ranking: Ranking = "relevance"
+    citations: bool = True
+    citation_buffer: int = 64
+    partial_note: bool = False
+    max_document_tokens: int | None = None
+    dedupe: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.tier, str) or self.tier not in TIERS:
@@ -121,12 +136,29 @@ class Settings:
         _check_number("b", self.b, 0.0, 1.0)
         _check_int("max_segment_tokens", self.max_segment_tokens, 8)
         _check_int("max_input_chars", self.max_input_chars, 1)
+        _check_int("reserve_tokens", self.reserve_tokens, 0)
+        _check_choice("truncation", self.truncation, TRUNCATIONS)
+        _check_choice("ranking", self.ranking, RANKINGS)
+        _check_int("citation_buffer", self.citation_buffer, 0)
+        if self.max_document_tokens is not None:
+            _check_int("max_document_tokens", self.max_document_tokens, 0)
+        for name in ("nested", "citations", "partial_note", "dedupe"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be True or False, not {getattr(self, name)!r}")
+        if self.nested and self.truncation != "drop":
+            # A cut segment depends on the space left at one budget, so it cannot be part of every larger tier.
+            raise ConfigError("nested=True needs truncation='drop': a truncated segment is not nested across tiers")
         if self.language is not None and not isinstance(self.language, str):
             raise ConfigError(f"language must be a language code such as 'en', not {self.language!r}")
 
     @property
     def token_budget(self) -> int:
         return TIERS[self.tier] if self.budget is None else self.budget
+
+    @property
+    def effective_budget(self) -> int:
+        """What the rendered output may cost: the budget less ``reserve_tokens`` (never below 0)."""
+        return max(self.token_budget - self.reserve_tokens, 0)
 
     @property
     def estimate(self) -> Estimator:
