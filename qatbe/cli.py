@@ -17,6 +17,7 @@ from . import __version__
 from ._backend import BACKEND
 from .errors import QatbeError
 from .pipeline import Extractor
+from .segment.listing import listing_line
 from .settings import TIERS
 
 DEMO_QUERY = "how do I renew my passport and what does it cost?"
@@ -107,9 +108,7 @@ def _run(argv: list[str]) -> int:
             if args.json:
                 print(json.dumps(seg.to_dict(), ensure_ascii=False))
             else:
-                head = f"{seg.kind.value}:{seg.level}" if seg.level else seg.kind.value
-                text = seg.text.replace("\n", " / ")
-                print(f"{seg.index:4d} {seg.position:7d} {seg.tokens:5d}  {head:<11} {text[:90]}")
+                print(f"{seg.index:4d} {seg.position:7d} {seg.tokens:5d}  {listing_line(seg)[:100]}")
         return 0
     raise AssertionError(f"unhandled command {args.command}")  # argparse rejects unknown commands first
 

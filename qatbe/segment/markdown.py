@@ -26,9 +26,12 @@ _LINK = re.compile(r"\[([^\]]+)\]\((?:[^()\s]|\([^)]*\))*(?:\s+\"[^\"]*\")?\)")
 _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
 
 
+_MAX_NESTING = 40
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    md = MarkdownIt("commonmark", {"html": True, "maxNesting": _MAX_NESTING}).enable("table")
     md.core.ruler.disable("inline")
     return md
 
@@ -49,6 +52,13 @@ class _ListState:
 
 def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
     tokens = _parser().parse(text)
+    if tokens and max(t.level for t in tokens) >= _MAX_NESTING - 1:
+        # markdown-it stops descending at maxNesting and silently drops what lies deeper (its block parser
+        # recurses, so the limit cannot simply be raised). Such input is pathological; keeping every word as
+        # plain-text blocks is the honest result.
+        from .text import segment_text
+
+        return segment_text(text, settings)
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
     builder = SegmentBuilder(settings)
     title: str | None = None
@@ -91,7 +101,7 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
                     if title is None and heading[0] == 1:
                         title = builder.segments[-1].text if builder.segments else None
             elif table_row is not None:
-                table_row.append(content)
+                table_row.append(content.replace("\\|", "|"))  # the builder escapes pipes again
             elif quote_depth:
                 quote_parts.append(content)
             elif lists:

@@ -1,0 +1,73 @@
+"""The CLI, run in-process: output, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from qatbe.cli import main
+
+
+def test_demo_runs_on_the_bundled_page(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["extract", "--demo"]) == 0
+    out, err = capsys.readouterr()
+    assert "crowns" in out  # the demo query asks about renewal and cost
+    assert "cookie" not in out.lower()
+    assert "tokens" in err
+
+
+def test_demo_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["extract", "--demo", "--format", "json", "--tier", "key_facts"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["budget"] == 200 and data["total_tokens"] <= 200 and data["tier"] == "key_facts"
+    assert data["segments"]
+
+
+def test_file_and_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text("# Fees\n\nThe fee is 92 crowns.\n\n# Other\n\nUnrelated words here.\n", encoding="utf-8")
+    assert main(["extract", str(doc), "--query", "fee", "--budget", "12", "--format", "text"]) == 0
+    out = capsys.readouterr().out
+    assert "92 crowns" in out and "Unrelated" not in out
+
+
+def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"Alpha beta.\n\nGamma fee delta.")))
+    assert main(["extract", "-", "-q", "fee", "--budget", "6"]) == 0
+    assert capsys.readouterr().out.strip() == "Gamma fee delta."
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["extract", "/no/such/file.html", "-q", "x"], "no such file"),
+        (["extract", "--demo", "--budget", "-5"], "budget"),
+        (["extract"], "give a PATH"),
+    ],
+)
+def test_errors_are_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("qatbe: error:") and message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["extract", "--demo", "--tier", "bogus"]) == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_segment_listing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["segment", "--demo"]) == 0
+    out = capsys.readouterr().out
+    assert "heading:1" in out and "navigation" in out and "table" in out
+
+
+def test_binary_file_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "image.png"
+    f.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(32)) * 200)
+    assert main(["extract", str(f), "-q", "x"]) == 1
+    assert "binary" in capsys.readouterr().err

@@ -1,0 +1,78 @@
+"""Markdown segmenter fixtures: each file is an input, a separator line, and the expected compact listing.
+
+An optional first line ``% key=value ...`` sets integer Settings options for that case.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qatbe import Settings
+from qatbe.segment.listing import listing
+from qatbe.segment.markdown import segment_markdown
+
+FIXTURES = sorted((Path(__file__).parent / "fixtures" / "markdown").glob("*.txt"))
+SEPARATOR = "\n==== expected ====\n"
+
+
+def _load(path: Path) -> tuple[str, Settings, str]:
+    raw = path.read_text(encoding="utf-8")
+    source, expected = raw.split(SEPARATOR)
+    options: dict[str, int] = {}
+    if source.startswith("%"):
+        first, source = source.split("\n", 1)
+        options = {k: int(v) for k, v in (kv.split("=") for kv in first[1:].split())}
+    return source, Settings(**options), expected.rstrip("\n")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_fixture(path: Path) -> None:
+    source, settings, expected = _load(path)
+    assert listing(segment_markdown(source, settings).segments) == expected
+
+
+def test_fixtures_exist() -> None:
+    assert len(FIXTURES) >= 6
+
+
+def test_positions_point_at_the_source() -> None:
+    source = "# Title\n\nFirst para.\n\n- item one\n- item two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    segments = segment_markdown(source, Settings()).segments
+    for seg in segments:
+        first_word = seg.text.split()[0]
+        assert source.find(first_word, seg.position) == seg.position or source[seg.position:].lstrip("#-| ").startswith(
+            first_word
+        ), (seg, source[seg.position:seg.position + 20])
+
+
+def test_heading_path_follows_levels() -> None:
+    source = "# A\n\n## B\n\ntext b\n\n### C\n\ntext c\n\n## D\n\ntext d\n"
+    paths = {s.text: s.heading_path for s in segment_markdown(source, Settings()).segments}
+    assert paths["text b"] == ("A", "B")
+    assert paths["text c"] == ("A", "B", "C")
+    assert paths["text d"] == ("A", "D")
+    assert paths["D"] == ("A",)
+
+
+def test_deeply_nested_quotes_and_lists_do_not_recurse() -> None:
+    source = ">" * 5000 + " deep\n\n" + "".join("  " * i + "- x\n" for i in range(2000))
+    segments = segment_markdown(source, Settings()).segments
+    assert any("deep" in s.text for s in segments)
+
+
+def test_split_parts_never_break_rows_or_lines() -> None:
+    rows = "\n".join(f"| r{i} a | r{i} b |" for i in range(200))
+    code = "\n".join(f"    line_{i} = {i} * 2" for i in range(300))
+    source = f"| H1 | H2 |\n|---|---|\n{rows}\n\n```py\n{code}\n```\n"
+    segments = segment_markdown(source, Settings(max_segment_tokens=40)).segments
+    tables = [s for s in segments if s.kind.value == "table"]
+    codes = [s for s in segments if s.kind.value == "code"]
+    assert len(tables) > 1 and len(codes) > 1
+    for t in tables:
+        lines = t.markdown.split("\n")
+        assert lines[:2] == ["| H1 | H2 |", "| --- | --- |"]
+        assert all(line.startswith("| r") and line.endswith(" |") for line in lines[2:])
+    code_lines = [ln for c in codes for ln in c.text.split("\n")]
+    assert code_lines == [f"    line_{i} = {i} * 2" for i in range(300)]

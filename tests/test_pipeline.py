@@ -1,0 +1,163 @@
+"""End-to-end behaviour of extract() on small documents whose right answer the test can state."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import qatbe
+from qatbe import SegmentKind
+
+DOC = """# Passport guide
+
+Some general words about travel documents and the agency history that nobody asked for.
+
+## Fees
+
+The renewal fee is 92.50 crowns online and 103 crowns by post.
+
+## Photos
+
+Photos must be taken in the last month on a plain light background.
+
+## History
+
+The agency was founded long ago and moved offices several times since then.
+"""
+
+
+def test_relevant_section_is_kept_with_its_heading() -> None:
+    r = qatbe.extract(DOC, "renewal fee", budget=30)
+    assert "92.50 crowns" in r.text
+    assert "## Fees" in r.text
+    assert r.total_tokens <= 30
+    kinds = [s.kind for s in r.segments]
+    assert SegmentKind.HEADING in kinds and SegmentKind.PARAGRAPH in kinds
+    fee = next(s for s in r.segments if "92.50" in s.text)
+    assert fee.matched and fee.score > 0
+    heading = next(s for s in r.segments if s.text == "Fees")
+    assert not heading.matched or heading.score > 0
+
+
+def test_output_is_in_document_order() -> None:
+    r = qatbe.extract(DOC, "photos renewal fee agency", budget=1000)
+    indexes = [s.index for s in r.segments]
+    assert indexes == sorted(indexes)
+    assert r.text.index("Fees") < r.text.index("Photos") < r.text.index("History")
+
+
+def test_everything_fits_everything_is_kept() -> None:
+    r = qatbe.extract(DOC, "photos", tier="complete")
+    assert r.dropped_count == 0 and r.dropped_tokens == 0 and not r.was_truncated
+    assert len(r.segments) == len(qatbe.segment(DOC))
+
+
+def test_total_tokens_is_the_estimate_of_the_text() -> None:
+    for budget in (0, 5, 17, 40, 400):
+        r = qatbe.extract(DOC, "fee", budget=budget)
+        assert r.total_tokens == (len(r.text) + 3) // 4 <= budget
+        assert r.budget == budget and r.tier is None
+
+
+def test_tier_sets_the_budget() -> None:
+    for tier, budget in qatbe.TIERS.items():
+        r = qatbe.extract(DOC, "fee", tier=tier)
+        assert r.tier == tier and r.budget == budget
+    assert qatbe.extract(DOC, "fee").tier == "summary"
+
+
+def test_dropped_accounting_is_exact() -> None:
+    r = qatbe.extract(DOC, "fee", budget=30)
+    every = [s for s in qatbe.segment(DOC) if s.kind is not SegmentKind.NAVIGATION]
+    kept = {s.index for s in r.segments}
+    missing = [s for s in every if s.index not in kept]
+    assert r.dropped_count == len(missing) > 0
+    assert r.dropped_tokens == sum(s.tokens for s in missing)
+    assert r.was_truncated
+
+
+def test_no_match_is_reported_and_filler_is_marked() -> None:
+    r = qatbe.extract(DOC, "zebra quantum", budget=40)
+    assert r.no_match
+    assert r.text.startswith("# Passport guide")  # main content in reading order
+    assert r.segments and not any(s.matched for s in r.segments)
+    empty = qatbe.extract(DOC, "zebra quantum", budget=40, fill="none")
+    assert empty.no_match and empty.text == "" and empty.total_tokens == 0
+
+
+def test_fill_none_spends_only_on_matches() -> None:
+    r = qatbe.extract(DOC, "photos", budget=1000, fill="none", include_headings=False)
+    assert [s.text for s in r.segments] == [
+        "Photos",
+        "Photos must be taken in the last month on a plain light background.",
+    ]
+    assert all(s.matched for s in r.segments)
+
+
+def test_no_query_keeps_reading_order() -> None:
+    r = qatbe.extract(DOC, None, budget=1000)
+    assert not r.no_match and r.query is None
+    assert r.text == "\n\n".join(s.markdown for s in qatbe.segment(DOC))
+
+
+def test_stop_word_only_query_behaves_like_no_query() -> None:
+    r = qatbe.extract(DOC, "what is the", budget=1000)
+    assert not r.no_match
+    assert r.text == qatbe.extract(DOC, None, budget=1000).text
+
+
+def test_plain_text_rendering() -> None:
+    r = qatbe.extract(DOC, "fee", budget=1000, render="text")
+    assert "## " not in r.text and "Fees" in r.text
+
+
+def test_to_dict_is_json_ready() -> None:
+    r = qatbe.extract(DOC, "fee", budget=60)
+    data = json.loads(json.dumps(r.to_dict()))
+    assert data["text"] == r.text and data["total_tokens"] == r.total_tokens
+    assert data["segments"][0]["kind"] in {k.value for k in SegmentKind}
+    assert data["backend"] == qatbe.BACKEND
+
+
+def test_same_input_same_output() -> None:
+    a = qatbe.extract(DOC, "fee photos", budget=50)
+    b = qatbe.extract(DOC, "fee photos", budget=50)
+    assert a.text == b.text and a.segments == b.segments
+
+
+def test_type_weights_change_the_choice() -> None:
+    doc = "Intro.\n\n```\nrenew --passport fee\n```\n\nThe passport renew fee is explained here in prose form.\n"
+    code_first = qatbe.extract(doc, "renew passport fee", budget=12, fill="none", include_headings=False)
+    prose_first = qatbe.extract(doc, "renew passport fee", budget=20, fill="none", include_headings=False,
+                                weights={"code": 0.01})
+    assert [s.kind for s in code_first.segments] == [SegmentKind.CODE]
+    assert [s.kind for s in prose_first.segments] == [SegmentKind.PARAGRAPH]
+
+
+def test_split_table_parts_render_with_one_header() -> None:
+    rows = "\n".join(f"| item {i} | {i * 7} crowns |" for i in range(60))
+    doc = f"| Item | Price |\n|---|---|\n{rows}\n"
+    r = qatbe.extract(doc, None, budget=5000, max_segment_tokens=40)
+    assert len(r.segments) > 1
+    assert r.text.count("| Item | Price |") == 1
+    assert r.text.count("| item ") == 60
+
+
+def test_extractor_reuses_settings() -> None:
+    ex = qatbe.Extractor(budget=40)
+    assert ex.extract(DOC, "fee").text == qatbe.extract(DOC, "fee", budget=40).text
+    assert ex.settings.token_budget == 40
+
+
+def test_explicit_format_override() -> None:
+    r = qatbe.extract("# not a heading here", None, format="text")
+    assert r.format == "text" and r.segments[0].kind is SegmentKind.PARAGRAPH
+    assert qatbe.extract("# a heading", None).segments[0].kind is SegmentKind.HEADING
+
+
+@pytest.mark.parametrize("estimator", ["chars_div4", "words", "whitespace"])
+def test_named_estimators_hold_the_budget(estimator: str) -> None:
+    r = qatbe.extract(DOC, "fee photos", budget=25, estimator=estimator)
+    measure = (lambda s: (len(s) + 3) // 4) if estimator == "chars_div4" else (lambda s: len(s.split()))
+    assert measure(r.text) == r.total_tokens <= 25

@@ -1,0 +1,94 @@
+"""Invariants of extract() on random documents, queries, budgets and estimators (hypothesis)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import qatbe
+
+WORDS = ["passport", "fee", "renew", "photo", "crowns", "post", "online", "apply", "travel", "weeks", "form",
+         "the", "a", "of", "is", "and", "ü", "数据", "3.11", "x_y", "camelCase"]
+
+word = st.sampled_from(WORDS)
+sentence = st.lists(word, min_size=1, max_size=14).map(lambda ws: " ".join(ws).capitalize() + ".")
+paragraph = st.lists(sentence, min_size=1, max_size=8).map(" ".join)
+heading = st.tuples(st.integers(1, 4), st.lists(word, min_size=1, max_size=4)).map(
+    lambda t: "#" * t[0] + " " + " ".join(t[1]))
+bullets = st.lists(st.lists(word, min_size=1, max_size=6).map(" ".join), min_size=1, max_size=8).map(
+    lambda items: "\n".join("- " + i for i in items))
+table = st.lists(st.lists(word, min_size=2, max_size=2), min_size=1, max_size=12).map(
+    lambda rows: "| A | B |\n|---|---|\n" + "\n".join(f"| {a} | {b} |" for a, b in rows))
+code = st.lists(st.lists(word, min_size=0, max_size=5).map(" ".join), min_size=1, max_size=10).map(
+    lambda lines: "```\n" + "\n".join(lines) + "\n```")
+document = st.lists(st.one_of(heading, paragraph, bullets, table, code), min_size=0, max_size=25).map(
+    "\n\n".join)
+query = st.one_of(st.none(), st.lists(word, min_size=0, max_size=5).map(" ".join))
+
+ESTIMATORS: dict[str, Callable[[str], int]] = {
+    "chars_div4": lambda s: (len(s) + 3) // 4,
+    "words": lambda s: len(s.split()),
+    # Deliberately non-additive: a flat charge per call plus one per 3 characters.
+    "lumpy": lambda s: (len(s) + 2) // 3 + (5 if s else 0),
+    "bytes": lambda s: len(s.encode("utf-8")),
+}
+estimator_name = st.sampled_from(sorted(ESTIMATORS))
+common = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _estimator(name: str) -> str | Callable[[str], int]:
+    return name if name in ("chars_div4", "words") else ESTIMATORS[name]
+
+
+@common
+@given(document, query, st.integers(0, 3000), estimator_name, st.sampled_from(["markdown", "text"]))
+def test_never_over_budget(doc: str, q: str | None, budget: int, est: str, render: str) -> None:
+    r = qatbe.extract(doc, q, budget=budget, estimator=_estimator(est), render=render)
+    measured = ESTIMATORS[est](r.text) if r.text else 0
+    assert measured == r.total_tokens <= budget
+
+
+@common
+@given(document, query, st.sampled_from(sorted(qatbe.TIERS)))
+def test_never_over_any_tier(doc: str, q: str | None, tier: str) -> None:
+    r = qatbe.extract(doc, q, tier=tier)
+    assert r.total_tokens <= qatbe.TIERS[tier]
+
+
+@common
+@given(document, query, st.integers(0, 800))
+def test_same_input_same_output(doc: str, q: str | None, budget: int) -> None:
+    a = qatbe.extract(doc, q, budget=budget)
+    b = qatbe.extract(doc.encode("utf-8"), q, budget=budget)
+    assert a.text == b.text and a.segments == b.segments
+
+
+@common
+@given(document, query, st.integers(0, 800))
+def test_chosen_segments_in_document_order(doc: str, q: str | None, budget: int) -> None:
+    r = qatbe.extract(doc, q, budget=budget)
+    positions = [(s.index, s.position) for s in r.segments]
+    assert positions == sorted(positions)
+    assert [s.position for s in r.segments] == sorted(s.position for s in r.segments)
+
+
+@common
+@given(document, query)
+def test_everything_kept_when_everything_fits(doc: str, q: str | None) -> None:
+    every = qatbe.segment(doc)
+    budget = sum(s.tokens for s in every)
+    r = qatbe.extract(doc, q, budget=budget)
+    assert [s.index for s in r.segments] == [s.index for s in every]
+    assert r.dropped_count == 0
+
+
+@common
+@given(document, query, st.integers(0, 600))
+def test_dropped_accounting(doc: str, q: str | None, budget: int) -> None:
+    every = qatbe.segment(doc)
+    r = qatbe.extract(doc, q, budget=budget)
+    kept = {s.index for s in r.segments}
+    assert r.dropped_count == sum(1 for s in every if s.index not in kept)
+    assert r.dropped_tokens == sum(s.tokens for s in every if s.index not in kept)

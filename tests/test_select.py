@@ -1,0 +1,84 @@
+"""The knapsack selector: budget, guard, heading context, fill, determinism."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qatbe.select import select
+
+
+def _arrays(scores: list[float], costs: list[int], parents: list[int] | None = None):
+    n = len(scores)
+    s = np.array(scores, dtype=np.float64)
+    return s, np.array(costs, dtype=np.int64), np.array(parents or [-1] * n, dtype=np.int64), s > 0
+
+
+def test_best_single_guard_beats_density_greedy() -> None:
+    # Greedy by density takes the small item first and then cannot fit the big one.
+    s, c, p, m = _arrays([1.1, 10.0], [1, 10])
+    chosen = select(s, c, p, m, 10, fill="none").chosen
+    assert chosen == (1,)
+
+
+def test_ties_break_by_position() -> None:
+    s, c, p, m = _arrays([1.0, 1.0, 1.0], [5, 5, 5])
+    assert select(s, c, p, m, 10, fill="none").chosen == (0, 1)
+
+
+def test_heading_comes_along_and_is_charged() -> None:
+    s, c, p, m = _arrays([0.0, 5.0, 0.0], [3, 5, 4], [-1, 0, 0])
+    sel = select(s, c, p, m, 8, fill="none")
+    assert sel.chosen == (0, 1) and sel.headings == frozenset({0}) and sel.spent == 8
+    # Without room for the heading the segment still comes in alone.
+    sel = select(s, c, p, m, 6, fill="none")
+    assert sel.chosen == (1,) and not sel.headings
+
+
+def test_heading_chosen_on_merit_is_not_lost() -> None:
+    s, c, p, m = _arrays([2.0, 5.0], [3, 5], [-1, 0])
+    sel = select(s, c, p, m, 100, fill="none")
+    assert sel.chosen == (0, 1) and sel.matched == frozenset({0, 1})
+
+
+def test_fill_prefers_neighbours_of_matches() -> None:
+    s, c, p, m = _arrays([0, 0, 0, 0, 9.0, 0, 0], [2] * 7)
+    sel = select(s, c, p, m, 6, fill="neighbors")
+    assert sel.matched == frozenset({4}) and sel.filled == frozenset({3, 5})
+    assert select(s, c, p, m, 6, fill="none").chosen == (4,)
+
+
+def test_no_match_fills_in_reading_order() -> None:
+    s, c, p, m = _arrays([0.0] * 5, [3] * 5)
+    assert select(s, c, p, m, 9, fill="neighbors").chosen == (0, 1, 2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 10, allow_nan=False), st.integers(1, 30)), min_size=1, max_size=9),
+       st.integers(0, 80))
+def test_within_budget_and_at_least_half_the_optimum(items: list[tuple[float, int]], budget: int) -> None:
+    s, c, p, m = _arrays([x for x, _ in items], [y for _, y in items])
+    sel = select(s, c, p, m, budget, fill="none")
+    assert int(c[list(sel.chosen)].sum()) <= budget
+    best = 0.0
+    for r in range(len(items) + 1):
+        for combo in itertools.combinations(range(len(items)), r):
+            if c[list(combo)].sum() <= budget:
+                best = max(best, float(s[list(combo)].sum()))
+    assert float(s[list(sel.chosen)].sum()) >= best / 2 - 1e-9
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 5, allow_nan=False), st.integers(1, 20), st.integers(-1, 3)),
+                min_size=1, max_size=30), st.integers(0, 200))
+def test_fill_and_headings_never_exceed_budget(items: list[tuple[float, int, int]], budget: int) -> None:
+    parents = [p if p < i else -1 for i, (_, _, p) in enumerate(items)]
+    s, c, p, m = _arrays([x for x, _, _ in items], [y for _, y, _ in items], parents)
+    sel = select(s, c, p, m, budget)
+    assert int(c[list(sel.chosen)].sum()) == sel.spent <= budget
+    assert list(sel.chosen) == sorted(set(sel.chosen))
+    if int(c.sum()) <= budget:
+        assert sel.chosen == tuple(range(len(items)))
