@@ -200,20 +200,18 @@ class SegmentBuilder:
         return "\n".join(lines)
 
     def _pack(self, pieces: Sequence[str], *, sep: str, limit: int | None = None) -> list[list[str]]:
-        """Greedy runs of whole pieces whose joined cost stays under ``limit`` (a lone oversized piece stands alone)."""
-        limit = self._max if limit is None else limit
-        if self._estimate(sep.join(pieces)) <= limit:
-            return [list(pieces)]
+        """Greedy runs of whole pieces whose joined size stays under ``limit`` tokens (chars/4; a lone oversized
+        piece stands alone)."""
+        max_chars = 4 * (self._max if limit is None else limit)
         runs: list[list[str]] = []
         run: list[str] = []
         size = 0
-        sep_cost = len(sep)
+        sep_len = len(sep)
         for piece in pieces:
-            piece_len = len(piece)
-            if run and self._estimate("x" * (size + sep_cost + piece_len)) > limit:
+            if run and size + sep_len + len(piece) > max_chars:
                 runs.append(run)
                 run, size = [], 0
-            size += (sep_cost if run else 0) + piece_len
+            size += (sep_len if run else 0) + len(piece)
             run.append(piece)
         if run:
             runs.append(run)
@@ -231,12 +229,20 @@ class SegmentBuilder:
         return [" ".join(run) for run in self._pack(pieces, sep=" ")]
 
     def _hard_split(self, text: str) -> list[str]:
-        """Split a sentence with no usable boundary: at spaces, else every few characters (a 10 MB word)."""
-        words = text.split(" ")
-        if len(words) > 1:
-            return [" ".join(run) for run in self._pack(words, sep=" ")]
-        step = max(self._max * 2, 16)
-        return [text[i : i + step] for i in range(0, len(text), step)]
+        """Split a sentence with no usable boundary: at the last space before the limit, else at the limit."""
+        max_chars = 4 * self._max
+        chunks: list[str] = []
+        start, n = 0, len(text)
+        while start < n:
+            end = start + max_chars
+            if end < n:
+                cut = text.rfind(" ", start + max_chars // 2, end + 1)
+                end = cut if cut > start else end
+            chunk = text[start:end].strip()
+            if chunk:
+                chunks.append(chunk)
+            start = end
+        return chunks
 
     def _pack_code(self, code: str, limit: int) -> list[str]:
         if self._estimate(code) <= limit:
@@ -245,11 +251,11 @@ class SegmentBuilder:
         runs: list[list[str]] = []
         run: list[str] = []
         size = 0
+        max_chars = 4 * limit
         for line in lines:
-            cost_if_added = size + len(line) + (1 if run else 0)
-            full = run and self._estimate("x" * cost_if_added) > limit
+            full = run and size + len(line) + 1 > max_chars
             # Prefer to cut at a blank line once the run is at least half full.
-            soft = run and not line.strip() and self._estimate("x" * size) >= limit // 2
+            soft = run and not line.strip() and (size + 3) // 4 >= limit // 2
             if full or soft:
                 while run and not run[-1].strip():
                     run.pop()
