@@ -1,0 +1,74 @@
+"""Nested selection: one priority order, one admission threshold per segment, any budget is a prefix.
+
+With ``nested=True`` the ``key_facts`` selection must sit inside ``summary``'s, which sits inside ``detailed``'s.
+Greedy packing per budget does not give that: a large segment admitted at a larger budget can push out small ones
+that a smaller budget kept. So each segment gets a *threshold*, the smallest budget from which it is in, chosen
+in priority order such that for every budget ``B`` the segments with threshold ≤ ``B`` cost at most ``B``.
+Selections are then ``{i : t_i <= B}``, nested by construction for every pair of budgets, not only the tiers.
+
+A segment of cost ``c`` gets the smallest ``t`` such that the slack ``B - F(B)`` stays ≥ ``c`` for every
+``B ≥ t`` (``F(B)``: the cost of the segments already given thresholds ≤ ``B``). The slack only drops at earlier
+thresholds and grows between them, so ``t = F(s_K) + c`` where ``s_K`` is the last threshold whose slack is below
+``c`` (0 when there is none). A segment brings its heading along at the same threshold (charged with it), as the
+greedy selector does. The price of nesting: a small segment that a larger budget would displace is not shown at a
+smaller one either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """``at[i]``: the smallest budget whose selection holds slot ``i``; ``heading_of``: slots that came as a heading."""
+
+    at: dict[int, int]
+    heading_of: dict[int, int]
+
+    def chosen(self, budget: int) -> list[int]:
+        return sorted(i for i, t in self.at.items() if t <= budget)
+
+    def pending(self, budget: int) -> list[int]:
+        """Slots not in the selection at ``budget``, in the order a growing budget would bring them in."""
+        return sorted((i for i, t in self.at.items() if t > budget), key=lambda i: (self.at[i], i))
+
+
+def thresholds(
+    order: Sequence[int],
+    costs: npt.NDArray[np.int64],
+    parents: npt.NDArray[np.int64],
+    *,
+    include_headings: bool = True,
+) -> Thresholds:
+    """Admission thresholds for the slots in ``order`` (highest priority first)."""
+    steps = np.zeros(0, dtype=np.int64)  # sorted thresholds given so far
+    weights = np.zeros(0, dtype=np.int64)  # cost admitted at each step
+    at: dict[int, int] = {}
+    heading_of: dict[int, int] = {}
+    for i in order:
+        if i in at:
+            continue
+        unit = [i]
+        parent = int(parents[i]) if include_headings else -1
+        if parent >= 0 and parent not in at:
+            unit.append(parent)
+        cost = int(sum(int(costs[j]) for j in unit))
+        if steps.size:
+            cumulative = np.cumsum(weights)
+            below = np.flatnonzero(steps - cumulative < cost)
+            t = int(cumulative[below[-1]]) + cost if below.size else cost
+        else:
+            t = cost
+        slot = int(np.searchsorted(steps, t, side="right"))
+        steps = np.insert(steps, slot, t)
+        weights = np.insert(weights, slot, cost)
+        for j in unit:
+            at[j] = t
+        if len(unit) == 2:
+            heading_of[parent] = i
+    return Thresholds(at, heading_of)
