@@ -106,22 +106,47 @@ def select(
     chosen = matched | heads
     filled: set[int] = set()
     if fill == "neighbors" and spent < budget:
-        anchors = np.array(sorted(matched), dtype=np.int64)
-        rest = np.array([i for i in range(n) if i not in chosen], dtype=np.int64)
-        if rest.size:
-            if anchors.size:
-                slot = np.searchsorted(anchors, rest)
-                left = np.abs(rest - anchors[np.clip(slot - 1, 0, anchors.size - 1)])
-                right = np.abs(anchors[np.clip(slot, 0, anchors.size - 1)] - rest)
-                distance = np.minimum(left, right)
-            else:
-                distance = np.zeros(rest.size, dtype=np.int64)
-            for i in rest[np.lexsort((rest, distance))].tolist():
-                cost = int(costs[i])
-                if spent + cost <= budget:
-                    filled.add(i)
-                    spent += cost
-                if spent >= budget:
-                    break
+        filled, spent = fill_neighbors(costs, chosen, matched, budget, spent)
     chosen |= filled
     return Selection(tuple(sorted(chosen)), frozenset(matched), frozenset(heads), frozenset(filled), spent)
+
+
+def priority_order(
+    scores: npt.NDArray[np.float64], costs: npt.NDArray[np.int64], matched_mask: npt.NDArray[np.bool_]
+) -> list[int]:
+    """Matched slots by weighted score per token, descending; ties by position (the greedy's order)."""
+    positions = np.arange(len(scores))
+    density = np.where(costs > 0, scores / np.maximum(costs, 1), 0.0)
+    match_idx = np.flatnonzero(matched_mask)
+    return match_idx[np.lexsort((positions[match_idx], -density[match_idx]))].tolist()  # type: ignore[no-any-return]
+
+
+def neighbor_order(n: int, anchors: Sequence[int], exclude: set[int] | frozenset[int]) -> list[int]:
+    """Slots not in ``exclude``, nearest to an anchor first (ties by position); reading order without anchors."""
+    anchor_arr = np.array(sorted(anchors), dtype=np.int64)
+    rest = np.array([i for i in range(n) if i not in exclude], dtype=np.int64)
+    if not rest.size:
+        return []
+    if anchor_arr.size:
+        slot = np.searchsorted(anchor_arr, rest)
+        left = np.abs(rest - anchor_arr[np.clip(slot - 1, 0, anchor_arr.size - 1)])
+        right = np.abs(anchor_arr[np.clip(slot, 0, anchor_arr.size - 1)] - rest)
+        distance = np.minimum(left, right)
+    else:
+        distance = np.zeros(rest.size, dtype=np.int64)
+    return rest[np.lexsort((rest, distance))].tolist()  # type: ignore[no-any-return]
+
+
+def fill_neighbors(
+    costs: npt.NDArray[np.int64], chosen: set[int], anchors: set[int], budget: int, spent: int
+) -> tuple[set[int], int]:
+    """Spend what is left on the segments nearest to ``anchors`` (see the module docstring); returns (filled, spent)."""
+    filled: set[int] = set()
+    for i in neighbor_order(len(costs), sorted(anchors), chosen):
+        cost = int(costs[i])
+        if spent + cost <= budget:
+            filled.add(i)
+            spent += cost
+        if spent >= budget:
+            break
+    return filled, spent
