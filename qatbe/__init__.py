@@ -8,7 +8,10 @@ from __future__ import annotations
 from ._backend import BACKEND
 from ._version import __version__
 from .errors import ConfigError, DataError, InputError, QatbeError
+from .fit import ContextWindowWarning, fit_budget
+from .many import Document, ManyResult, Passage, SourceReport, extract_many
 from .pipeline import Extractor, extract, segment
+from .query import Query
 from .result import Result
 from .settings import DEFAULT_WEIGHTS, TIERS, Settings
 from .types import Metadata, ParsedDocument, Segment, SegmentKind
@@ -18,6 +21,14 @@ __all__ = [
     "DEFAULT_WEIGHTS",
     "TIERS",
     "ConfigError",
+    "ContextWindowWarning",
+    "Document",
+    "ManyResult",
+    "Passage",
+    "Query",
+    "SourceReport",
+    "extract_many",
+    "fit_budget",
     "DataError",
     "ParsedDocument",
     "Extractor",

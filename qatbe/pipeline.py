@@ -21,7 +21,7 @@ from .render import SEPARATOR, block, render
 from .result import Result
 from .score import score_segments
 from .segment import parse
-from .select import select
+from .select.plan import plan
 from .settings import Settings
 from .source import load_source
 from .types import ParsedDocument, Segment, SegmentKind
@@ -97,7 +97,7 @@ class Extractor:
         started = time.perf_counter()
         settings = self.settings
         query_text = _check_query(query)
-        budget = settings.token_budget
+        budget = settings.effective_budget
         doc = self.parse(source)
 
         candidates = [
@@ -108,37 +108,50 @@ class Extractor:
         weights = np.array([settings.weights[s.kind] for s in candidates], dtype=np.float64)
         weighted = scores.raw * weights if candidates else np.zeros(0)
         matched_mask = weighted > 0.0
-        selection = select(weighted, costs, heading_parents(candidates), matched_mask, budget,
-                           include_headings=settings.include_headings, fill=settings.fill)
+        chosen_plan = plan(candidates, weighted, costs, heading_parents(candidates), matched_mask, budget, settings)
+        for i, short in chosen_plan.cut.items():  # truncated copies stand in for the whole segments
+            candidates[i] = short
+            costs[i] = chosen_plan.cut_costs[i]
 
-        chosen = list(selection.chosen)
+        chosen = list(chosen_plan.chosen)
         estimate = settings.estimate
         text = render([candidates[i] for i in chosen], settings.render)
         # The per-segment costs bound the total for the built-in estimators; a custom estimator may not add up,
         # so the rendered text is measured and the least valuable segment dropped until it fits.
+        given_up: list[int] = []
+        drop_order = list(chosen_plan.drop_order)
         while chosen and estimate(text) > budget:
-            density = weighted / np.maximum(costs, 1)
-            worst = min(chosen, key=lambda i: (i in selection.matched, float(density[i]), -i))
+            worst = drop_order.pop(0)
             chosen.remove(worst)
+            given_up.append(worst)
             text = render([candidates[i] for i in chosen], settings.render)
 
         chosen_set = set(chosen)
-        out = tuple(
-            dataclasses.replace(candidates[i], tokens=int(costs[i]), score=float(weighted[i]),
-                                matched=i in selection.matched)
-            for i in chosen
-        )
+
+        def record(i: int) -> Segment:
+            return dataclasses.replace(candidates[i], tokens=int(costs[i]), score=float(weighted[i]),
+                                       matched=i in chosen_plan.matched)
+
+        out = tuple(record(i) for i in chosen)
         dropped = [i for i in range(len(candidates)) if i not in chosen_set]
+        pending = [i for i in given_up[::-1] if i not in chosen_plan.cut] + list(chosen_plan.pending)
+        pending_at = None
+        if chosen_plan.pending_at is not None:
+            pending_at = (budget + 1,) * len(given_up) + chosen_plan.pending_at
         return Result(
             text=text,
             total_tokens=estimate(text) if text else 0,
             segments=out,
-            budget=budget,
+            budget=settings.token_budget,
             tier=settings.tier if settings.budget is None else None,
             query=query_text,
             format=doc.format,
             dropped_count=len(dropped),
             dropped_tokens=int(costs[dropped].sum()) if dropped else 0,
+            reserve_tokens=settings.reserve_tokens,
+            truncated_count=sum(1 for i in chosen_plan.cut if i in chosen_set),
+            pending=tuple(record(i) for i in pending),
+            pending_at=pending_at,
             no_match=bool(scores.query_terms) and not bool(matched_mask.any()),
             evaluation_time_ms=(time.perf_counter() - started) * 1000.0,
             metadata=doc.metadata,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from .errors import ConfigError
 from .types import Metadata, Segment
 
 
@@ -33,10 +34,37 @@ class Result:
     evaluation_time_ms: float
     metadata: Metadata = field(default_factory=Metadata)
     backend: str = ""
+    reserve_tokens: int = 0
+    truncated_count: int = 0
+    # Segments left out, in the order a larger budget would bring them in (``more``); with ``nested=True`` also the
+    # budget at which each comes in.
+    pending: tuple[Segment, ...] = field(default=(), repr=False, compare=False)
+    pending_at: tuple[int, ...] | None = field(default=None, repr=False, compare=False)
 
     @property
     def was_truncated(self) -> bool:
-        return self.dropped_count > 0
+        return self.dropped_count > 0 or self.truncated_count > 0
+
+    def more(self, tokens: int) -> tuple[Segment, ...]:
+        """The segments that would come in next if the budget grew by ``tokens``, in the order they would come.
+
+        With ``nested=True`` this is exact (every segment whose admission threshold is within the larger budget).
+        Otherwise it continues the greedy pass over the segments left out, in priority order (matched by score
+        per token, then filler nearest to the chosen text), with ``tokens`` plus the unspent budget as room;
+        headings that would come along are not included.
+        """
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+            raise ConfigError(f"tokens must be a non-negative integer, not {tokens!r}")
+        limit = self.budget - self.reserve_tokens + tokens
+        if self.pending_at is not None:
+            return tuple(s for s, t in zip(self.pending, self.pending_at) if t <= limit)
+        room = limit - self.total_tokens
+        out: list[Segment] = []
+        for seg in self.pending:
+            if seg.tokens <= room:
+                out.append(seg)
+                room -= seg.tokens
+        return tuple(out)
 
     @property
     def matched_segments(self) -> tuple[Segment, ...]:
@@ -56,6 +84,8 @@ class Result:
             "format": self.format,
             "dropped_count": self.dropped_count,
             "dropped_tokens": self.dropped_tokens,
+            "reserve_tokens": self.reserve_tokens,
+            "truncated_count": self.truncated_count,
             "was_truncated": self.was_truncated,
             "no_match": self.no_match,
             "evaluation_time_ms": self.evaluation_time_ms,

@@ -1,0 +1,581 @@
+"""``extract_many``: one budgeted, cited context from many documents (a page of search results, a folder of docs).
+
+One selection across all documents, not a split: every document is parsed and segmented as ``extract`` would, the
+segments are pooled, near-duplicates are dropped before they cost anything (``select.dedupe``), BM25 runs over
+the pooled segments (so IDF is computed over the whole collection and scores are comparable between documents),
+and one greedy pass admits segments by weighted score per token wherever they are, charging each document's
+citation envelope (``render.citations``) with its first admitted segment. An optional per-document cap
+(``max_document_tokens``) keeps one long page from taking everything.
+
+Ranking (seed 000) decides the priority order of the matched segments: ``relevance`` (score per token, with the
+best-single guard), ``recency`` (newest document first, from ``Document.metadata["date"]`` or the page's own
+date; undated documents last; score per token inside a document), ``manual`` (documents in the order given).
+The budget left after the matched segments goes to their neighbours inside the documents already cited; with no
+match at all, to the documents' main content in ranking order. Output: documents in ranking order, segments in
+document order inside each, ``[n]`` section headers and a sources list.
+
+The guarantee is the one ``extract`` gives: the rendered text, note, headers and sources list included, measured
+by the chosen estimator, is at most ``budget - reserve_tokens`` (and the citation buffer is kept free on top).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import math
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from ._backend import BACKEND
+from .errors import ConfigError, InputError
+from .pipeline import Extractor, heading_parents, measure, resolve_settings
+from .query import query_text
+from .render import render
+from .render.citations import (
+    Section,
+    assemble,
+    envelope_cost,
+    fixed_cost,
+    note_reserve,
+    note_text,
+    one_line,
+)
+from .score import score_segments
+from .select.dedupe import find_duplicates
+from .select.knapsack import priority_order
+from .select.truncate import truncate
+from .settings import Settings
+from .types import Segment, SegmentKind
+
+_DATE_KEYS = ("date", "published", "modified", "mtime", "updated")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One input of ``extract_many``: the page or text, and how to cite it.
+
+    ``source`` is what ``extract`` takes (HTML, markdown or text; str or bytes). ``title``, ``url`` and ``id``
+    label the citation (the first one set wins, then the page's own title). ``metadata`` is free-form; its
+    ``date`` (ISO string, ``datetime``/``date`` or POSIX timestamp) is what ``ranking="recency"`` reads first.
+    """
+
+    source: str | bytes
+    id: str | None = None
+    url: str | None = None
+    title: str | None = None
+    metadata: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.source, (str, bytes, bytearray)):
+            raise InputError(f"Document.source must be str or bytes, not {type(self.source).__name__}")
+        for name in ("id", "url", "title"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"Document.{name} must be a string or None, not {type(value).__name__}")
+        if self.metadata is not None:
+            if not isinstance(self.metadata, Mapping):
+                raise InputError(f"Document.metadata must be a mapping, not {type(self.metadata).__name__}")
+            object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A chosen segment and where it came from: ``document`` (input position) and its ``citation`` number."""
+
+    document: int
+    citation: int
+    segment: Segment
+
+    def to_dict(self) -> dict[str, object]:
+        return {"document": self.document, "citation": self.citation, **self.segment.to_dict()}
+
+
+@dataclass(frozen=True)
+class SourceReport:
+    """What one input document contributed. ``tokens``: its admitted segments' cost (envelope not included)."""
+
+    document: int
+    citation: int  # 0 when nothing of it is in the output
+    label: str
+    id: str | None
+    url: str | None
+    date: str | None
+    tokens: int
+    segments: int
+    dropped_count: int
+    dropped_tokens: int
+    duplicate_count: int
+
+    def to_dict(self) -> dict[str, object]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class ManyResult:
+    """What ``extract_many`` returns; the account mirrors ``Result``.
+
+    ``dropped_count``/``dropped_tokens`` count the main-content segments (boilerplate and near-duplicates
+    excluded) that are not in the output, at their own cost; near-duplicates are counted apart in
+    ``duplicate_count``/``duplicate_tokens``. ``citation_tokens`` is what the envelope was charged.
+    """
+
+    text: str
+    total_tokens: int
+    budget: int
+    reserve_tokens: int
+    tier: str | None
+    query: str | None
+    passages: tuple[Passage, ...]
+    sources: tuple[SourceReport, ...]
+    dropped_count: int
+    dropped_tokens: int
+    duplicate_count: int
+    duplicate_tokens: int
+    truncated_count: int
+    citation_tokens: int
+    note: str | None
+    no_match: bool
+    ranking: str
+    evaluation_time_ms: float
+    backend: str = BACKEND
+    pending: tuple[Passage, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        return tuple(p.segment for p in self.passages)
+
+    @property
+    def was_truncated(self) -> bool:
+        return self.dropped_count > 0 or self.truncated_count > 0
+
+    @property
+    def tokens_per_source(self) -> dict[int, int]:
+        """Input position → tokens admitted from that document (documents that contributed nothing included)."""
+        return {s.document: s.tokens for s in self.sources}
+
+    def more(self, tokens: int) -> tuple[Passage, ...]:
+        """The passages that would come in next if the budget grew by ``tokens``, in the order they would come.
+
+        Continues the greedy pass over the matched segments left out (priority order), then their neighbours;
+        citation envelopes of documents not yet cited are not counted, so this is a preview, not a promise.
+        """
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+            raise ConfigError(f"tokens must be a non-negative integer, not {tokens!r}")
+        room = self.budget - self.reserve_tokens - self.total_tokens + tokens
+        out: list[Passage] = []
+        for p in self.pending:
+            if p.segment.tokens <= room:
+                out.append(p)
+                room -= p.segment.tokens
+        return tuple(out)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "total_tokens": self.total_tokens,
+            "budget": self.budget,
+            "reserve_tokens": self.reserve_tokens,
+            "tier": self.tier,
+            "query": self.query,
+            "ranking": self.ranking,
+            "dropped_count": self.dropped_count,
+            "dropped_tokens": self.dropped_tokens,
+            "duplicate_count": self.duplicate_count,
+            "duplicate_tokens": self.duplicate_tokens,
+            "truncated_count": self.truncated_count,
+            "citation_tokens": self.citation_tokens,
+            "was_truncated": self.was_truncated,
+            "note": self.note,
+            "no_match": self.no_match,
+            "evaluation_time_ms": self.evaluation_time_ms,
+            "backend": self.backend,
+            "sources": [s.to_dict() for s in self.sources],
+            "passages": [p.to_dict() for p in self.passages],
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+# -- inputs ------------------------------------------------------------------------------------------------------
+
+
+def _as_documents(documents: object) -> list[Document]:
+    if isinstance(documents, (str, bytes, bytearray, Document)):
+        raise InputError("documents must be a list of documents (strings, bytes or qatbe.Document), not one document")
+    if not isinstance(documents, Iterable):
+        raise InputError(f"documents must be an iterable of documents, not {type(documents).__name__}")
+    out: list[Document] = []
+    for k, doc in enumerate(documents):
+        if isinstance(doc, Document):
+            out.append(doc)
+        elif isinstance(doc, (str, bytes, bytearray)):
+            out.append(Document(doc))
+        else:
+            raise InputError(f"documents[{k}] must be str, bytes or qatbe.Document, not {type(doc).__name__}")
+    return out
+
+
+def parse_date(value: object) -> float | None:
+    """A sortable timestamp (UTC seconds) from what a page or a caller calls a date, or None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, _dt.datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
+        return moment.timestamp()
+    if isinstance(value, _dt.date):
+        return _dt.datetime(value.year, value.month, value.day, tzinfo=_dt.timezone.utc).timestamp()
+    if isinstance(value, str):
+        text = value.strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        for candidate in (text, text[:10]):
+            try:
+                return parse_date(_dt.datetime.fromisoformat(candidate))
+            except ValueError:
+                continue
+    return None
+
+
+@dataclass
+class _Doc:
+    """Working state of one input document while selecting."""
+
+    k: int
+    document: Document
+    label: str
+    url: str | None
+    date_text: str | None
+    date: float | None
+    slots: list[int]
+    envelope: int = 0
+
+
+def _date_of(document: Document, page_date: str | None) -> tuple[str | None, float | None]:
+    meta = document.metadata or {}
+    for key in _DATE_KEYS:
+        if key in meta:
+            stamp = parse_date(meta[key])
+            if stamp is not None:
+                return str(meta[key]), stamp
+    stamp = parse_date(page_date)
+    return (page_date, stamp) if stamp is not None else (None, None)
+
+
+# -- selection ---------------------------------------------------------------------------------------------------
+
+
+class _Packer:
+    """Greedy admission with per-document envelopes, a per-document cap and heading context."""
+
+    def __init__(self, costs: np.ndarray, doc_of: np.ndarray, docs: list[_Doc], parents: np.ndarray,
+                 budget: int, fixed: int, cap: int | None, include_headings: bool) -> None:
+        self.costs, self.doc_of, self.docs, self.parents = costs, doc_of, docs, parents
+        self.budget, self.fixed, self.cap, self.include_headings = budget, fixed, cap, include_headings
+        self.chosen: set[int] = set()
+        self.order: list[int] = []  # admission order
+        self.heads: set[int] = set()
+        self.doc_tokens = [0] * len(docs)
+        self.cited: set[int] = set()
+        self.spent = 0
+
+    def price(self, slots: Sequence[int], own_cost: int | None = None) -> tuple[int, int] | None:
+        """Total charge and document-cap charge of admitting ``slots`` (one document), or None if it cannot."""
+        d = int(self.doc_of[slots[0]])
+        seg_cost = sum(int(self.costs[i]) for i in slots) if own_cost is None else own_cost
+        extra = 0 if d in self.cited else self.docs[d].envelope + (0 if self.cited else self.fixed)
+        if self.spent + seg_cost + extra > self.budget:
+            return None
+        if self.cap is not None and self.doc_tokens[d] + seg_cost > self.cap:
+            return None
+        return seg_cost + extra, seg_cost
+
+    def take(self, slots: Sequence[int], charge: tuple[int, int]) -> None:
+        d = int(self.doc_of[slots[0]])
+        self.spent += charge[0]
+        self.doc_tokens[d] += charge[1]
+        self.cited.add(d)
+        for i in slots:
+            self.chosen.add(i)
+            self.order.append(i)
+
+    def admit(self, i: int) -> bool:
+        if i in self.chosen:
+            if i in self.heads:
+                self.heads.discard(i)  # in as a heading already; now chosen on its own merit
+                return True
+            return False
+        parent = int(self.parents[i]) if self.include_headings else -1
+        if parent >= 0 and parent not in self.chosen:
+            charge = self.price([i, parent])
+            if charge is not None:
+                self.take([parent, i], charge)
+                self.heads.add(parent)
+                return True
+        charge = self.price([i])
+        if charge is None:
+            return False
+        self.take([i], charge)
+        return True
+
+    def matched_score(self, weighted: np.ndarray) -> float:
+        return float(sum(weighted[i] for i in self.chosen if i not in self.heads))
+
+
+def _doc_rank(docs: list[_Doc], ranking: str) -> list[int]:
+    """Documents in ranking order for ``recency`` and ``manual`` (and for reading-order fill)."""
+    if ranking == "recency":
+        return sorted(range(len(docs)), key=lambda d: (docs[d].date is None, -(docs[d].date or 0.0), d))
+    return list(range(len(docs)))
+
+
+def extract_many(
+    documents: Iterable[str | bytes | Document],
+    query: object = None,
+    *,
+    tier: str | None = None,
+    budget: int | None = None,
+    ranking: str | None = None,
+    max_document_tokens: int | None = None,
+    settings: Settings | None = None,
+    **options: Any,
+) -> ManyResult:
+    """One cited context of at most ``budget - reserve_tokens`` tokens from ``documents`` for ``query``.
+
+    ``documents``: strings/bytes (HTML, markdown, text) or ``qatbe.Document`` records. ``ranking``:
+    ``"relevance"`` (default), ``"recency"``, ``"manual"``. ``max_document_tokens`` caps what one document may
+    contribute. Other options as for ``extract`` (``estimator``, ``reserve_tokens``, ``truncation``,
+    ``citations``, ``citation_buffer``, ``partial_note``, ``dedupe``, ...).
+    """
+    started = time.perf_counter()
+    settings = resolve_settings(settings, dict(options, tier=tier, budget=budget, ranking=ranking,
+                                               max_document_tokens=max_document_tokens))
+    if settings.nested:
+        raise ConfigError("nested=True applies to extract (one document), not to extract_many")
+    q_text = query_text(query)
+    docs_in = _as_documents(documents)
+    extractor = Extractor(settings)
+
+    # 1. Parse and pool the main-content segments of every document.
+    docs: list[_Doc] = []
+    pool: list[Segment] = []
+    doc_of_list: list[int] = []
+    costs_parts: list[np.ndarray] = []
+    parents_parts: list[np.ndarray] = []
+    for k, document in enumerate(docs_in):
+        try:
+            parsed = extractor.parse(document.source)
+        except InputError as exc:
+            raise InputError(f"documents[{k}]: {exc}") from None
+        segs = [s for s in parsed.segments
+                if settings.include_navigation or s.kind is not SegmentKind.NAVIGATION]
+        label = one_line(document.title or parsed.metadata.title or document.id or document.url or f"document {k + 1}")
+        url = one_line(document.url, 2000) if document.url else (parsed.metadata.url or None)
+        date_text, date = _date_of(document, parsed.metadata.date)
+        base = len(pool)
+        docs.append(_Doc(k, document, label, url, date_text, date, list(range(base, base + len(segs)))))
+        pool.extend(segs)
+        doc_of_list.extend([k] * len(segs))
+        costs_parts.append(measure(segs, settings))
+        parents = heading_parents(segs)
+        parents_parts.append(np.where(parents >= 0, parents + base, -1))
+    n = len(pool)
+    doc_of = np.asarray(doc_of_list, dtype=np.int64)
+    costs = np.concatenate(costs_parts) if costs_parts else np.zeros(0, dtype=np.int64)
+    parents = np.concatenate(parents_parts) if parents_parts else np.zeros(0, dtype=np.int64)
+
+    # 2. Near-duplicates out before anything is charged for them.
+    dup_of = find_duplicates(pool).of if settings.dedupe else {}
+    live = np.ones(n, dtype=bool)
+    for i in dup_of:
+        live[i] = False
+
+    # 3. Score over the pooled (deduplicated) segments: one collection, one IDF, comparable scores.
+    live_idx = np.flatnonzero(live)
+    raw = np.zeros(n, dtype=np.float64)
+    scores = score_segments([pool[i] for i in live_idx], q_text, settings)
+    raw[live_idx] = scores.raw
+    weights = np.array([settings.weights[s.kind] for s in pool], dtype=np.float64)
+    weighted = raw * weights if n else np.zeros(0)
+    matched_mask = (weighted > 0.0) & live
+
+    # 4. Budget: less reserve, citation buffer and the partial note at its widest.
+    budget_total = settings.effective_budget
+    widest = max(len(docs), 1)
+    if settings.citations:
+        for d in docs:
+            d.envelope = envelope_cost(widest, d.label, d.url, settings)
+    fixed = fixed_cost(settings) if settings.citations else 0
+    live_cost = int(costs[live].sum()) if n else 0
+    reserve_note = note_reserve(int(live.sum()), live_cost, settings) if settings.partial_note else 0
+    room = max(budget_total - (settings.citation_buffer if settings.citations else 0) - reserve_note, 0)
+
+    # 5. Priority order of the matched segments, by the ranking strategy.
+    order = priority_order(weighted, costs, matched_mask)
+    if settings.ranking != "relevance":
+        rank_of = {d: r for r, d in enumerate(_doc_rank(docs, settings.ranking))}
+        position = {i: p for p, i in enumerate(order)}
+        order.sort(key=lambda i: (rank_of[int(doc_of[i])], position[i]))
+
+    def run(seed: int | None) -> _Packer:
+        packer = _Packer(costs, doc_of, docs, parents, room, fixed, settings.max_document_tokens,
+                         settings.include_headings)
+        if seed is not None:
+            packer.admit(seed)
+        for i in order:
+            packer.admit(i)
+        return packer
+
+    packer = run(None)
+    if settings.ranking == "relevance" and order:
+        # Best-single guard (as in the one-document knapsack): never below half the optimum matched score.
+        fits = [i for i in order if int(costs[i]) <= room]
+        if fits:
+            best = max(fits, key=lambda i: (float(weighted[i]), -i))
+            if best not in packer.chosen:
+                alt = run(best)
+                if alt.matched_score(weighted) > packer.matched_score(weighted):
+                    packer = alt
+    matched = set(packer.chosen) - packer.heads
+
+    # 6. Truncation: the best matched segment left out, cut into the space left.
+    cut: dict[int, Segment] = {}
+    if settings.truncation != "drop":
+        left_out = [i for i in order if i not in packer.chosen]
+        if left_out:
+            best = max(left_out, key=lambda i: (float(weighted[i]), -i))
+            d = int(doc_of[best])
+            envelope = 0 if d in packer.cited else docs[d].envelope + (0 if packer.cited else fixed)
+            space = room - packer.spent - envelope
+            if settings.max_document_tokens is not None:
+                space = min(space, settings.max_document_tokens - packer.doc_tokens[d])
+            short = truncate(pool[best], space, settings.estimate, settings.truncation, settings.render)
+            if short is not None:
+                short_cost = int(measure([short], settings)[0])
+                charge = packer.price([best], short_cost)
+                if charge is not None:
+                    pool[best] = short
+                    costs[best] = short_cost
+                    cut[best] = short
+                    packer.take([best], charge)
+                    matched.add(best)
+
+    # 7. Fill: neighbours of what matched, inside the documents already cited; with no match, reading order.
+    filler: list[int] = []
+    if settings.fill == "neighbors":
+        if matched:
+            anchors_by_doc: dict[int, list[int]] = {}
+            for i in matched:
+                anchors_by_doc.setdefault(int(doc_of[i]), []).append(i)
+            rows = []
+            for d, anchors in anchors_by_doc.items():
+                arr = np.array(sorted(anchors), dtype=np.int64)
+                for i in docs[d].slots:
+                    if live[i] and i not in packer.chosen:
+                        rows.append((int(np.min(np.abs(arr - i))), i))
+            filler = [i for _, i in sorted(rows)]
+        elif not order:
+            filler = [i for d in _doc_rank(docs, settings.ranking) for i in docs[d].slots
+                      if live[i] and i not in packer.chosen]
+        for i in filler:
+            charge = packer.price([i])
+            if charge is not None:
+                packer.take([i], charge)
+
+    # 8. Render: documents in ranking order, segments in document order, envelope around.
+    first_pick = {}
+    for p, i in enumerate(packer.order):
+        first_pick.setdefault(int(doc_of[i]), p)
+    if settings.ranking == "relevance":
+        doc_order = sorted(first_pick, key=lambda d: (first_pick[d], d))
+    else:
+        doc_order = [d for d in _doc_rank(docs, settings.ranking) if d in first_pick]
+    density = weighted / np.maximum(costs, 1)
+    drop_order = sorted(packer.chosen, key=lambda i: (i in matched, float(density[i]), -i))
+
+    def compose(chosen: set[int], with_note: bool) -> tuple[str, dict[int, int]]:
+        numbers: dict[int, int] = {}
+        sections = []
+        for d in doc_order:
+            slots = [i for i in docs[d].slots if i in chosen]
+            if not slots:
+                continue
+            numbers[d] = len(numbers) + 1
+            sections.append(Section(numbers[d], docs[d].label, docs[d].url,
+                                    render([pool[i] for i in slots], settings.render)))
+        note = None
+        if with_note:
+            left = [i for i in live_idx.tolist() if i not in chosen]
+            if left:
+                note = note_text(len(left), len(live_idx), int(costs[left].sum()))
+        return assemble(sections, citations=settings.citations, note=note), numbers
+
+    chosen = set(packer.chosen)
+    text, numbers = compose(chosen, settings.partial_note)
+    estimate = settings.estimate
+    given_up: list[int] = []
+    # Per-piece costs bound the total for the built-in estimators; any other estimator is held to the same
+    # guarantee by measuring the final text and giving up the least valuable segment until it fits.
+    while chosen and estimate(text) > budget_total:
+        worst = drop_order.pop(0)
+        chosen.discard(worst)
+        given_up.append(worst)
+        text, numbers = compose(chosen, settings.partial_note)
+    if not chosen and text and estimate(text) > budget_total:
+        text, numbers = "", {}
+
+    # 9. The account.
+    def passage(i: int, citation: int) -> Passage:
+        seg = dataclasses.replace(pool[i], tokens=int(costs[i]), score=float(weighted[i]), matched=i in matched)
+        return Passage(int(doc_of[i]), citation, seg)
+
+    passages = tuple(passage(i, numbers[d]) for d in doc_order if d in numbers
+                     for i in docs[d].slots if i in chosen)
+    dropped = [i for i in live_idx.tolist() if i not in chosen]
+    reports = []
+    for d in docs:
+        kept = [i for i in d.slots if i in chosen]
+        lost = [i for i in d.slots if live[i] and i not in chosen]
+        reports.append(SourceReport(
+            document=d.k, citation=numbers.get(d.k, 0), label=d.label, id=d.document.id, url=d.url,
+            date=d.date_text, tokens=int(costs[kept].sum()) if kept else 0, segments=len(kept),
+            dropped_count=len(lost), dropped_tokens=int(costs[lost].sum()) if lost else 0,
+            duplicate_count=sum(1 for i in d.slots if not live[i]),
+        ))
+    pending_slots = [i for i in given_up[::-1] if i not in cut]
+    pending_slots += [i for i in order if i not in chosen and i not in pending_slots]
+    pending_slots += [i for i in filler if i not in chosen and i not in pending_slots]
+    dup_slots = [i for i in range(n) if not live[i]]
+    note_line = text.split("\n", 1)[0] if settings.partial_note and text.startswith("Note: this context") else None
+    return ManyResult(
+        text=text,
+        total_tokens=estimate(text) if text else 0,
+        budget=settings.token_budget,
+        reserve_tokens=settings.reserve_tokens,
+        tier=settings.tier if settings.budget is None else None,
+        query=q_text,
+        passages=passages,
+        sources=tuple(reports),
+        dropped_count=len(dropped),
+        dropped_tokens=int(costs[dropped].sum()) if dropped else 0,
+        duplicate_count=len(dup_slots),
+        duplicate_tokens=int(costs[dup_slots].sum()) if dup_slots else 0,
+        truncated_count=sum(1 for i in cut if i in chosen),
+        citation_tokens=(sum(docs[d].envelope for d in numbers) + (fixed if numbers else 0)) if settings.citations else 0,
+        note=note_line,
+        no_match=bool(scores.query_terms) and not bool(matched_mask.any()),
+        ranking=settings.ranking,
+        evaluation_time_ms=(time.perf_counter() - started) * 1000.0,
+        pending=tuple(passage(i, numbers.get(int(doc_of[i]), 0)) for i in pending_slots),
+    )
