@@ -1,0 +1,70 @@
+"""Command-line plumbing shared by the ``qatbe bench`` subcommands: one-line usage errors, common options.
+
+argparse's own ``error()`` prints the usage and exits; here it raises ``UsageError`` instead, so that ``main(argv)``
+can return an exit code in-process and print exactly one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import NoReturn
+
+from ..errors import ConfigError
+
+# /work/main/qatbe/bench/args.py → parents[2] is the repository root; ../shared/corpora sits beside it.
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class UsageError(Exception):
+    """A command line that cannot be parsed; the message is the one line to print."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if status:
+            raise UsageError((message or f"{self.prog}: error").strip())
+        raise SystemExit(0)  # --help: argparse has already printed it
+
+
+def default_corpora() -> Path:
+    """``$QATBE_CORPORA`` if set, else ``../shared/corpora`` beside the working directory, else beside the repo."""
+    env = os.environ.get("QATBE_CORPORA", "").strip()
+    if env:
+        return Path(env)
+    for candidate in (Path.cwd().parent / "shared" / "corpora", REPO_ROOT.parent / "shared" / "corpora"):
+        if candidate.is_dir():
+            return candidate
+    return REPO_ROOT.parent / "shared" / "corpora"
+
+
+def parse_budgets(text: str) -> list[int]:
+    """``"200,1000"`` → ``[200, 1000]``: positive integers, no duplicates, sorted."""
+    budgets: list[int] = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        try:
+            value = int(part)
+        except ValueError:
+            raise ConfigError(f"budget {part!r} is not an integer") from None
+        if value < 0:
+            raise ConfigError(f"budget {value} is negative")
+        budgets.append(value)
+    if not budgets:
+        raise ConfigError("no budgets given")
+    if len(set(budgets)) != len(budgets):
+        raise ConfigError("a budget is given twice")
+    return sorted(budgets)
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not positive")
+    return value
