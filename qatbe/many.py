@@ -418,8 +418,10 @@ def extract_many(
             d.envelope = envelope_cost(widest, d.label, d.url, settings)
     fixed = fixed_cost(settings) if settings.citations else 0
     live_cost = int(costs[live].sum()) if n else 0
+    buffer = settings.citation_buffer if settings.citations else 0
     reserve_note = note_reserve(int(live.sum()), live_cost, settings) if settings.partial_note else 0
-    room = max(budget_total - (settings.citation_buffer if settings.citations else 0) - reserve_note, 0)
+    with_note = settings.partial_note and reserve_note <= budget_total - buffer  # a note that fits, or none
+    room = max(budget_total - buffer - (reserve_note if with_note else 0), 0)
 
     # 5. Priority order of the matched segments, by the ranking strategy.
     order = priority_order(weighted, costs, matched_mask)
@@ -522,7 +524,7 @@ def extract_many(
         return assemble(sections, citations=settings.citations, note=note), numbers
 
     chosen = set(packer.chosen)
-    text, numbers = compose(chosen, settings.partial_note)
+    text, numbers = compose(chosen, with_note)
     estimate = settings.estimate
     given_up: list[int] = []
     # Per-piece costs bound the total for the built-in estimators; any other estimator is held to the same
@@ -531,7 +533,7 @@ def extract_many(
         worst = drop_order.pop(0)
         chosen.discard(worst)
         given_up.append(worst)
-        text, numbers = compose(chosen, settings.partial_note)
+        text, numbers = compose(chosen, with_note)
     if not chosen and text and estimate(text) > budget_total:
         text, numbers = "", {}
 
