@@ -9,8 +9,9 @@ run without the GIL.
 BM25 variants (``variant``), N segments, df = segments containing the term, dl / avgdl = segment length / mean:
   0 lucene: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), tf part = tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)).
             Never negative, which matters on a page of 20-500 segments where a term can be in most of them.
-  1 okapi:  idf = ln((N - df + 0.5) / (df + 0.5)), negative values replaced by eps * mean idf of the query terms
-            (eps = ``delta``); rank-bm25's BM25Okapi takes the mean over its whole vocabulary instead.
+  1 okapi:  idf = ln((N - df + 0.5) / (df + 0.5)); values <= 0 replaced by eps * mean idf of the query terms
+            (eps = ``delta``; the mean floored at 0.01 so a match never scores <= 0). rank-bm25's BM25Okapi
+            takes the mean over its whole vocabulary and can return negative scores.
   2 plus:   BM25+ (Lv & Zhai 2011): idf = ln((N + 1) / df), tf part + delta, for terms present in the segment.
   3 l:      BM25L (Lv & Zhai 2011): c = tf / (1 - b + b dl / avgdl), idf = ln((N + 1) / (df + 0.5)),
             tf part = (k1 + 1)(c + delta) / (k1 + c + delta), for terms present in the segment.
@@ -26,6 +27,9 @@ from libc.stdlib cimport calloc, malloc, free
 
 LUCENE = 0
 OKAPI = 1
+# okapi: floor of the mean IDF used for the negative-IDF replacement, so that a matched term never scores <= 0
+# even when every query term is in most segments (rank-bm25 then returns negative scores).
+cdef double OKAPI_MIN_MEAN = 0.01
 PLUS = 2
 BM25L = 3
 
@@ -140,8 +144,10 @@ def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
                 mean_idf += idf[q]
             if variant == 1:
                 mean_idf = mean_idf / <double> n_q
+                if mean_idf <= 0.0:
+                    mean_idf = OKAPI_MIN_MEAN
                 for q in range(n_q):
-                    if idf[q] < 0.0:
+                    if idf[q] <= 0.0:
                         idf[q] = delta * mean_idf
             for d in range(n_docs):
                 dl = <double> (doc_offsets[d + 1] - doc_offsets[d])

@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 LUCENE = 0
 OKAPI = 1
+OKAPI_MIN_MEAN = 0.01  # okapi: floor of the mean IDF, so that a matched term never scores <= 0
 PLUS = 2
 BM25L = 3
 
@@ -112,7 +113,9 @@ def bm25_scores(
             idf.append(math.log((n + 1.0) / (dfq + 0.5)))
     if variant == OKAPI:
         mean_idf = sum(idf) / n_q
-        idf = [delta * mean_idf if v < 0 else v for v in idf]
+        if mean_idf <= 0:
+            mean_idf = OKAPI_MIN_MEAN
+        idf = [delta * mean_idf if v <= 0 else v for v in idf]
     for d in range(n_docs):
         dl = float(offsets[d + 1] - offsets[d])
         norm = 1.0 - b + b * dl / avgdl

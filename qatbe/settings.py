@@ -95,6 +95,13 @@ class Settings:
     bm25: BM25Variant = "lucene"
     k1: float = 1.2
     b: float = 0.75
+    # Scoring (qatbe/score): background-IDF prior strength in pseudo-segments (0 = in-page IDF only), share of the
+    # enclosing heading's score a segment inherits, bonus per close pair of query terms (x mean query IDF), and
+    # the relative relevance floor (fraction of the best score) below which a match counts as not relevant.
+    background_prior: float = 0.0
+    heading_share: float = 0.0
+    proximity: float = 0.25
+    relevance_floor: float = 0.2
     max_segment_tokens: int = 160
     max_input_chars: int = 50_000_000
     # Budget semantics (seed 000/001): the output is at most ``token_budget - reserve_tokens``.
@@ -134,6 +141,10 @@ class Settings:
         object.__setattr__(self, "weights", MappingProxyType(merged))
         _check_number("k1", self.k1, 0.0, 100.0)
         _check_number("b", self.b, 0.0, 1.0)
+        _check_number("background_prior", self.background_prior, 0.0, 1e6)
+        _check_number("heading_share", self.heading_share, 0.0, 10.0)
+        _check_number("proximity", self.proximity, 0.0, 100.0)
+        _check_number("relevance_floor", self.relevance_floor, 0.0, 1.0)
         _check_int("max_segment_tokens", self.max_segment_tokens, 8)
         _check_int("max_input_chars", self.max_input_chars, 1)
         _check_int("reserve_tokens", self.reserve_tokens, 0)

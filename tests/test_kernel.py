@@ -47,7 +47,8 @@ def textbook(
     """BM25 as the papers write it, one term at a time, with the named IDF of each variant.
 
     lucene: Lucene's IDF ln(1 + (N - df + .5)/(df + .5)) (Robertson-Sparck Jones, shifted so it stays positive);
-    okapi: the classic RSJ IDF ln((N - df + .5)/(df + .5)), negatives floored at delta * mean query IDF;
+    okapi: the classic RSJ IDF ln((N - df + .5)/(df + .5)), values <= 0 floored at delta * mean query IDF (that
+    mean itself floored at 0.01);
     plus (BM25+): ln((N + 1)/df) and a +delta lower bound on the tf part of present terms;
     l (BM25L): ln((N + 1)/(df + .5)) and the length-normalised tf c shifted by delta.
     """
@@ -65,7 +66,8 @@ def textbook(
         }[variant]
     if variant == "okapi":
         mean = sum(idf.values()) / len(query)
-        idf = {q: (delta * mean if v < 0 else v) for q, v in idf.items()}
+        mean = mean if mean > 0 else 0.01
+        idf = {q: (delta * mean if v <= 0 else v) for q, v in idf.items()}
     out = []
     for d, c in zip(docs, counts):
         k = k1 * (1 - b + b * len(d) / avgdl)

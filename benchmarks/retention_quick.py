@@ -1,0 +1,139 @@
+"""Quick answer-retention check on the four dev QA sets, for tuning the scoring stage.
+
+    python benchmarks/retention_quick.py [--sets squad,cqa,hotpot,wtq] [--budgets 200,1000,5000] [--limit N]
+        [--baseline] [--option name=value ...]
+
+Retention = share of questions whose output contains any gold answer (case-folded, whitespace-normalised);
+yes/no and not-answerable questions are skipped. ``--baseline`` also runs "paragraphs ranked by rank-bm25"
+(trafilatura text for HTML, blank-line blocks for markdown; packed best-first to the budget; document order).
+The full harness lives in ``qatbe.bench``; this script exists so that every scoring change can be measured in a
+minute. ``--option`` passes Settings fields (``--option bm25=okapi``), parsed as JSON when they parse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import qatbe
+
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+_WS = re.compile(r"\s+")
+_WORD = re.compile(r"\w+")
+
+
+def norm(text: str) -> str:
+    return _WS.sub(" ", text.casefold()).strip()
+
+
+def _jsonl(path: Path) -> Iterator[dict[str, object]]:
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
+
+
+def load(name: str) -> list[tuple[str, str, list[str], str]]:
+    """(source, query, answers, format) per usable question."""
+    folder = {"squad": "squad11-dev", "cqa": "conditionalqa-dev", "hotpot": "hotpotqa-distractor",
+              "wtq": "wikitablequestions"}[name]
+    docs = {d["doc_id"]: d for d in _jsonl(CORPORA / folder / "documents.jsonl")}
+    out = []
+    for q in _jsonl(CORPORA / folder / "queries.jsonl"):
+        if q.get("answer_type") in ("yes_no", "none") or q.get("not_answerable"):
+            continue
+        answers = [str(a) for a in q["answers"] if str(a).strip()]  # type: ignore[attr-defined]
+        if not answers or all(norm(a) in ("yes", "no") for a in answers):
+            continue
+        doc = docs[q["doc_id"]]
+        query = str(q["query_with_scenario"] if name == "cqa" else q["query"])
+        fmt = "html" if name in ("cqa", "wtq") else "markdown"
+        out.append((str(doc[fmt]), query, answers, fmt))
+    return out
+
+
+def baseline(source: str, fmt: str, query: str, budget: int, cache: dict[str, list[str]]) -> str:
+    from rank_bm25 import BM25Okapi
+
+    paras = cache.get(source)
+    if paras is None:
+        if fmt == "html":
+            import trafilatura
+
+            text = trafilatura.extract(source) or ""
+            paras = [p.strip() for p in text.split("\n") if p.strip()]
+        else:
+            paras = [p.strip() for p in re.split(r"\n\s*\n", source) if p.strip()]
+        cache[source] = paras
+    if not paras:
+        return ""
+    toks = [_WORD.findall(p.lower()) or [""] for p in paras]
+    scores = BM25Okapi(toks).get_scores(_WORD.findall(query.lower()))
+    order = sorted(range(len(paras)), key=lambda i: (-scores[i], i))
+    used, keep = 0, []
+    for i in order:
+        cost = (len(paras[i]) + 3) // 4 + 1
+        if used + cost <= budget:
+            keep.append(i)
+            used += cost
+    return "\n\n".join(paras[i] for i in sorted(keep))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sets", default="squad,cqa,hotpot,wtq")
+    ap.add_argument("--budgets", default="200,1000,5000")
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--baseline", action="store_true")
+    ap.add_argument("--option", action="append", default=[])
+    ap.add_argument("--const", action="append", default=[], help="tuning: qatbe.score.bm25 constant NAME=VALUE")
+    args = ap.parse_args(argv)
+    if not CORPORA.is_dir():
+        print(f"no corpora at {CORPORA}", file=sys.stderr)
+        return 2
+    options: dict[str, object] = {}
+    for opt in args.option:
+        key, _, value = opt.partition("=")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    from qatbe.score import bm25 as _bm25
+
+    for c in args.const:
+        key, _, value = c.partition("=")
+        setattr(_bm25, key, float(value))
+    budgets = [int(b) for b in args.budgets.split(",")]
+    extractors = {b: qatbe.Extractor(budget=b, **options) for b in budgets}
+    print(f"backend={qatbe.BACKEND} options={options} const={args.const}")
+    for name in args.sets.split(","):
+        items = load(name)
+        if args.limit:
+            items = items[: args.limit]
+        hits = {b: 0 for b in budgets}
+        base = {b: 0 for b in budgets}
+        cache: dict[str, list[str]] = {}
+        started = time.perf_counter()
+        for source, query, answers, fmt in items:
+            gold = [norm(a) for a in answers]
+            for b in budgets:
+                text = norm(extractors[b].extract(source, query).text)
+                hits[b] += any(g in text for g in gold)
+                if args.baseline:
+                    btext = norm(baseline(source, fmt, query, b, cache))
+                    base[b] += any(g in btext for g in gold)
+        n = len(items)
+        row = "  ".join(f"@{b}: {hits[b] / n:.3f}" for b in budgets)
+        if args.baseline:
+            row += "   baseline " + "  ".join(f"@{b}: {base[b] / n:.3f}" for b in budgets)
+        print(f"{name:7s} n={n:4d}  {row}   ({time.perf_counter() - started:.1f}s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

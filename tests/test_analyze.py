@@ -1,0 +1,130 @@
+"""Tokenization and per-language analysis."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from qatbe.score import languages
+from qatbe.score.analyze import Analyzer, raw_terms
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Python 3.11 and v2", ["python", "3.11", "and", "v2"]),
+        ("1,000 people", ["1000", "people"]),
+        ("the U.S. army", ["the", "us", "army"]),
+        ("see example.com", ["see", "example", "com"]),
+        ("state-of-the-art", ["state", "of", "the", "art", "stateoftheart"]),
+        ("e-mail", ["e", "mail", "email"]),
+        ("John's car", ["john", "car"]),
+        ("don't", ["dont"]),
+        ("l'homme", ["lhomme", "homme"]),
+        ("get_user_name", ["get_user_name", "get", "user", "name"]),
+        ("getUserName", ["getusername", "get", "user", "name"]),
+        ("HTTPServer", ["httpserver", "http", "server"]),
+        ("東京タワー", ["東京", "京タ", "タワ", "ワー"]),
+        ("猫", ["猫"]),
+        ("서울은", ["서울", "울은"]),
+        ("Ärger STRASSE", ["ärger", "strasse"]),
+        ("a—b", ["a", "b"]),
+        ("", []),
+    ],
+)
+def test_raw_terms(text: str, expected: list[str]) -> None:
+    assert raw_terms(text) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_terms_are_nonempty_words_and_deterministic(text: str) -> None:
+    for language in (None, "en", "de", "ja"):
+        a = Analyzer(language)
+        terms = a.terms(text)
+        assert terms == Analyzer(language).terms(text)
+        for t in terms:
+            assert t and not any(ch.isspace() for ch in t)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(categories=["Lu", "Ll", "Nd"]), min_size=1, max_size=30))
+def test_case_never_changes_the_term(word: str) -> None:
+    assume(word.upper().casefold() == word.casefold())  # not so for Turkish dotless i, which is fine
+    a = Analyzer("en")
+    assert a.terms(word.upper().lower()) == a.terms(word.lower())
+
+
+@pytest.mark.parametrize(
+    ("language", "a", "b"),
+    [
+        ("en", "running passports", "run passport"),
+        ("de", "Die Häuser", "Haus"),
+        ("fr", "les élèves", "élève"),
+        ("es", "las canciones", "canción"),
+        ("ru", "кошками", "кошка"),
+    ],
+)
+def test_stemming_meets_inflected_forms(language: str, a: str, b: str) -> None:
+    an = Analyzer(language)
+    assert set(an.terms(b)) <= set(an.terms(a))
+
+
+def test_accents_fold_after_stemming_and_marks_stay_in_other_scripts() -> None:
+    assert Analyzer(None).terms("Café") == Analyzer(None).terms("cafe")
+    assert Analyzer(None).terms("हिन्दी") == ["हिन्दी"]  # the virama is a combining mark that carries meaning
+
+
+def test_unknown_language_means_no_stemming() -> None:
+    assert Analyzer("xx").terms("running") == ["running"]
+    assert Analyzer("zz-Latn").language is None or Analyzer("zz-Latn").terms("running") == ["running"]
+
+
+def test_stopwords_dropped_but_a_stopword_only_query_keeps_its_words() -> None:
+    a = Analyzer("en")
+    assert a.terms("the passport") == ["passport"]
+    terms, only_stop = a.query("to be or not to be")
+    assert [t for t, _ in terms] == ["to", "be", "or", "not"] and only_stop
+    assert a.terms("to be a cat", keep_stopwords=True) == ["to", "be", "a", "cat"]
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("The cat sat on the mat and it was what we wanted to do with the dog all day.", "en"),
+        ("Der Hund ist nicht auf der Straße, aber die Katze ist im Haus und wir sind hier.", "de"),
+        ("Le chat est sur la table et il ne veut pas de lait dans la cuisine pour les enfants.", "fr"),
+        ("El perro está en la casa y no quiere comer con los niños para el día de hoy.", "es"),
+        ("Кошка сидит на столе и не хочет есть, потому что это было так у нас.", "ru"),
+        ("猫はテーブルの上に座っています。", "ja"),
+        ("我们的猫坐在桌子上。", "zh"),
+        ("ok 42", None),
+    ],
+)
+def test_detect(text: str, code: str | None) -> None:
+    assert languages.detect(text) == code
+
+
+@pytest.mark.parametrize(("given_code", "code"), [("en-GB", "en"), ("EN_us", "en"), ("no", "nb"), ("", None),
+                                                  ("12", None)])
+def test_normalize_code(given_code: str, code: str | None) -> None:
+    assert languages.normalize_code(given_code) == code
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("wordfreq") is None or importlib.util.find_spec("stopwordsiso") is None,
+    reason="rebuilding the lexicons needs wordfreq and stopwordsiso (pip install wordfreq stopwordsiso)",
+)
+def test_shipped_lexicons_are_what_the_build_script_makes() -> None:
+    """Two languages keep the suite fast; ``python scripts/build_lexicon.py --check`` checks all of them."""
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_lexicon.py"), "--check", "--only", "en,fr"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr

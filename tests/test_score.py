@@ -1,0 +1,129 @@
+"""The scoring stage's contract: raw non-negative relevance per segment, any_match, a relative floor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qatbe.score import score_segments
+from qatbe.settings import Settings
+from qatbe.types import Segment, SegmentKind
+
+P = SegmentKind.PARAGRAPH
+H = SegmentKind.HEADING
+
+
+def segs(*items: tuple[SegmentKind, str] | str) -> list[Segment]:
+    out = []
+    for i, item in enumerate(items):
+        kind, text = (P, item) if isinstance(item, str) else item
+        level = 2 if kind is H else 0
+        out.append(Segment(kind=kind, text=text, markdown=text, position=i * 100, index=i, level=level))
+    return out
+
+
+# One relevant paragraph among distractors, per language; the query shares only inflected forms with it.
+FIXTURES = {
+    "en": ("How do I renew my passport?",
+           ["The museum opens at nine and closes at five every day of the week.",
+            "You can renew your passport online; renewals take three weeks.",
+            "Trains to the airport leave every twenty minutes from platform two."]),
+    "de": ("Wie erneuere ich meinen Reisepass?",
+           ["Das Museum öffnet um neun Uhr und schließt um fünf Uhr am Abend.",
+            "Reisepässe können Sie online erneuern; die Erneuerung dauert drei Wochen.",
+            "Die Züge zum Flughafen fahren alle zwanzig Minuten vom Bahnsteig zwei."]),
+    "fr": ("Comment renouveler mon passeport ?",
+           ["Le musée ouvre à neuf heures et ferme à cinq heures tous les jours.",
+            "Vous pouvez renouveler vos passeports en ligne ; le renouvellement prend trois semaines.",
+            "Les trains pour l'aéroport partent toutes les vingt minutes du quai deux."]),
+    "es": ("¿Cómo renuevo mi pasaporte?",
+           ["El museo abre a las nueve y cierra a las cinco todos los días de la semana.",
+            "Puede renovar sus pasaportes en línea; la renovación tarda tres semanas.",
+            "Los trenes al aeropuerto salen cada veinte minutos desde el andén dos."]),
+    "ru": ("Как продлить паспорт?",
+           ["Музей открывается в девять и закрывается в пять каждый день недели.",
+            "Продление паспорта можно оформить онлайн; это занимает три недели, паспорта выдают быстро.",
+            "Поезда в аэропорт отправляются каждые двадцать минут со второй платформы."]),
+    "zh": ("如何更新护照？",
+           ["博物馆每天九点开门，五点关门。",
+            "您可以在网上更新护照，更新需要三周时间。",
+            "去机场的火车每二十分钟从二号站台出发。"]),
+    "ja": ("パスポートの更新方法は？",
+           ["博物館は毎日九時に開館し、五時に閉館します。",
+            "パスポートはオンラインで更新できます。更新には三週間かかります。",
+            "空港行きの電車は二番線から二十分ごとに出発します。"]),
+}
+
+
+@pytest.mark.parametrize("code", sorted(FIXTURES))
+@pytest.mark.parametrize("declared", [True, False], ids=["declared", "detected"])
+def test_relevant_paragraph_ranks_first_in_each_language(code: str, declared: bool) -> None:
+    query, texts = FIXTURES[code]
+    scores = score_segments(segs(*texts), query, Settings(language=code if declared else None))
+    assert int(np.argmax(scores.raw)) == 1
+    assert scores.raw[1] > 0
+    if code in ("en", "de", "fr", "es", "ru"):
+        assert scores.language == code
+
+
+def test_no_query_scores_nothing() -> None:
+    for query in (None, "", "   "):
+        s = score_segments(segs("a passport"), query, Settings())
+        assert not s.any_match and s.raw.tolist() == [0.0] and s.query_terms == ()
+
+
+def test_stop_word_only_query_still_matches() -> None:
+    s = score_segments(segs("to be or not to be", "a cat"), "to be or not to be", Settings(language="en"))
+    assert s.any_match and s.raw[0] > s.raw[1]
+
+
+def test_heading_terms_reach_the_paragraphs_under_them() -> None:
+    doc = segs((H, "Fees"), "It costs 75 pounds.", (H, "Opening hours"), "Nine to five.")
+    s = score_segments(doc, "what are the fees", Settings(language="en", heading_share=0.3))
+    assert s.raw[0] > 0 and s.raw[1] == pytest.approx(0.3 * s.raw[0]) and s.raw[3] == 0
+    off = score_segments(doc, "what are the fees", Settings(language="en", heading_share=0.0))
+    assert off.raw[1] == 0
+
+
+def test_close_query_terms_beat_scattered_ones() -> None:
+    filler = " ".join(["lorem"] * 30)
+    doc = segs(f"capital city {filler} france", f"france capital city {filler}")
+    s = score_segments(doc, "capital of france", Settings(language="en", proximity=0.25))
+    assert s.raw[1] > s.raw[0]
+    off = score_segments(doc, "capital of france", Settings(language="en", proximity=0.0))
+    assert off.raw[1] == pytest.approx(off.raw[0])
+
+
+def test_background_prior_lowers_common_words() -> None:
+    """Both words are in one segment of the page, but the background says "city" is common, "zeppelin" rare."""
+    doc = segs("city rules", "zeppelin rules", "other text", "more text")
+    plain = score_segments(doc, "city zeppelin", Settings(language="en"))
+    prior = score_segments(doc, "city zeppelin", Settings(language="en", background_prior=30.0))
+    assert plain.raw[0] == pytest.approx(plain.raw[1])
+    assert prior.raw[1] > prior.raw[0] > 0
+
+
+words = st.sampled_from("passport renew fee fees museum train airport the a of to capital france city".split())
+texts = st.lists(words, max_size=25).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(texts, max_size=12), st.lists(words, max_size=5).map(" ".join),
+       st.sampled_from(["lucene", "okapi", "plus", "l"]), st.sampled_from([0.0, 20.0]), st.sampled_from([0.0, 0.3]))
+def test_scores_are_nonnegative_deterministic_and_the_floor_is_relative(
+    paragraphs: list[str], query: str, variant: str, prior: float, share: float
+) -> None:
+    doc = [(H, p) if i % 4 == 0 else p for i, p in enumerate(paragraphs)]
+    doc = segs(*doc)
+    cfg = Settings(language="en", bm25=variant, background_prior=prior, heading_share=share)
+    s = score_segments(doc, query, cfg)
+    assert s.raw.dtype == np.float64 and s.raw.shape == (len(doc),)
+    assert (s.raw >= 0).all()
+    assert s.any_match == bool((s.raw > 0).any())
+    np.testing.assert_array_equal(s.raw, score_segments(doc, query, cfg).raw)
+    assert s.relevant is not None
+    assert not (s.relevant & (s.raw <= 0)).any()
+    if s.any_match:
+        assert s.relevant[int(np.argmax(s.raw))]
