@@ -1,0 +1,455 @@
+"""``qatbe bench extraction``: main-content extraction scores next to trafilatura, in one run.
+
+Datasets (dev halves under ``../shared/corpora``; each folder's README defines the metric used here):
+
+* ``scrapinghub-aeb`` — 4-gram shingle precision/recall over ``re.findall(r"\\w+")`` tokens, shingle multisets
+  normalised to sum 1, averaged over pages, F1 from the averages (the benchmark's evaluate.py).
+* ``wcxb`` — word-bag F1 on ``\\w+`` of the lower-cased text against ``main_content`` (mean over pages), plus the
+  share of ``with`` snippets found and of ``without`` snippets absent; overall and per page type.
+* ``trafilatura-eval`` — snippet test: a ``with`` snippet found is a true positive, a ``without`` snippet found a
+  false positive; precision, recall, F1 and accuracy over all snippets (whitespace-normalised substring test).
+* ``conditionalqa-dev`` and ``wikitablequestions`` — answer survival: with an unlimited budget, the share of
+  gold answers present in the output (case- and whitespace-insensitive; all items of a multi-item answer must be
+  present; yes/no answers of ConditionalQA are not text and are skipped).
+
+Systems: ``qatbe`` is ``qatbe.extract(html, None, budget=20000).text`` (unlimited budget for the QA sets);
+``trafilatura`` is ``trafilatura.extract(html, output_format="markdown")`` and ``trafilatura-fast`` the same with
+``fast=True``. Trafilatura is slow, so its outputs can be cached in a JSON file (``--cache``) keyed by the page's
+hash, the mode and trafilatura's version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import re
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "conditionalqa-dev", "wikitablequestions")
+SYSTEMS = ("qatbe", "trafilatura", "trafilatura-fast")
+EXTRACTION_BUDGET = 20_000
+UNLIMITED = 10**9
+
+_WORD = re.compile(r"\w+")
+
+
+def default_corpora() -> Path:
+    return Path(__file__).resolve().parents[3] / "shared" / "corpora"
+
+
+# -- pages ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of one dataset and what its gold standard says about it."""
+
+    dataset: str
+    id: str
+    html: bytes
+    page_type: str = ""
+    url: str = ""
+    truth: str = ""
+    with_: tuple[str, ...] = ()
+    without: tuple[str, ...] = ()
+    answers: tuple[tuple[str, ...], ...] = ()  # one tuple per question: every item must be present
+
+
+def _read_gz(path: Path) -> bytes:
+    with gzip.open(path, "rb") as handle:
+        return handle.read()
+
+
+def load_scrapinghub(root: Path) -> list[Page]:
+    truth = json.loads((root / "ground-truth.json").read_text(encoding="utf-8"))
+    pages = []
+    for key in sorted(truth):
+        path = root / "html" / f"{key}.html.gz"
+        if path.exists():
+            item = truth[key]
+            pages.append(Page("scrapinghub-aeb", key, _read_gz(path), "article", item.get("url", ""),
+                              item.get("articleBody", "")))
+    return pages
+
+
+def load_wcxb(root: Path) -> list[Page]:
+    pages = []
+    for line in (root / "index.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        gt = json.loads((root / row["ground_truth"]).read_text(encoding="utf-8"))["ground_truth"]
+        pages.append(Page("wcxb", row["id"], _read_gz(root / row["html"]), row.get("page_type", ""),
+                          row.get("url", ""), gt.get("main_content") or "", tuple(gt.get("with") or ()),
+                          tuple(gt.get("without") or ())))
+    return pages
+
+
+def load_trafilatura_eval(root: Path) -> list[Page]:
+    data = json.loads((root / "evaldata.json").read_text(encoding="utf-8"))
+    pages = []
+    for url in sorted(data):
+        item = data[url]
+        path = root / item["local_file"]
+        pages.append(Page("trafilatura-eval", Path(item["local_file"]).stem, path.read_bytes(), "", url, "",
+                          tuple(item.get("with") or ()), tuple(item.get("without") or ())))
+    return pages
+
+
+def _qa_pages(root: Path, name: str, keep: Callable[[dict[str, Any]], bool]) -> list[Page]:
+    answers: dict[str, list[tuple[str, ...]]] = {}
+    for line in (root / "queries.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            if keep(row) and row.get("answers"):
+                answers.setdefault(row["doc_id"], []).append(tuple(str(a) for a in row["answers"]))
+    pages = []
+    for line in (root / "documents.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            if row["doc_id"] in answers and row.get("html"):
+                pages.append(Page(name, row["doc_id"], row["html"].encode("utf-8"), "", row.get("url", ""),
+                                  answers=tuple(answers[row["doc_id"]])))
+    return pages
+
+
+def load_conditionalqa(root: Path) -> list[Page]:
+    # Each span answer is one gold string; questions with several span answers contribute each separately.
+    pages = _qa_pages(root, "conditionalqa-dev", lambda r: r.get("answer_type") == "span")
+    return [
+        Page(p.dataset, p.id, p.html, p.page_type, p.url, answers=tuple((a,) for group in p.answers for a in group))
+        for p in pages
+    ]
+
+
+def load_wikitables(root: Path) -> list[Page]:
+    return _qa_pages(root, "wikitablequestions", lambda r: True)
+
+
+LOADERS: dict[str, Callable[[Path], list[Page]]] = {
+    "scrapinghub-aeb": load_scrapinghub,
+    "wcxb": load_wcxb,
+    "trafilatura-eval": load_trafilatura_eval,
+    "conditionalqa-dev": load_conditionalqa,
+    "wikitablequestions": load_wikitables,
+}
+
+
+# -- metrics ----------------------------------------------------------------------------------------------------
+
+
+def shingles(text: str, n: int = 4) -> Counter[tuple[str, ...]]:
+    tokens = _WORD.findall(text)
+    return Counter(tuple(tokens[i : i + n]) for i in range(0, max(1, len(tokens) - n + 1)) if tokens[i : i + n])
+
+
+def shingle_scores(truth: str, pred: str) -> tuple[float, float]:
+    """(precision, recall) over 4-gram shingle multisets, as scrapinghub's evaluate.py computes them.
+
+    That script normalises each page's (TP, FP, FN) to sum 1 so long pages do not weigh more; per-page precision
+    and recall are ratios, so the normalisation does not change them.
+    """
+    t, p = shingles(truth), shingles(pred)
+    tp = fp = fn = 0.0
+    for key in set(t) | set(p):
+        tc, pc = t.get(key, 0), p.get(key, 0)
+        tp += min(tc, pc)
+        fp += max(0.0, pc - tc)
+        fn += max(0.0, tc - pc)
+    precision = tp / (tp + fp) if tp + fp > 0 else 0.0
+    recall = tp / (tp + fn) if tp + fn > 0 else 0.0
+    return precision, recall
+
+
+def word_f1(truth: str, pred: str) -> tuple[float, float, float]:
+    t = Counter(_WORD.findall(truth.lower()))
+    p = Counter(_WORD.findall(pred.lower()))
+    overlap = sum((t & p).values())
+    if not overlap:
+        return 0.0, 0.0, 0.0
+    precision = overlap / sum(p.values())
+    recall = overlap / sum(t.values())
+    return precision, recall, 2 * precision * recall / (precision + recall)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _norm_lower(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def f1(precision: float, recall: float) -> float:
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+@dataclass
+class PageScore:
+    page: Page
+    system: str
+    seconds: float
+    values: dict[str, float] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def score_page(page: Page, system: str, text: str, seconds: float) -> PageScore:
+    score = PageScore(page, system, seconds)
+    if page.dataset == "scrapinghub-aeb":
+        precision, recall = shingle_scores(page.truth, text)
+        score.values.update(precision=precision, recall=recall, f1=f1(precision, recall))
+    elif page.dataset == "wcxb":
+        precision, recall, value = word_f1(page.truth, text)
+        low = _norm_lower(text)
+        found = sum(1 for s in page.with_ if _norm_lower(s) in low)
+        leaked = sum(1 for s in page.without if _norm_lower(s) in low)
+        score.values.update(precision=precision, recall=recall, f1=value)
+        score.counts.update(with_found=found, with_total=len(page.with_), without_found=leaked,
+                            without_total=len(page.without))
+    elif page.dataset == "trafilatura-eval":
+        norm = _norm(text)
+        tp = sum(1 for s in page.with_ if _norm(s) in norm)
+        fp = sum(1 for s in page.without if _norm(s) in norm)
+        score.counts.update(tp=tp, fn=len(page.with_) - tp, fp=fp, tn=len(page.without) - fp)
+        precision = tp / (tp + fp) if tp + fp else 0.0
+        recall = tp / len(page.with_) if page.with_ else 0.0
+        score.values.update(precision=precision, recall=recall, f1=f1(precision, recall))
+    else:
+        low = _norm_lower(text)
+        kept = sum(1 for group in page.answers if all(_norm_lower(a) in low for a in group))
+        score.counts.update(kept=kept, total=len(page.answers))
+        score.values.update(f1=kept / len(page.answers) if page.answers else 1.0)
+    return score
+
+
+def summarize(scores: Sequence[PageScore]) -> dict[str, float]:
+    """Dataset-level numbers for one system's page scores (the aggregation each benchmark prescribes)."""
+    if not scores:
+        return {}
+    dataset = scores[0].page.dataset
+    out: dict[str, float] = {"pages": len(scores), "median_ms": statistics.median(s.seconds for s in scores) * 1e3}
+    if dataset == "scrapinghub-aeb":
+        precision = statistics.fmean(s.values["precision"] for s in scores)
+        recall = statistics.fmean(s.values["recall"] for s in scores)
+        out.update(precision=precision, recall=recall, f1=f1(precision, recall))
+    elif dataset == "wcxb":
+        out.update(precision=statistics.fmean(s.values["precision"] for s in scores),
+                   recall=statistics.fmean(s.values["recall"] for s in scores),
+                   f1=statistics.fmean(s.values["f1"] for s in scores))
+        wt = sum(s.counts["with_total"] for s in scores)
+        nt = sum(s.counts["without_total"] for s in scores)
+        out["with"] = sum(s.counts["with_found"] for s in scores) / wt if wt else 0.0
+        out["without_absent"] = 1 - sum(s.counts["without_found"] for s in scores) / nt if nt else 0.0
+    elif dataset == "trafilatura-eval":
+        tp, fn, fp, tn = (sum(s.counts[k] for s in scores) for k in ("tp", "fn", "fp", "tn"))
+        precision = tp / (tp + fp) if tp + fp else 0.0
+        recall = tp / (tp + fn) if tp + fn else 0.0
+        out.update(precision=precision, recall=recall, f1=f1(precision, recall),
+                   accuracy=(tp + tn) / max(tp + fn + fp + tn, 1))
+    else:
+        kept = sum(s.counts["kept"] for s in scores)
+        total = sum(s.counts["total"] for s in scores)
+        out.update(answers=total, survival=kept / total if total else 0.0)
+    return out
+
+
+# -- systems ----------------------------------------------------------------------------------------------------
+
+
+def _budget(page: Page) -> int:
+    return UNLIMITED if page.answers else EXTRACTION_BUDGET
+
+
+def run_qatbe(page: Page) -> tuple[str, float]:
+    import qatbe
+
+    start = time.perf_counter()
+    text = qatbe.extract(page.html, None, budget=_budget(page), format="html").text
+    return text, time.perf_counter() - start
+
+
+def run_trafilatura(page: Page, fast: bool) -> tuple[str, float]:
+    import trafilatura
+
+    start = time.perf_counter()
+    text = trafilatura.extract(page.html, output_format="markdown", fast=fast) or ""
+    return text, time.perf_counter() - start
+
+
+def _trafilatura_job(args: tuple[Page, bool]) -> tuple[str, float]:
+    return run_trafilatura(*args)
+
+
+class Cache:
+    """Trafilatura outputs keyed by page hash, mode and version (so a new version is measured afresh)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.data: dict[str, list[Any]] = {}
+        if path is not None and path.exists():
+            self.data = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            import trafilatura
+
+            self.version = str(trafilatura.__version__)
+        except ImportError:
+            self.version = "missing"
+
+    def key(self, page: Page, system: str) -> str:
+        return f"{system}:{self.version}:{hashlib.sha1(page.html).hexdigest()}"
+
+    def save(self) -> None:
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(self.data), encoding="utf-8")
+
+
+def run_system(system: str, pages: Sequence[Page], cache: Cache, jobs: int) -> list[tuple[str, float]]:
+    if system == "qatbe":
+        run_qatbe(pages[0]) if pages else None  # warm-up: imports and first-call costs are not per-page costs
+        return [run_qatbe(p) for p in pages]
+    fast = system == "trafilatura-fast"
+    results: list[tuple[str, float] | None] = [None] * len(pages)
+    todo = []
+    for i, page in enumerate(pages):
+        hit = cache.data.get(cache.key(page, system))
+        if hit is not None:
+            results[i] = (hit[0], hit[1])
+        else:
+            todo.append(i)
+    if todo:
+        if jobs > 1:
+            with ProcessPoolExecutor(jobs) as pool:
+                outs = list(pool.map(_trafilatura_job, [(pages[i], fast) for i in todo], chunksize=4))
+        else:
+            outs = [run_trafilatura(pages[i], fast) for i in todo]
+        for i, out in zip(todo, outs):
+            results[i] = out
+            cache.data[cache.key(pages[i], system)] = [out[0], out[1]]
+    return [r if r is not None else ("", 0.0) for r in results]
+
+
+# -- report -----------------------------------------------------------------------------------------------------
+
+_COLUMNS: dict[str, tuple[str, ...]] = {
+    "scrapinghub-aeb": ("f1", "precision", "recall", "median_ms"),
+    "wcxb": ("f1", "precision", "recall", "with", "without_absent", "median_ms"),
+    "trafilatura-eval": ("f1", "precision", "recall", "accuracy", "median_ms"),
+    "conditionalqa-dev": ("survival", "answers", "median_ms"),
+    "wikitablequestions": ("survival", "answers", "median_ms"),
+}
+
+
+def _fmt(value: float | None, column: str) -> str:
+    if value is None:
+        return "-"
+    if column in ("answers", "pages"):
+        return str(int(value))
+    if column == "median_ms":
+        return f"{value:.1f}"
+    return f"{value:.3f}"
+
+
+def table(title: str, columns: Sequence[str], rows: Iterable[tuple[str, dict[str, float]]]) -> str:
+    head = ["system", "pages", *columns]
+    lines = [f"### {title}", "", "| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for name, summary in rows:
+        cells = [name, _fmt(summary.get("pages"), "pages")] + [_fmt(summary.get(c), c) for c in columns]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _worst(dataset: str, scores: dict[str, list[PageScore]], k: int) -> str:
+    ours = scores.get("qatbe", [])
+    theirs = {s.page.id: s for s in scores.get("trafilatura", [])}
+    ranked = sorted(ours, key=lambda s: (s.values["f1"] - theirs[s.page.id].values["f1"]
+                                         if s.page.id in theirs else s.values["f1"], s.page.id))
+    lines = [f"worst {dataset} pages (qatbe f1 - trafilatura f1):"]
+    for s in ranked[:k]:
+        other = theirs.get(s.page.id)
+        extra = " ".join(f"{k}={v}" for k, v in s.counts.items())
+        lines.append(f"  {s.page.id} [{s.page.page_type}] qatbe={s.values['f1']:.3f} "
+                     f"trafilatura={other.values['f1'] if other else float('nan'):.3f} {extra} {s.page.url}")
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="qatbe bench extraction", description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", default=",".join(DATASETS),
+                        help=f"comma-separated subset of {', '.join(DATASETS)}")
+    parser.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated subset of {SYSTEMS}")
+    parser.add_argument("--corpora", type=Path, default=None, help="folder holding the datasets")
+    parser.add_argument("--limit", type=int, default=None, help="first N pages of each dataset")
+    parser.add_argument("--worst", type=int, default=10, help="list the K pages where qatbe trails most")
+    parser.add_argument("--json", type=Path, default=None, help="write summaries and per-page scores here")
+    parser.add_argument("--cache", type=Path, default=None, help="JSON file caching trafilatura outputs")
+    parser.add_argument("--jobs", type=int, default=1, help="processes for trafilatura")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    corpora = args.corpora or default_corpora()
+    datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    for name in datasets:
+        if name not in LOADERS:
+            print(f"qatbe bench extraction: unknown dataset {name!r}", file=sys.stderr)
+            return 2
+    for name in systems:
+        if name not in SYSTEMS:
+            print(f"qatbe bench extraction: unknown system {name!r}", file=sys.stderr)
+            return 2
+    if not corpora.is_dir():
+        print(f"qatbe bench extraction: corpora folder not found: {corpora}", file=sys.stderr)
+        return 2
+    cache = Cache(args.cache)
+    report: dict[str, Any] = {"datasets": {}}
+    for name in datasets:
+        pages = LOADERS[name](corpora / name)
+        if args.limit is not None:
+            pages = pages[: args.limit]
+        scores: dict[str, list[PageScore]] = {}
+        for system in systems:
+            outputs = run_system(system, pages, cache, args.jobs)
+            scores[system] = [score_page(p, system, text, secs) for p, (text, secs) in zip(pages, outputs)]
+        cache.save()
+        columns = _COLUMNS[name]
+        print(table(name, columns, ((s, summarize(scores[s])) for s in systems)))
+        print()
+        entry: dict[str, Any] = {"summary": {s: summarize(scores[s]) for s in systems}, "pages": {}}
+        types = sorted({p.page_type for p in pages if p.page_type})
+        if len(types) > 1:
+            rows = []
+            for page_type in types:
+                for system in systems:
+                    subset = [s for s in scores[system] if s.page.page_type == page_type]
+                    rows.append((f"{page_type} · {system}", summarize(subset)))
+            print(table(f"{name} by page type", columns, rows))
+            print()
+            entry["by_type"] = {f"{t}/{s}": summarize([x for x in scores[s] if x.page.page_type == t])
+                                for t in types for s in systems}
+        if args.worst and "qatbe" in scores:
+            print(_worst(name, scores, args.worst))
+            print()
+        for system in systems:
+            entry["pages"][system] = {s.page.id: {**s.values, **s.counts, "ms": s.seconds * 1e3}
+                                      for s in scores[system]}
+        report["datasets"][name] = entry
+    if args.json is not None:
+        args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,581 @@
+"""HTML to typed segments: one iterative walk over the Lexbor tree, then boilerplate decided by evidence.
+
+The walk (``_Walker``) turns the tree into raw blocks in document order (heading, paragraph, list, table, code,
+quote, caption, byline). Each block remembers the nearest enclosing element that carried evidence (a ``_Ctx``:
+``<nav>``, ``class="sidebar"``, ``hidden``, ``<main>``, ...) and how much of its text sits inside links. Nothing is
+dropped during the walk except text no reader sees (scripts, styles, forms, SVG, ...).
+
+The decision (``_decide``) then weighs that evidence with page-level facts: how much of the page's prose lies
+under each flagged element, whether a ``<main>``/``<article>`` holds most of the prose, link density, runs of
+link-heavy blocks. Boilerplate is emitted as NAVIGATION (``boilerplate=True``) so ``qatbe.segment`` can show it;
+``extract`` leaves it out unless asked.
+
+Source positions: selectolax does not expose offsets, so each block's first plain word is searched for in the
+HTML from a cursor that only moves forward (bounded window), which keeps positions monotonic and the cost linear.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from selectolax.lexbor import LexborHTMLParser
+
+from ..settings import Settings
+from ..types import Metadata, ParsedDocument, SegmentKind
+from .builder import ListItem, SegmentBuilder
+from .html_boilerplate import (
+    NONE,
+    STRONG,
+    WEAK,
+    is_hidden,
+    metadata_name,
+    negative_evidence,
+    positive_evidence,
+)
+from .html_guard import limit_nesting
+from .html_metadata import read_metadata
+from .html_tables import CHEAP_INLINE, SKIP_TAGS, TableData, flat_text, read_table
+
+_TEXT = "-text"
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_LISTS = frozenset({"ul", "ol", "menu", "dl"})
+# Elements that end the current run of inline text.
+_BLOCKS = frozenset(
+    {"p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "address", "center", "hgroup",
+     "fieldset", "legend", "form", "details", "figure", "tr", "td", "th", "tbody", "thead", "tfoot", "table",
+     "body", "dialog", "search", "li", "dt", "dd", "blockquote", "pre", "figcaption", "caption", "summary", "hr",
+     "ul", "ol", "dl", "menu", "h1", "h2", "h3", "h4", "h5", "h6", "frameset", "article", "label", "option"}
+)
+_SCRIPT_LIKE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "select",
+                "textarea", "button", "math")
+_CODE_LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight-source|brush:?)[-:\s]?([A-Za-z0-9_+#.-]+)", re.I)
+_WORD = re.compile(r"[A-Za-z0-9]{4,}")
+_SEARCH_WINDOW = 1 << 17
+_BYLINE_MAX = 200
+
+# Frame kinds (what to do when an element is left).
+_K_INLINE = 0
+_K_LINK = 1
+_K_BLOCK = 2
+_K_SPACE = 3
+_K_HEADING = 4
+_K_LIST = 5
+_K_ITEM = 6
+_K_QUOTE = 7
+_K_CAPTION = 8
+_K_SUMMARY = 9
+
+# Modes (what a run of inline text becomes when it ends).
+_M_PARA = 0
+_M_HEADING = 1
+_M_ITEM = 2
+_M_QUOTE = 3
+_M_CAPTION = 4
+_M_SUMMARY = 5
+_LEAF_MODES = frozenset({_M_HEADING, _M_ITEM, _M_CAPTION, _M_SUMMARY})
+
+
+class _Ctx:
+    """An element that carried evidence; blocks point at their nearest one, which points at its parent."""
+
+    __slots__ = ("parent", "neg", "pos", "hidden", "byline", "tag", "chars", "good", "total", "total_good",
+                 "boiler", "main", "order", "name", "prose",
+                 "pos_prose", "flagged")
+
+    def __init__(self, parent: _Ctx | None, tag: str, neg: int, pos: bool, hidden: bool, byline: bool,
+                 order: int) -> None:
+        self.parent = parent
+        self.tag = tag
+        self.neg = neg
+        self.pos = pos
+        self.hidden = hidden
+        self.byline = byline
+        self.chars = 0  # text directly attributed to this context
+        self.good = 0  # ... of which not inside links
+        self.total = 0
+        self.total_good = 0
+        self.boiler = False
+        self.main = False
+        self.order = order
+        self.name = ""  # class/id, for debugging and reports
+        self.prose = 0  # prose under this element (see _prose)
+        self.pos_prose = 0  # the most prose held by one <main>/<article> below it
+        self.flagged = False  # this element or an ancestor carries negative or hiding evidence
+
+
+class _Block:
+    __slots__ = ("kind", "text", "ctx", "chars", "link", "level", "items", "table", "lang", "boiler", "meta")
+
+    def __init__(self, kind: str, text: str, ctx: _Ctx, chars: int, link: int, level: int = 0) -> None:
+        self.kind = kind  # "h", "p", "quote", "caption", "summary", "list", "table", "code"
+        self.text = text
+        self.ctx = ctx
+        self.chars = chars
+        self.link = link
+        self.level = level
+        self.items: list[tuple[str, int, bool, int, _Ctx]] = []
+        self.table: TableData | None = None
+        self.lang: str | None = None
+        self.boiler = False
+        self.meta = False
+
+
+@dataclass(frozen=True, slots=True)
+class _ListState:
+    ordered: bool
+    counter: list[int]
+
+
+class _Walker:
+    """One pass over the body, producing raw blocks and evidence contexts (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.root = _Ctx(None, "body", NONE, False, False, False, 0)
+        self.ctxs: list[_Ctx] = [self.root]
+        self.ctx = self.root
+        self.blocks: list[_Block] = []
+        self.buf: list[str] = []
+        self.link = 0
+        self.in_link = 0
+        self.modes: list[tuple[int, int]] = [(_M_PARA, 0)]
+        self.lists: list[_ListState] = []
+        self.list_block: _Block | None = None
+        self.in_article = 0
+
+    # -- emitting ----------------------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        buf = self.buf
+        if not buf:
+            return
+        # Collapsed here, once per block, so that lengths and densities measure visible text, not indentation.
+        text = " ".join("".join(buf).split())
+        buf.clear()
+        link = self.link
+        self.link = 0
+        if not text:
+            return
+        mode, level = self.modes[-1]
+        ctx = self.ctx
+        if mode == _M_ITEM:
+            block = self.list_block
+            if block is None:  # an item outside any list: a list of one
+                block = self._open_list_block()
+            state = self.lists[-1] if self.lists else _ListState(False, [1])
+            depth = max(len(self.lists) - 1, 0) + level
+            block.items.append((text, depth, state.ordered, state.counter[0], ctx))
+            block.chars += len(text)
+            block.link += link
+            return
+        kind = ("p", "h", "p", "quote", "caption", "summary")[mode]
+        self.blocks.append(_Block(kind, text, ctx, len(text), link, level))
+
+    def _open_list_block(self) -> _Block:
+        block = _Block("list", "", self.ctx, 0, 0)
+        self.blocks.append(block)
+        self.list_block = block
+        return block
+
+    def _break_list(self) -> None:
+        """A structure that cannot live inside a list item interrupts the list: later items start a new block."""
+        if self.lists:
+            self.list_block = None
+
+    # -- the walk ----------------------------------------------------------------------------------------
+
+    def walk(self, body: Any) -> None:
+        stack: list[tuple[Any, int, _Ctx | None]] = [(body.iter(include_text=True), _K_BLOCK, None)]
+        buf = self.buf
+        blocks_set = _BLOCKS
+        while stack:
+            for node in stack[-1][0]:
+                tag = node.tag
+                if tag == _TEXT:
+                    s = node.text_content
+                    if s:
+                        buf.append(s)
+                        if self.in_link:
+                            self.link += len(s.strip())
+                    continue
+                if tag in SKIP_TAGS or tag[0] in "-!_":
+                    continue
+                if tag == "br":
+                    buf.append(" ")
+                    continue
+                if tag in CHEAP_INLINE:
+                    if tag == "a":
+                        self.in_link += 1
+                        stack.append((node.iter(include_text=True), _K_LINK, None))
+                    else:
+                        stack.append((node.iter(include_text=True), _K_INLINE, None))
+                    break
+                if tag == "hr":
+                    self.flush()
+                    continue
+                attrs = node.attributes
+                saved: _Ctx | None = None
+                # <noscript> is what a reader without JavaScript sees (Discourse serves its posts there): kept
+                # like hidden content, i.e. only when it holds the page's prose.
+                hidden = tag == "noscript" or is_hidden(attrs)
+                if hidden and tag not in blocks_set and "-" not in tag:
+                    continue  # hidden inline text (icons, screen-reader labels) is simply not there
+                if tag == "form" and not _form_holds_content(node):
+                    continue
+                neg = negative_evidence(tag, attrs)
+                if neg and tag == "header" and self.in_article:
+                    neg = NONE  # an article's own header holds its title and byline
+                pos = positive_evidence(tag, attrs)
+                byline = tag == "address" or (tag not in _HEADINGS and metadata_name(attrs))
+                if neg or pos or hidden or byline:
+                    saved = self.ctx
+                    self.ctx = _Ctx(saved, tag, neg, pos, hidden, byline, len(self.ctxs))
+                    self.ctx.name = f"{attrs.get('id') or ''}.{attrs.get('class') or ''}"[:80]
+                    self.ctxs.append(self.ctx)
+                    if pos:
+                        self.in_article += 1
+                kind = self._enter(node, tag, attrs)
+                if kind < 0:  # consumed whole (table, pre)
+                    if saved is not None:
+                        if self.ctx.pos:
+                            self.in_article -= 1
+                        self.ctx = saved
+                    continue
+                stack.append((node.iter(include_text=True), kind, saved))
+                break
+            else:
+                _, kind, saved = stack.pop()
+                if kind == _K_LINK:
+                    self.in_link -= 1
+                elif kind != _K_INLINE:
+                    self._leave(kind)
+                if saved is not None:
+                    if self.ctx.pos:
+                        self.in_article -= 1
+                    self.ctx = saved
+        self.flush()
+
+    def _enter(self, node: Any, tag: str, attrs: dict[str, str | None]) -> int:
+        mode = self.modes[-1][0]
+        level = _HEADINGS.get(tag)
+        if level is not None:
+            self.flush()
+            self._break_list()
+            self.modes.append((_M_HEADING, level))
+            return _K_HEADING
+        if tag in _LISTS:
+            self.flush()
+            if self.list_block is None:
+                self._open_list_block()
+            start = attrs.get("start")
+            first = int(start) if start and start.strip().isdigit() and len(start) < 9 else 1
+            self.lists.append(_ListState(tag == "ol", [first - 1]))
+            self.modes.append((_M_PARA, 0))
+            return _K_LIST
+        if tag == "li" or tag == "dt" or tag == "dd":
+            self.flush()
+            if self.list_block is None:
+                self._open_list_block()
+            if self.lists and tag == "li":
+                self.lists[-1].counter[0] += 1
+            self.modes.append((_M_ITEM, 1 if tag == "dd" else 0))
+            return _K_ITEM
+        if tag == "table":
+            self.flush()
+            self._break_list()
+            data = read_table(node)
+            if data is None:  # a layout table: its cells are page regions, walked like any container
+                return _K_SPACE if mode in _LEAF_MODES else _K_BLOCK
+            block = _Block("table", "", self.ctx, data.chars, data.link_chars)
+            block.table = data
+            self.blocks.append(block)
+            return -1
+        if tag == "pre":
+            self.flush()
+            self._break_list()
+            code = node.text(deep=True)
+            block = _Block("code", code, self.ctx, len(code), 0)
+            block.lang = _code_language(node, attrs)
+            self.blocks.append(block)
+            return -1
+        if tag == "blockquote" and mode not in _LEAF_MODES:
+            self.flush()
+            self.modes.append((_M_QUOTE, 0))
+            return _K_QUOTE
+        if tag == "figcaption" or tag == "caption":
+            self.flush()
+            self.modes.append((_M_CAPTION, 0))
+            return _K_CAPTION
+        if tag == "summary" and mode not in _LEAF_MODES:
+            self.flush()
+            self.modes.append((_M_SUMMARY, 0))
+            return _K_SUMMARY
+        if tag in _BLOCKS or "-" in tag:
+            if mode in _LEAF_MODES:
+                self.buf.append(" ")
+                return _K_SPACE
+            self.flush()
+            return _K_BLOCK
+        return _K_INLINE
+
+    def _leave(self, kind: int) -> None:
+        if kind == _K_SPACE:
+            self.buf.append(" ")
+            return
+        self.flush()
+        if kind == _K_BLOCK:
+            return
+        self.modes.pop()  # list, heading, item, quote, caption, summary each pushed one mode
+        if kind == _K_LIST:
+            self.lists.pop()
+            if not self.lists:
+                self.list_block = None
+
+
+def _form_holds_content(node: Any) -> bool:
+    """Forms never become text, except a form that wraps the page (ASP.NET WebForms): that one holds the prose."""
+    return node.css_first("p, h1, h2, h3, article, main, table") is not None
+
+
+def _code_language(node: Any, attrs: dict[str, str | None]) -> str | None:
+    for cls in (attrs.get("class"), attrs.get("data-lang"), attrs.get("data-language")):
+        if cls:
+            match = _CODE_LANG.search(cls)
+            if match:
+                return match.group(1).lower()
+            if cls is not attrs.get("class"):
+                return cls.strip().lower() or None
+    child = node.css_first("code")
+    if child is not None:
+        cls = child.attributes.get("class")
+        if cls:
+            match = _CODE_LANG.search(cls)
+            if match:
+                return match.group(1).lower()
+    return None
+
+
+# -- deciding what is boilerplate -----------------------------------------------------------------------------
+
+# A flagged element holding more than this share of the page's prose (at low link density) is a wrapper whose name
+# lies (``<div class="layout has-sidebar">`` around everything), not furniture.
+_WRAPPER_SHARE = 0.5
+# A ``<main>``/``<article>`` is trusted as the main content only when it holds at least this share of the prose.
+_MAIN_SHARE = 0.4
+_LINKY = 0.5
+
+
+def _good(block: _Block) -> int:
+    return max(block.chars - block.link, 0)
+
+
+def _prose(block: _Block) -> int:
+    """Text that reads like content: blocks of some length with few links (headings and menus do not count)."""
+    if block.kind == "h" or block.chars < 80 or block.link > 0.3 * block.chars:
+        return 0
+    return _good(block)
+
+
+def _decide(walker: _Walker) -> None:
+    blocks = walker.blocks
+    ctxs = walker.ctxs
+    for block in blocks:
+        ctx = block.ctx
+        ctx.chars += block.chars
+        ctx.good += _good(block)
+        ctx.prose += _prose(block)
+    for ctx in ctxs:
+        ctx.total = ctx.chars
+        ctx.total_good = ctx.good
+    for ctx in reversed(ctxs):  # children were created after their parents
+        parent = ctx.parent
+        if parent is not None:
+            parent.total += ctx.total
+            parent.total_good += ctx.total_good
+            parent.prose += ctx.prose
+            held = ctx.prose if ctx.pos else ctx.pos_prose
+            if held > parent.pos_prose:
+                parent.pos_prose = held
+    root = walker.root
+    page_prose = max(root.prose, 1)
+
+    # The main container: the tightest <main>/<article>/role=main that still holds most of the prose.
+    main: _Ctx | None = None
+    for ctx in ctxs:
+        if ctx.pos and not ctx.hidden and ctx.prose >= _MAIN_SHARE * page_prose and ctx.prose > 0:
+            if main is None or ctx.prose <= main.prose:
+                main = ctx
+    protected: set[int] = set()
+    node = main
+    while node is not None:
+        protected.add(node.order)
+        node = node.parent
+
+    for ctx in ctxs:
+        parent = ctx.parent
+        if parent is None:
+            continue
+        ctx.main = parent.main or ctx is main
+        ctx.byline = ctx.byline or parent.byline
+        ctx.flagged = parent.flagged or bool(ctx.neg) or ctx.hidden
+        if parent.boiler:
+            ctx.boiler = True
+            continue
+        if ctx.order in protected:
+            continue
+        reference = main.prose if (main is not None and parent.main) else page_prose
+        share = ctx.prose / max(reference, 1)
+        # An element named like furniture that holds most of the prose, or that holds an <article> carrying
+        # most of its own prose, is a wrapper whose name lies (``class="layout sidebar-first"``).
+        wrapper = share > _WRAPPER_SHARE or (
+            ctx.pos_prose >= 0.5 * max(ctx.prose, 1) and ctx.pos_prose >= 0.1 * page_prose
+        )
+        if ctx.hidden:
+            ctx.boiler = share <= _WRAPPER_SHARE
+        elif ctx.neg == STRONG:
+            ctx.boiler = not wrapper
+        elif ctx.neg == WEAK:
+            ctx.boiler = share < 0.25 and not wrapper
+
+    for i, block in enumerate(blocks):
+        ctx = block.ctx
+        boiler = ctx.boiler
+        if boiler and block.kind == "h" and block.level == 1 and not ctx.hidden and ctx.neg != STRONG:
+            boiler = False
+        density = block.link / block.chars if block.chars else 0.0
+        if not boiler and main is not None and not ctx.main:
+            boiler = ctx.flagged or not _stands_alone(block, density)
+        if not boiler and density > _LINKY and block.kind != "h" and block.kind != "code":
+            boiler = not ctx.main or block.kind == "list" or _linky_neighbour(blocks, i)
+        block.boiler = boiler
+        block.meta = ctx.byline and block.kind == "p" and block.chars <= _BYLINE_MAX
+
+    _orphan_headings(blocks)
+
+
+def _stands_alone(block: _Block, density: float) -> bool:
+    """Outside the main container, only the page title and real prose survive."""
+    if block.kind == "h":
+        return block.level == 1
+    if block.kind == "p":
+        return block.chars >= 250 and density < 0.2
+    return False
+
+
+def _linky_neighbour(blocks: list[_Block], i: int) -> bool:
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(blocks):
+            other = blocks[j]
+            if other.chars and other.link / other.chars > _LINKY and other.kind != "h":
+                return True
+    return False
+
+
+def _orphan_headings(blocks: list[_Block]) -> None:
+    """A heading whose section holds nothing but boilerplate ("Related stories", "Share") is boilerplate too."""
+    content_after = [False] * 7  # index = heading level; True when kept content follows before a same-level heading
+    for block in reversed(blocks):
+        if block.kind == "h":
+            level = block.level
+            if not block.boiler and not content_after[level]:
+                block.boiler = True
+            if not block.boiler:
+                for lv in range(1, level):
+                    content_after[lv] = True
+            for lv in range(level, 7):
+                content_after[lv] = False
+        elif not block.boiler:
+            for lv in range(1, 7):
+                content_after[lv] = True
+
+
+# -- emitting --------------------------------------------------------------------------------------------------
+
+
+class _Locator:
+    """Source offsets by searching each block's first plain word from a forward-only cursor (bounded window)."""
+
+    __slots__ = ("html", "cursor")
+
+    def __init__(self, html: str) -> None:
+        self.html = html
+        body = html.find("<body")
+        self.cursor = body if body >= 0 else 0
+
+    def find(self, text: str) -> int:
+        match = _WORD.search(text, 0, 400)
+        needle = match.group(0) if match else text.strip()[:8]
+        if not needle:
+            return self.cursor
+        at = self.html.find(needle, self.cursor, self.cursor + _SEARCH_WINDOW)
+        if at < 0:
+            return self.cursor
+        self.cursor = at + len(needle)
+        return at
+
+
+def _emit(builder: SegmentBuilder, blocks: list[_Block], html: str) -> None:
+    locate = _Locator(html)
+    for block in blocks:
+        kind = block.kind
+        boiler = block.boiler
+        if kind == "list":
+            items: list[ListItem] = []
+            base = min((depth for _, depth, _, _, _ in block.items), default=0)
+            for text, depth, ordered, number, _ in block.items:
+                items.append(ListItem(text, depth - base, ordered, number, locate.find(text)))
+            if items:
+                builder.list(items, items[0].position, boilerplate=boiler)
+            continue
+        if kind == "table":
+            data = block.table
+            assert data is not None
+            first = next((c for row in ((data.header or ()),) + data.rows for c in row if c.strip()), "")
+            builder.table(data.header, data.rows, locate.find(first), caption=data.caption, boilerplate=boiler)
+            continue
+        position = locate.find(block.text)
+        if kind == "h":
+            builder.heading(block.text, block.level, position, boilerplate=boiler)
+        elif kind == "code":
+            if boiler:
+                builder.paragraph(block.text, position, boilerplate=True)
+            else:
+                builder.code(block.text, block.lang, position)
+        elif kind == "quote":
+            builder.quote(block.text, position, boilerplate=boiler)
+        elif kind == "caption" or block.meta:
+            builder.paragraph(block.text, position, kind=SegmentKind.METADATA, boilerplate=boiler)
+        else:
+            builder.paragraph(block.text, position, boilerplate=boiler)
+
+
+def _byline_author(blocks: list[_Block]) -> str | None:
+    for block in blocks:
+        if block.meta and not block.boiler:
+            text = " ".join(block.text.split())
+            if text.lower().startswith("by ") and len(text) < 80:
+                return text[3:].strip() or None
+    return None
+
+
+def segment_html(html: str, settings: Settings) -> ParsedDocument:
+    """Split an HTML page into typed segments (boilerplate as NAVIGATION) and read its metadata."""
+    source = limit_nesting(html)
+    tree = LexborHTMLParser(source)
+    metadata = read_metadata(tree)
+    tree.strip_tags(list(_SCRIPT_LIKE))
+    body = tree.body or tree.root
+    walker = _Walker()
+    if body is not None:
+        walker.walk(body)
+    _decide(walker)
+    builder = SegmentBuilder(settings)
+    _emit(builder, walker.blocks, html)
+    if metadata.author is None:
+        author = _byline_author(walker.blocks)
+        if author:
+            metadata = Metadata(title=metadata.title, author=author, date=metadata.date,
+                                description=metadata.description, language=metadata.language, url=metadata.url,
+                                extra=metadata.extra)
+    return ParsedDocument(segments=tuple(builder.segments), metadata=metadata, format="html")

@@ -1,0 +1,232 @@
+"""HTML tables to a rectangular grid: header row, colspan/rowspan expanded, nested structure flattened into cells.
+
+Why hand-written: selectolax gives the tree, not a table model, and the libraries that build one (pandas.read_html,
+html-table-parser) need lxml or re-parse the markup. The grid rules here are the few a reader expects: a cell that
+spans columns or rows repeats its text in every slot it covers, a nested table or list inside a cell becomes the
+cell's text, and the header is the ``<thead>`` rows or the leading rows made only of ``<th>``.
+
+A table without header cells whose cells hold headings, nested tables or long prose is a *layout* table: its cells
+are page regions, not data, so ``read_table`` returns None and the segmenter walks it like any other container.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .html_boilerplate import is_hidden
+
+# Tags whose text never reaches a reader.
+SKIP_TAGS = frozenset(
+    {"script", "style", "template", "svg", "noscript", "iframe", "head", "object", "embed", "canvas", "button",
+     "select", "option", "textarea", "input", "title", "meta", "link", "video", "audio", "map", "frame",
+     "frameset", "noframes", "datalist", "source", "track", "param", "img", "picture", "area", "slot"}
+)
+# Inline tags that practically never carry hiding or naming evidence: their attributes are not read (speed).
+CHEAP_INLINE = frozenset(
+    {"a", "b", "i", "em", "strong", "code", "sup", "sub", "small", "abbr", "u", "s", "q", "cite", "tt", "kbd",
+     "var", "samp", "mark", "del", "ins", "dfn", "bdi", "bdo", "nobr", "big", "strike", "acronym", "wbr", "data",
+     "time", "font", "rt", "rp", "ruby"}
+)
+# Tags after which text must not run into the next word.
+SPACED = frozenset(
+    {"p", "div", "li", "ul", "ol", "dl", "dt", "dd", "tr", "td", "th", "table", "h1", "h2", "h3", "h4", "h5", "h6",
+     "br", "hr", "blockquote", "pre", "section", "article", "figure", "figcaption", "caption", "address",
+     "header", "footer", "nav", "aside", "main", "details", "summary", "center", "form", "fieldset", "tbody",
+     "thead", "tfoot", "label"}
+)
+_STRUCTURE = frozenset({"table", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "article", "section"})
+_MAX_COLSPAN = 64
+_MAX_ROWSPAN = 2048
+_MAX_WIDTH = 256
+_LONG_CELL = 600
+
+_TEXT = "-text"
+
+
+@dataclass(frozen=True, slots=True)
+class FlatText:
+    text: str
+    link_chars: int
+    structure: int  # how many structural elements (tables, headings, pre, ...) the subtree holds
+
+
+def flat_text(node: Any) -> FlatText:
+    """The text of a subtree with block boundaries as spaces, hidden and script-like parts left out.
+
+    Iterative (an explicit stack of child iterators) so that deep nesting cannot hit the recursion limit.
+    """
+    parts: list[str] = []
+    link = 0
+    in_link = 0
+    structure = 0
+    stack: list[tuple[Any, str]] = [(node.iter(include_text=True), "")]
+    while stack:
+        for child in stack[-1][0]:
+            tag = child.tag
+            if tag == _TEXT:
+                s = child.text_content
+                if s:
+                    parts.append(s)
+                    if in_link:
+                        link += len(s.strip())
+                continue
+            if tag in SKIP_TAGS or tag[0] in "-!_":
+                continue
+            if tag == "br" or tag == "hr":
+                parts.append(" ")
+                continue
+            if tag not in CHEAP_INLINE and is_hidden(child.attributes):
+                continue
+            if tag in _STRUCTURE:
+                structure += 1
+            if tag in SPACED:
+                parts.append(" ")
+            if tag == "a":
+                in_link += 1
+            stack.append((child.iter(include_text=True), tag))
+            break
+        else:
+            _, tag = stack.pop()
+            if tag == "a":
+                in_link -= 1
+            elif tag in SPACED:
+                parts.append(" ")
+    return FlatText(" ".join("".join(parts).split()), link, structure)
+
+
+@dataclass(frozen=True, slots=True)
+class TableData:
+    header: tuple[str, ...] | None
+    rows: tuple[tuple[str, ...], ...]
+    caption: str | None
+    chars: int
+    link_chars: int
+
+
+def _int_attr(attrs: dict[str, str | None], name: str, high: int) -> int:
+    value = attrs.get(name)
+    if not value:
+        return 1
+    digits = "".join(ch for ch in value.strip()[:6] if ch.isdigit())
+    if not digits:
+        return 1
+    return min(max(int(digits), 1), high)
+
+
+def _rows(table: Any) -> tuple[list[tuple[Any, bool]], Any | None]:
+    """The table's own ``<tr>`` elements (not those of nested tables) with an in-``<thead>`` flag, and its caption."""
+    rows: list[tuple[Any, bool]] = []
+    caption = None
+    for child in table.iter():
+        tag = child.tag
+        if tag == "tr":
+            rows.append((child, False))
+        elif tag in ("thead", "tbody", "tfoot"):
+            head = tag == "thead"
+            for row in child.iter():
+                if row.tag == "tr":
+                    rows.append((row, head))
+        elif tag == "caption" and caption is None:
+            caption = child
+    return rows, caption
+
+
+def read_table(table: Any) -> TableData | None:
+    """Read a data table into a grid, or return None for a layout table (see the module docstring)."""
+    attrs = table.attributes
+    role = (attrs.get("role") or "").strip().lower()
+    if role in ("presentation", "none"):
+        return None
+    row_nodes, caption_node = _rows(table)
+    raw_rows: list[tuple[list[tuple[str, bool, int, int]], bool]] = []
+    has_th = caption_node is not None
+    structure = 0
+    long_cells = 0
+    chars = 0
+    link = 0
+    for row, in_head in row_nodes:
+        cells: list[tuple[str, bool, int, int]] = []
+        for cell in row.iter():
+            tag = cell.tag
+            if tag != "td" and tag != "th":
+                continue
+            cattrs = cell.attributes
+            if is_hidden(cattrs):
+                continue
+            flat = flat_text(cell)
+            structure += flat.structure
+            chars += len(flat.text)
+            link += flat.link_chars
+            if len(flat.text) > _LONG_CELL:
+                long_cells += 1
+            is_th = tag == "th"
+            has_th = has_th or is_th or in_head
+            cells.append((flat.text, is_th, _int_attr(cattrs, "colspan", _MAX_COLSPAN),
+                          _int_attr(cattrs, "rowspan", _MAX_ROWSPAN)))
+        raw_rows.append((cells, in_head))
+    width = max((sum(c[2] for c in cells) for cells, _ in raw_rows), default=0)
+    if not has_th and (structure or long_cells or width <= 1):
+        return None
+    if has_th and width <= 1 and (structure or long_cells):
+        return None
+    grid = _expand(raw_rows)
+    header: tuple[str, ...] | None = None
+    body_start = 0
+    head_rows: list[tuple[str, ...]] = []
+    for (cells, in_head), row in zip(raw_rows, grid):
+        if cells and (in_head or all(c[1] for c in cells)):
+            head_rows.append(row)
+            body_start += 1
+        else:
+            break
+    if head_rows:
+        header = tuple(_merge_header(col) for col in zip(*head_rows))
+    caption = flat_text(caption_node).text if caption_node is not None else None
+    return TableData(header, tuple(grid[body_start:]), caption, chars, link)
+
+
+def _merge_header(column: tuple[str, ...]) -> str:
+    """Stack multi-row header cells: "Population" over "2010" becomes "Population 2010" (repeats said once)."""
+    seen: list[str] = []
+    for text in column:
+        text = " ".join(text.split())
+        if text and (not seen or seen[-1] != text):
+            seen.append(text)
+    return " ".join(seen)
+
+
+def _expand(raw_rows: list[tuple[list[tuple[str, bool, int, int]], bool]]) -> list[tuple[str, ...]]:
+    """Expand colspan/rowspan so every row has one slot per column, each holding its covering cell's text."""
+    carry: dict[int, tuple[str, int]] = {}  # column -> (text, rows still to cover)
+    grid: list[tuple[str, ...]] = []
+    for cells, _ in raw_rows:
+        row: list[str] = []
+        col = 0
+        queue = iter(cells)
+        pending = next(queue, None)
+        while (pending is not None or any(c >= col for c in carry)) and col < _MAX_WIDTH:
+            if col in carry:
+                text, left = carry[col]
+                row.append(text)
+                if left <= 1:
+                    del carry[col]
+                else:
+                    carry[col] = (text, left - 1)
+                col += 1
+                continue
+            if pending is None:
+                row.append("")
+                col += 1
+                continue
+            text, _, colspan, rowspan = pending
+            for _ in range(colspan):
+                if col >= _MAX_WIDTH:
+                    break
+                row.append(text)
+                if rowspan > 1:
+                    carry[col] = (text, rowspan - 1)
+                col += 1
+            pending = next(queue, None)
+        grid.append(tuple(row))
+    return grid
