@@ -69,6 +69,9 @@ def detect_format(text: str) -> str:
     if _HTML_START.match(head):
         return "html"
     tags = len(_HTML_TAG.findall(head))
+    stripped = head.strip()
+    if tags and stripped.startswith("<") and stripped.endswith(">"):
+        return "html"
     if tags >= 3 and tags * 40 >= len(head.strip()) / 10:
         return "html"
     if _MD_SIGNAL.search(head):
