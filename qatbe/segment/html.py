@@ -46,10 +46,11 @@ _BLOCKS = frozenset(
     {"p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "address", "center", "hgroup",
      "fieldset", "legend", "form", "details", "figure", "tr", "td", "th", "tbody", "thead", "tfoot", "table",
      "body", "dialog", "search", "li", "dt", "dd", "blockquote", "pre", "figcaption", "caption", "summary", "hr",
-     "ul", "ol", "dl", "menu", "h1", "h2", "h3", "h4", "h5", "h6", "frameset", "article", "label", "option"}
+     "ul", "ol", "dl", "menu", "h1", "h2", "h3", "h4", "h5", "h6", "frameset", "label", "option", "noscript"}
 )
 _SCRIPT_LIKE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "select",
                 "textarea", "button", "math")
+_WALK_SKIP = SKIP_TAGS - {"noscript"}
 _CODE_LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight-source|brush:?)[-:\s]?([A-Za-z0-9_+#.-]+)", re.I)
 _WORD = re.compile(r"[A-Za-z0-9]{4,}")
 _SEARCH_WINDOW = 1 << 17
@@ -82,7 +83,7 @@ class _Ctx:
 
     __slots__ = ("parent", "neg", "pos", "hidden", "byline", "tag", "chars", "good", "total", "total_good",
                  "boiler", "main", "order", "name", "prose",
-                 "pos_prose", "flagged")
+                 "pos_prose", "flagged", "cleared")
 
     def __init__(self, parent: _Ctx | None, tag: str, neg: int, pos: bool, hidden: bool, byline: bool,
                  order: int) -> None:
@@ -103,6 +104,7 @@ class _Ctx:
         self.prose = 0  # prose under this element (see _prose)
         self.pos_prose = 0  # the most prose held by one <main>/<article> below it
         self.flagged = False  # this element or an ancestor carries negative or hiding evidence
+        self.cleared = False  # an ancestor with weak evidence was judged content (a thread's posts below it)
 
 
 class _Block:
@@ -199,7 +201,7 @@ class _Walker:
                         if self.in_link:
                             self.link += len(s.strip())
                     continue
-                if tag in SKIP_TAGS or tag[0] in "-!_":
+                if tag in _WALK_SKIP or tag[0] in "-!_":
                     continue
                 if tag == "br":
                     buf.append(" ")
@@ -227,6 +229,8 @@ class _Walker:
                 if neg and tag == "header" and self.in_article:
                     neg = NONE  # an article's own header holds its title and byline
                 pos = positive_evidence(tag, attrs)
+                if pos and neg and (tag == "main" or neg == WEAK):
+                    neg = NONE  # <main class="hasSidebar">: the element's role outranks a layout class name
                 byline = tag == "address" or (tag not in _HEADINGS and metadata_name(attrs))
                 if neg or pos or hidden or byline:
                     saved = self.ctx
@@ -399,6 +403,7 @@ def _decide(walker: _Walker) -> None:
                 parent.pos_prose = held
     root = walker.root
     page_prose = max(root.prose, 1)
+    page_chars = max(root.total, 1)
 
     # The main container: the tightest <main>/<article>/role=main that still holds most of the prose.
     main: _Ctx | None = None
@@ -419,6 +424,7 @@ def _decide(walker: _Walker) -> None:
         ctx.main = parent.main or ctx is main
         ctx.byline = ctx.byline or parent.byline
         ctx.flagged = parent.flagged or bool(ctx.neg) or ctx.hidden
+        ctx.cleared = parent.cleared
         if parent.boiler:
             ctx.boiler = True
             continue
@@ -436,7 +442,10 @@ def _decide(walker: _Walker) -> None:
         elif ctx.neg == STRONG:
             ctx.boiler = not wrapper
         elif ctx.neg == WEAK:
-            ctx.boiler = share < 0.25 and not wrapper
+            # Weak names (comments, header, toc) are content when they hold much of the prose, when they are also
+            # an <article>, or when an enclosing weak element already proved to be content (posts of a thread).
+            ctx.boiler = share < 0.25 and not wrapper and not ctx.pos and not ctx.cleared
+            ctx.cleared = not ctx.boiler
 
     for i, block in enumerate(blocks):
         ctx = block.ctx
@@ -447,7 +456,13 @@ def _decide(walker: _Walker) -> None:
         if not boiler and main is not None and not ctx.main:
             boiler = ctx.flagged or not _stands_alone(block, density)
         if not boiler and density > _LINKY and block.kind != "h" and block.kind != "code":
-            boiler = not ctx.main or block.kind == "list" or _linky_neighbour(blocks, i)
+            if block.kind == "table":
+                # Data tables link their entities (Wikipedia); only a header-less grid of links is a menu.
+                boiler = block.table is not None and block.table.header is None and density > 0.8
+            elif block.kind == "list" and block.chars >= 0.3 * page_chars:
+                boiler = False  # a list of links that is the bulk of the page is what the page lists
+            else:
+                boiler = not ctx.main or block.kind == "list" or _linky_neighbour(blocks, i)
         block.boiler = boiler
         block.meta = ctx.byline and block.kind == "p" and block.chars <= _BYLINE_MAX
 

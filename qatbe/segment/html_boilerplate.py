@@ -46,6 +46,7 @@ _META = re.compile(
     r"entry-?date|post-?date|article-?date|post-?meta|entry-?meta|article-?meta|time)(?=$|[\s_\d-])",
     re.IGNORECASE,
 )
+_QUOTE = re.compile(r"(?:^|[\s_-])(?:quote|blockquote|bbcode-?quote|pullquote)(?=$|[\s_\d-])", re.IGNORECASE)
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _HIDDEN_CLASS = re.compile(
     r"(?:^|\s)(?:hidden|d-none|is-hidden|visually-hidden|sr-only|screen-reader-text|screenreader|hide|"
@@ -89,6 +90,8 @@ def negative_evidence(tag: str, attrs: dict[str, str | None]) -> int:
     if role and role.strip().lower() in NEG_ROLES:
         return STRONG
     names = " ".join(v for v in (attrs.get("class"), attrs.get("id")) if v)
+    if names and _QUOTE.search(names):
+        return NONE  # <aside class="quote"> is a quotation in a post (Discourse), not a sidebar
     level = NONE
     if tag in NEG_TAGS:
         level = WEAK if tag == "header" else STRONG
