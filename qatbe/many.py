@@ -219,7 +219,7 @@ def _as_documents(documents: object) -> list[Document]:
         if isinstance(doc, Document):
             out.append(doc)
         elif isinstance(doc, (str, bytes, bytearray)):
-            out.append(Document(doc))
+            out.append(Document(doc if isinstance(doc, str) else bytes(doc)))
         else:
             raise InputError(f"documents[{k}] must be str, bytes or qatbe.Document, not {type(doc).__name__}")
     return out
@@ -414,8 +414,8 @@ def extract_many(
     budget_total = settings.effective_budget
     widest = max(len(docs), 1)
     if settings.citations:
-        for d in docs:
-            d.envelope = envelope_cost(widest, d.label, d.url, settings)
+        for entry in docs:
+            entry.envelope = envelope_cost(widest, entry.label, entry.url, settings)
     fixed = fixed_cost(settings) if settings.citations else 0
     live_cost = int(costs[live].sum()) if n else 0
     buffer = settings.citation_buffer if settings.citations else 0
@@ -496,7 +496,7 @@ def extract_many(
                 packer.take([i], charge)
 
     # 8. Render: documents in ranking order, segments in document order, envelope around.
-    first_pick = {}
+    first_pick: dict[int, int] = {}
     for p, i in enumerate(packer.order):
         first_pick.setdefault(int(doc_of[i]), p)
     if settings.ranking == "relevance":
@@ -546,14 +546,14 @@ def extract_many(
                      for i in docs[d].slots if i in chosen)
     dropped = [i for i in live_idx.tolist() if i not in chosen]
     reports = []
-    for d in docs:
-        kept = [i for i in d.slots if i in chosen]
-        lost = [i for i in d.slots if live[i] and i not in chosen]
+    for entry in docs:
+        kept = [i for i in entry.slots if i in chosen]
+        lost = [i for i in entry.slots if live[i] and i not in chosen]
         reports.append(SourceReport(
-            document=d.k, citation=numbers.get(d.k, 0), label=d.label, id=d.document.id, url=d.url,
-            date=d.date_text, tokens=int(costs[kept].sum()) if kept else 0, segments=len(kept),
+            document=entry.k, citation=numbers.get(entry.k, 0), label=entry.label, id=entry.document.id,
+            url=entry.url, date=entry.date_text, tokens=int(costs[kept].sum()) if kept else 0, segments=len(kept),
             dropped_count=len(lost), dropped_tokens=int(costs[lost].sum()) if lost else 0,
-            duplicate_count=sum(1 for i in d.slots if not live[i]),
+            duplicate_count=sum(1 for i in entry.slots if not live[i]),
         ))
     pending_slots = [i for i in given_up[::-1] if i not in cut]
     pending_slots += [i for i in order if i not in chosen and i not in pending_slots]

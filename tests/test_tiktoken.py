@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import zipfile
 from collections.abc import Callable
 from importlib import util
