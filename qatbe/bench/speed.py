@@ -1,0 +1,433 @@
+"""``qatbe bench speed``: page-by-page time on real HTML, qatbe next to the parse floor and the peers, one run.
+
+Per page (the time of each is the fastest of ``--repeat`` runs, the usual way to take scheduler noise out):
+
+* ``parse``: ``LexborHTMLParser(html)``, the floor any selectolax-based extractor pays;
+* ``qatbe:<tier>``: ``qatbe.extract(html, query, tier=...)`` end to end, for each tier;
+* ``trafilatura`` and ``trafilatura-fast``: ``trafilatura.extract(html, output_format="markdown", fast=...)``;
+* ``resiliparse``: ``extract_plain_text(html, main_content=True)``;
+* ``bm25:qatbe``, ``bm25:rank-bm25``, ``bm25:bm25s``: scoring the *same* segments (qatbe's segmentation of the
+  page) for the query, tokenization and index building included.
+
+The query of a page is its ``<title>``: a realistic "what is this page about" question that every page has.
+Pages are decoded to ``str`` once, outside the timings, so every system gets the same input.
+
+Report: median and p95 per system, per-page ratios (qatbe ÷ parse, peer ÷ qatbe), BM25 time per 1,000 segments,
+the log-log slope of time against page size (1.0 = linear), and the biggest pages, where cost growth shows.
+"""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import hashlib
+import importlib.util
+import json
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, DataError
+from .args import ArgumentParser, default_corpora, positive_int
+from .env import describe
+from .report import markdown_table
+
+TIERS: tuple[str, ...] = ("key_facts", "summary", "detailed", "complete")
+PAGE_SETS: tuple[str, ...] = ("scrapinghub-aeb/html", "wcxb/html")
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    name: str
+    html: str
+    size: int  # bytes of the decoded page as UTF-8
+    query: str
+
+
+def _title(html: str) -> str:
+    from selectolax.lexbor import LexborHTMLParser
+
+    node = LexborHTMLParser(html).css_first("title")
+    text = " ".join((node.text() if node is not None else "").split())
+    return text or "main content"
+
+
+def read_pages(paths: Sequence[Path], *, limit: int | None = None, biggest: int = 5) -> list[Page]:
+    """Pages from ``*.html`` / ``*.html.gz`` files or folders of them, sorted by name.
+
+    With ``limit``, a deterministic spread (every page's sha1 of its name, lowest first) plus the ``biggest``
+    largest files, so that a short run still shows how cost grows with size.
+    """
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.iterdir() if p.name.endswith((".html", ".html.gz", ".htm"))))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise DataError(f"{path}: no such page or folder")
+    if not files:
+        raise DataError("no pages found (*.html or *.html.gz)")
+    pages = []
+    for file in files:
+        data = file.read_bytes()
+        if file.name.endswith(".gz"):
+            try:
+                data = gzip.decompress(data)
+            except (OSError, EOFError) as exc:
+                raise DataError(f"{file}: not gzip ({exc})") from None
+        html = data.decode("utf-8", errors="replace")
+        name = f"{file.parent.parent.name}/{file.name}" if file.parent.name == "html" else file.name
+        pages.append(Page(name, html, len(html.encode("utf-8")), ""))
+    if limit is not None and limit < len(pages):
+        by_size = sorted(pages, key=lambda p: (-p.size, p.name))[:biggest]
+        spread = sorted(pages, key=lambda p: hashlib.sha1(p.name.encode()).hexdigest())
+        keep = {p.name for p in list(dict.fromkeys([*by_size, *spread]))[: max(limit, len(by_size))]}
+        pages = [p for p in pages if p.name in keep]
+    return [Page(p.name, p.html, p.size, _title(p.html)) for p in pages]
+
+
+# -- the timed functions -------------------------------------------------------------------------------------
+
+Timed = Callable[[Page], Callable[[], object]]
+
+
+def _parse(page: Page) -> Callable[[], object]:
+    from selectolax.lexbor import LexborHTMLParser
+
+    return lambda: LexborHTMLParser(page.html)
+
+
+def _qatbe(tier: str) -> Timed:
+    def make(page: Page) -> Callable[[], object]:
+        import qatbe
+
+        return lambda: qatbe.extract(page.html, page.query, tier=tier)  # type: ignore[attr-defined]
+
+    return make
+
+
+def _trafilatura(fast: bool) -> Timed:
+    def make(page: Page) -> Callable[[], object]:
+        import trafilatura
+
+        return lambda: trafilatura.extract(page.html, output_format="markdown", fast=fast)
+
+    return make
+
+
+def _resiliparse(page: Page) -> Callable[[], object]:
+    from resiliparse.extract.html2text import extract_plain_text
+
+    return lambda: extract_plain_text(page.html, main_content=True)
+
+
+_segments_cache: dict[str, list[str]] = {}
+
+
+def segment_texts(page: Page) -> list[str]:
+    """qatbe's segments of the page (computed once, untimed): the common input of the BM25 comparisons."""
+    if page.name not in _segments_cache:
+        import qatbe
+
+        _segments_cache[page.name] = [s.text for s in qatbe.segment(page.html)]  # type: ignore[attr-defined]
+    return _segments_cache[page.name]
+
+
+def _bm25_qatbe(page: Page) -> Callable[[], object]:
+    from ..score.bm25 import score_segments
+    from ..settings import Settings
+    from ..types import Segment, SegmentKind
+
+    segments = [Segment(SegmentKind.PARAGRAPH, t, t, i, i) for i, t in enumerate(segment_texts(page))]
+    settings = Settings()
+    return lambda: score_segments(segments, page.query, settings)
+
+
+def _bm25_rank(page: Page) -> Callable[[], object]:
+    import re
+
+    from rank_bm25 import BM25Okapi
+
+    texts = segment_texts(page)
+    word = re.compile(r"\w+")
+
+    def run() -> object:
+        corpus = [word.findall(t.lower()) for t in texts]
+        if not any(corpus):
+            return None
+        return BM25Okapi(corpus).get_scores(word.findall(page.query.lower()))
+
+    return run
+
+
+def _bm25s(page: Page) -> Callable[[], object]:
+    import bm25s
+
+    texts = segment_texts(page)
+
+    def run() -> object:
+        tokens = bm25s.tokenize(texts, stopwords="en", show_progress=False)
+        retriever = bm25s.BM25()
+        retriever.index(tokens, show_progress=False)
+        query = bm25s.tokenize([page.query], stopwords="en", show_progress=False, return_ids=False)[0]
+        return retriever.get_scores(query)
+
+    return run
+
+
+def systems() -> dict[str, tuple[Timed, tuple[str, ...]]]:
+    """Name → (factory of a zero-argument timed call for a page, modules it needs)."""
+    table: dict[str, tuple[Timed, tuple[str, ...]]] = {"parse": (_parse, ("selectolax",))}
+    for tier in TIERS:
+        table[f"qatbe:{tier}"] = (_qatbe(tier), ())
+    table["trafilatura"] = (_trafilatura(False), ("trafilatura",))
+    table["trafilatura-fast"] = (_trafilatura(True), ("trafilatura",))
+    table["resiliparse"] = (_resiliparse, ("resiliparse",))
+    table["bm25:qatbe"] = (_bm25_qatbe, ())
+    table["bm25:rank-bm25"] = (_bm25_rank, ("rank_bm25",))
+    table["bm25:bm25s"] = (_bm25s, ("bm25s",))
+    return table
+
+
+def best_of(call: Callable[[], object], repeat: int) -> float:
+    """Fastest of ``repeat`` runs, in seconds."""
+    best = math.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+# -- statistics ----------------------------------------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (an observed value)."""
+    ordered = sorted(values)
+    rank = min(len(ordered), max(1, math.ceil(q * len(ordered) - 1e-9)))
+    return ordered[rank - 1]
+
+
+def loglog_slope(sizes: Sequence[float], seconds: Sequence[float]) -> float | None:
+    """Least-squares slope of log(time) on log(size): ~1 for linear cost, ~2 for quadratic."""
+    pairs = [(math.log(s), math.log(t)) for s, t in zip(sizes, seconds) if s > 0 and t > 0]
+    if len(pairs) < 3:
+        return None
+    mx = sum(p[0] for p in pairs) / len(pairs)
+    my = sum(p[1] for p in pairs) / len(pairs)
+    var = sum((p[0] - mx) ** 2 for p in pairs)
+    if var == 0:
+        return None
+    return sum((p[0] - mx) * (p[1] - my) for p in pairs) / var
+
+
+@dataclass
+class SpeedReport:
+    env: dict[str, object]
+    pages: list[dict[str, Any]]  # one row per page: name, bytes, segments, seconds per system, errors
+    skipped: dict[str, str]
+
+    def system_names(self) -> list[str]:
+        return list(dict.fromkeys(k for p in self.pages for k in p["seconds"]))
+
+    def summary(self) -> dict[str, Any]:
+        names = self.system_names()
+        out: dict[str, Any] = {"systems": {}, "ratios": {}, "per_1000_segments_ms": {}}
+        for name in names:
+            times = [p["seconds"][name] for p in self.pages if name in p["seconds"]]
+            if not times:
+                continue
+            sizes = [p["bytes"] for p in self.pages if name in p["seconds"]]
+            out["systems"][name] = {
+                "pages": len(times),
+                "median_ms": 1000 * statistics.median(times),
+                "p95_ms": 1000 * percentile(times, 0.95),
+                "total_s": sum(times),
+                "mb_per_s": sum(sizes) / 1e6 / sum(times) if sum(times) > 0 else None,
+                "loglog_slope": loglog_slope(sizes, times),
+                "errors": sum(1 for p in self.pages if name in p["errors"]),
+            }
+            if name.startswith("bm25:"):
+                per = [1000 * 1000 * p["seconds"][name] / p["segments"] for p in self.pages
+                       if name in p["seconds"] and p["segments"] >= 20]
+                if per:
+                    out["per_1000_segments_ms"][name] = {"median": statistics.median(per), "p95": percentile(per, 0.95)}
+
+        def ratio(num: str, den: str) -> None:
+            values = [p["seconds"][num] / p["seconds"][den] for p in self.pages
+                      if num in p["seconds"] and den in p["seconds"] and p["seconds"][den] > 0]
+            if values:
+                out["ratios"][f"{num} / {den}"] = {"median": statistics.median(values), "p95": percentile(values, 0.95)}
+
+        for tier in TIERS:
+            ratio(f"qatbe:{tier}", "parse")
+        for peer in ("trafilatura", "trafilatura-fast", "resiliparse"):
+            ratio(peer, "qatbe:summary")
+        ratio("bm25:rank-bm25", "bm25:qatbe")
+        ratio("bm25:bm25s", "bm25:qatbe")
+        return out
+
+    def table(self, biggest: int = 5) -> str:
+        summary = self.summary()
+        rows = [[name, str(s["pages"]), f"{s['median_ms']:.2f}", f"{s['p95_ms']:.2f}",
+                 "—" if s["mb_per_s"] is None else f"{s['mb_per_s']:.2f}",
+                 "—" if s["loglog_slope"] is None else f"{s['loglog_slope']:.2f}", str(s["errors"])]
+                for name, s in summary["systems"].items()]
+        parts = [f"{len(self.pages)} pages, time per page (fastest of the repeats)\n",
+                 markdown_table(["system", "pages", "median ms", "p95 ms", "MB/s", "size slope", "errors"], rows)]
+        if summary["ratios"]:
+            parts.append("\n\nper-page ratios\n")
+            parts.append(markdown_table(["ratio", "median", "p95"], [
+                [k, f"{v['median']:.2f}", f"{v['p95']:.2f}"] for k, v in summary["ratios"].items()]))
+        if summary["per_1000_segments_ms"]:
+            parts.append("\n\nBM25 ms per 1,000 segments, tokenization included (pages with ≥ 20 segments)\n")
+            parts.append(markdown_table(["scorer", "median", "p95"], [
+                [k, f"{v['median']:.3f}", f"{v['p95']:.3f}"] for k, v in summary["per_1000_segments_ms"].items()]))
+        big = sorted(self.pages, key=lambda p: -p["bytes"])[:biggest]
+        if big:
+            names = [n for n in self.system_names() if not n.startswith("bm25:")]
+            parts.append(f"\n\nthe {len(big)} biggest pages, ms\n")
+            parts.append(markdown_table(["page", "KB", "segments", *names], [
+                [p["name"], f"{p['bytes'] / 1000:.0f}", str(p["segments"]),
+                 *(f"{1000 * p['seconds'][n]:.1f}" if n in p["seconds"] else "err" for n in names)]
+                for p in big]))
+        for name, reason in self.skipped.items():
+            parts.append(f"\nskipped {name}: {reason}")
+        return "".join(parts)
+
+    def write(self, out: Path, *, plot: bool = True) -> dict[str, Path]:
+        out.mkdir(parents=True, exist_ok=True)
+        written = {"json": out / "speed.json", "table": out / "speed.md"}
+        written["json"].write_text(json.dumps(
+            {"benchmark": "speed", **self.env, "summary": self.summary(), "skipped": self.skipped,
+             "pages": self.pages}, indent=1, sort_keys=True), encoding="utf-8")
+        machine = f"qatbe {self.env['qatbe_version']} ({self.env['backend']}), Python {self.env['python']}, " \
+                  f"{self.env['cpu']} × {self.env['cpu_count']}, {self.env['date']}"
+        written["table"].write_text(f"{machine}\n\n{self.table()}\n", encoding="utf-8")
+        if plot and self.pages:
+            written["plot"] = self.plot(out / "speed.png")
+        return written
+
+    def plot(self, path: Path) -> Path:
+        """Time against page size, log-log, one colour per system: where a line bends up, cost grows faster."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(8, 5.5))
+        for name in self.system_names():
+            if name.startswith("bm25:") or name in ("qatbe:detailed", "qatbe:complete"):
+                continue
+            pts = [(p["bytes"] / 1000, 1000 * p["seconds"][name]) for p in self.pages if name in p["seconds"]]
+            ax.scatter([x for x, _ in pts], [y for _, y in pts], s=8, alpha=0.6, label=name)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("page size (KB)")
+        ax.set_ylabel("time per page (ms)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(markerscale=2, fontsize=8)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        return path
+
+
+def _progress(pages: Sequence[Page], enabled: bool) -> Iterator[Page]:
+    if enabled and importlib.util.find_spec("tqdm") is not None:
+        from tqdm import tqdm
+
+        yield from tqdm(pages, unit="page", file=sys.stderr, dynamic_ncols=True)
+    else:
+        yield from pages
+
+
+def run_speed(
+    pages: Sequence[Page], *, names: Sequence[str] | None = None, repeat: int = 3, progress: bool = False
+) -> SpeedReport:
+    """Times every available system on every page; a system whose peer is missing is skipped and reported."""
+    table = systems()
+    chosen = list(names) if names else list(table)
+    skipped: dict[str, str] = {}
+    runnable: dict[str, Timed] = {}
+    for name in chosen:
+        make, modules = table[name]
+        absent = [m for m in modules if importlib.util.find_spec(m) is None]
+        if absent:
+            skipped[name] = f"{', '.join(absent)} not installed (pip install 'qatbe[bench]')"
+        else:
+            runnable[name] = make
+    rows: list[dict[str, Any]] = []
+    warmed: set[str] = set()
+    for page in _progress(pages, progress):
+        seg_error = ""
+        try:
+            n_segments = len(segment_texts(page))
+        except Exception as exc:  # noqa: BLE001 - a page qatbe cannot segment is reported, BM25 rows skipped
+            n_segments = -1
+            seg_error = f"{type(exc).__name__}: {exc}"
+        row: dict[str, Any] = {"name": page.name, "bytes": page.size, "segments": n_segments, "query": page.query,
+                               "seconds": {}, "errors": {}}
+        gc.collect()
+        for name, make in runnable.items():
+            if name.startswith("bm25:") and n_segments < 0:
+                row["errors"][name] = seg_error
+                continue
+            try:
+                call = make(page)
+                if name not in warmed:  # first use pays imports and caches; do not charge that to a page
+                    call()
+                    warmed.add(name)
+                row["seconds"][name] = best_of(call, repeat)
+            except Exception as exc:  # noqa: BLE001 - recorded per page and system
+                row["errors"][name] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        rows.append(row)
+        _segments_cache.pop(page.name, None)
+    return SpeedReport(describe(), rows, skipped)
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(prog="qatbe bench speed",
+                            description="Per-page time on real HTML: parse floor, qatbe tiers, peers, BM25 scorers.")
+    parser.add_argument("pages", nargs="*", type=Path,
+                        help="HTML files or folders (default: scrapinghub-aeb and wcxb pages under --corpora)")
+    parser.add_argument("--corpora", type=Path, default=None)
+    parser.add_argument("--limit", type=positive_int, default=None,
+                        help="at most N pages (a fixed spread plus the 5 biggest)")
+    parser.add_argument("--repeat", type=positive_int, default=3, help="runs per page and system (fastest counts)")
+    parser.add_argument("--systems", default=None,
+                        help="comma-separated subset of: " + ", ".join(systems()))
+    parser.add_argument("--out", type=Path, default=None, help="write speed.json/.md/.png here")
+    parser.add_argument("--no-plot", action="store_true")
+    parser.add_argument("--no-progress", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    names = None
+    if args.systems:
+        names = [n.strip() for n in args.systems.split(",") if n.strip()]
+        unknown = [n for n in names if n not in systems()]
+        if unknown:
+            raise ConfigError(f"unknown speed system {unknown[0]!r}; choose from {', '.join(systems())}")
+    paths = list(args.pages)
+    if not paths:
+        corpora = args.corpora or default_corpora()
+        paths = [corpora / sub for sub in PAGE_SETS if (corpora / sub).is_dir()]
+        if not paths:
+            raise DataError(f"no pages given and none found under {corpora} ({', '.join(PAGE_SETS)})")
+    pages = read_pages(paths, limit=args.limit)
+    report = run_speed(pages, names=names, repeat=args.repeat, progress=not args.no_progress)
+    print(report.table())
+    if args.out is not None:
+        for kind, path in report.write(args.out, plot=not args.no_plot).items():
+            print(f"{kind}: {path}")
+    return 0

@@ -1,0 +1,72 @@
+"""The speed benchmark's plumbing (page reading, statistics, report); no timing is asserted."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from qatbe.bench.cli import main
+from qatbe.bench.speed import loglog_slope, percentile, read_pages, run_speed
+from qatbe.errors import DataError
+
+PAGE = "<html><head><title>Tide tables</title></head><body><h1>Tides</h1><p>{}</p></body></html>"
+
+
+def write_pages(folder: Path, sizes: list[int]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for n, size in enumerate(sizes):
+        html = PAGE.format("high tide at noon. " * size)
+        if n % 2:
+            (folder / f"p{n}.html.gz").write_bytes(gzip.compress(html.encode("utf-8")))
+        else:
+            (folder / f"p{n}.html").write_text(html, encoding="utf-8")
+
+
+def test_statistics() -> None:
+    sizes = [1.0, 2.0, 4.0, 8.0, 16.0]
+    linear = loglog_slope(sizes, [3 * s for s in sizes])
+    quadratic = loglog_slope(sizes, [3 * s * s for s in sizes])
+    assert linear is not None and abs(linear - 1.0) < 1e-9
+    assert quadratic is not None and abs(quadratic - 2.0) < 1e-9
+    assert loglog_slope([1.0, 2.0], [1.0, 2.0]) is None
+    assert percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.5) == 3.0
+    assert percentile(list(map(float, range(1, 101))), 0.95) == 95.0
+
+
+def test_read_pages_decodes_and_keeps_the_biggest(tmp_path: Path) -> None:
+    write_pages(tmp_path, [1, 50, 2, 3, 4, 5])
+    pages = read_pages([tmp_path])
+    assert len(pages) == 6 and all(p.query == "Tide tables" for p in pages)
+    assert {p.size for p in pages} == {len(PAGE.format("high tide at noon. " * s).encode()) for s in [1, 50, 2, 3, 4, 5]}
+    few = read_pages([tmp_path], limit=2, biggest=1)
+    assert len(few) == 2 and max(p.size for p in few) == max(p.size for p in pages)
+    with pytest.raises(DataError, match="no such page"):
+        read_pages([tmp_path / "missing"])
+    (tmp_path / "bad.html.gz").write_bytes(b"not gzip")
+    with pytest.raises(DataError, match="not gzip"):
+        read_pages([tmp_path / "bad.html.gz"])
+
+
+def test_run_speed_reports_every_page(tmp_path: Path) -> None:
+    write_pages(tmp_path, [1, 8, 30])
+    report = run_speed(read_pages([tmp_path]), names=["parse", "bm25:qatbe"], repeat=1)
+    assert [set(p["seconds"]) for p in report.pages] == [{"parse", "bm25:qatbe"}] * 3
+    summary = report.summary()
+    assert summary["systems"]["parse"]["pages"] == 3
+    assert "parse" in report.table()
+
+
+def test_cli_speed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_pages(tmp_path / "pages", [1, 2, 3])
+    code = main(["speed", str(tmp_path / "pages"), "--systems", "parse", "--repeat", "1", "--no-progress",
+                 "--no-plot", "--out", str(tmp_path / "out")])
+    assert code == 0
+    data = json.loads((tmp_path / "out" / "speed.json").read_text(encoding="utf-8"))
+    assert data["benchmark"] == "speed" and len(data["pages"]) == 3 and "cpu" in data
+    capsys.readouterr()
+    assert main(["speed", str(tmp_path / "pages"), "--systems", "parse,warp"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "unknown speed system 'warp'" in err
