@@ -75,7 +75,7 @@ def test_dropped_count_and_tokens_are_exact(doc: str, q: object, budget: int, es
 
 
 # Estimators that add up over the rendered blocks; one that does not ("lumpy") may force a give-up after
-# selection, which keeps the budget but not nesting (documented on Settings.nested).
+# selection, which keeps the budget but not nesting (documented in qatbe/select/nested.py).
 additive = st.sampled_from(["chars_div4", "words", "whitespace"])
 
 

@@ -3,20 +3,20 @@
 Search results repeat themselves: the same press release on three sites, a disclaimer on every page, a paragraph
 quoted in full. Two checks, cheapest first:
 
-1. exact: the text lower-cased with punctuation and whitespace runs removed, hashed (blake2b, so the result does
-   not depend on ``PYTHONHASHSEED``);
+1. exact: the text lower-cased with punctuation and whitespace runs removed, compared as a string;
 2. near: word 3-shingles, Jaccard similarity ≥ ``threshold`` (default 0.8). Candidates come from a bottom-k
    sketch (each segment indexed under its ``SKETCH`` smallest shingle hashes), so the check stays close to linear
    instead of comparing every pair; every reported pair is then verified with the exact Jaccard of the full sets.
 
-Segments shorter than ``MIN_WORDS`` words only get the exact check (a shingle set of two or three items makes
+Shingles are tuples of word ids (ids given in order of first appearance within the call), so their hashes do not
+depend on ``PYTHONHASHSEED`` (ints and tuples of ints hash the same in every process) and the result is
+deterministic. Segments shorter than ``MIN_WORDS`` words only get the exact check (a shingle set of two or three items makes
 Jaccard meaningless). The first occurrence, in the order given, is kept; later copies are reported with the slot
 of the copy they repeat. Headings are never duplicates: "## Installation" on two pages introduces different text.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,18 +29,15 @@ SKETCH = 4
 _WORD = re.compile(r"\w+")
 
 
-def _hash(text: str) -> int:
-    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little")
-
-
 def normalise(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
 
 
-def shingles(words: Sequence[str], size: int = 3) -> frozenset[int]:
-    if len(words) < size:
-        return frozenset((_hash(" ".join(words)),))
-    return frozenset(_hash(" ".join(words[i : i + size])) for i in range(len(words) - size + 1))
+def shingles(ids: Sequence[int], size: int = 3) -> frozenset[int]:
+    """Hashes of the word-id ``size``-grams of a segment (deterministic: see the module docstring)."""
+    if len(ids) < size:
+        return frozenset((hash(tuple(ids)),))
+    return frozenset(hash(tuple(ids[i : i + size])) for i in range(len(ids) - size + 1))
 
 
 def jaccard(a: frozenset[int], b: frozenset[int]) -> float:
@@ -63,7 +60,8 @@ class Duplicates:
 
 def find_duplicates(segments: Sequence[Segment], threshold: float = THRESHOLD) -> Duplicates:
     """Slots of ``segments`` that repeat an earlier slot (exactly after normalising, or by shingle Jaccard)."""
-    exact: dict[int, int] = {}
+    exact: dict[str, int] = {}
+    vocab: dict[str, int] = {}
     sketches: dict[int, list[int]] = {}
     sets: dict[int, frozenset[int]] = {}
     of: dict[int, int] = {}
@@ -73,15 +71,14 @@ def find_duplicates(segments: Sequence[Segment], threshold: float = THRESHOLD) -
         norm = normalise(seg.text)
         if not norm:
             continue
-        key = _hash(norm)
-        if key in exact:
-            of[i] = exact[key]
+        if norm in exact:
+            of[i] = exact[norm]
             continue
-        exact[key] = i
+        exact[norm] = i
         words = norm.split(" ")
         if len(words) < MIN_WORDS:
             continue
-        sh = shingles(words)
+        sh = shingles([vocab.setdefault(w, len(vocab)) for w in words])
         sketch = sorted(sh)[:SKETCH]
         seen: set[int] = set()
         for h in sketch:

@@ -11,7 +11,9 @@ A segment of cost ``c`` gets the smallest ``t`` such that the slack ``B - F(B)``
 thresholds and grows between them, so ``t = F(s_K) + c`` where ``s_K`` is the last threshold whose slack is below
 ``c`` (0 when there is none). A segment brings its heading along at the same threshold (charged with it), as the
 greedy selector does. The price of nesting: a small segment that a larger budget would displace is not shown at a
-smaller one either.
+smaller one either. Nesting is exact for estimators that add up over rendered blocks (all the built-in ones); with
+another callable, the final measurement of the text may give up a segment, which keeps the budget but can break
+nesting for that budget.
 """
 
 from __future__ import annotations
