@@ -79,6 +79,13 @@ class Settings:
     ``"neighbors"`` spends it on the non-boilerplate segments nearest to the matched ones (then the rest of the
     main content in reading order), ``"none"`` leaves it unspent. ``include_headings`` brings the nearest heading of
     every chosen segment along, charged to the budget, when it fits.
+
+    Budget semantics (issue 6): the rendered output never costs more than ``budget - reserve_tokens`` in the
+    chosen ``estimator``. ``truncation`` (``"drop"``, ``"truncate_end"``, ``"truncate_middle"``) decides what
+    happens to the best matched segment that does not fit (``qatbe/select/truncate.py``). ``nested=True`` makes the
+    selection at a smaller budget a subset of the one at any larger budget (``qatbe/select/nested.py``).
+    ``ranking``, ``citations``, ``citation_buffer``, ``partial_note``, ``max_document_tokens`` and ``dedupe``
+    apply to ``extract_many`` (``qatbe/many.py``).
     """
 
     tier: str = "summary"
