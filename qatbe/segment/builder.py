@@ -8,6 +8,7 @@ groups that each repeat the header row, code into runs of whole lines (preferrin
 
 from __future__ import annotations
 
+import builtins
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -192,19 +193,19 @@ class SegmentBuilder:
         return "  " * max(item.depth, 0) + marker + " " + clean_inline(item.text)
 
     @staticmethod
-    def _table_text(caption: str, head: list[str] | None, rows: Iterable[list[str]]) -> str:
+    def _table_text(caption: str, head: builtins.list[str] | None, rows: Iterable[builtins.list[str]]) -> str:
         lines = [caption] if caption else []
         if head:
             lines.append(" | ".join(head))
         lines.extend(" | ".join(r) for r in rows)
         return "\n".join(lines)
 
-    def _pack(self, pieces: Sequence[str], *, sep: str, limit: int | None = None) -> list[list[str]]:
+    def _pack(self, pieces: Sequence[str], *, sep: str, limit: int | None = None) -> builtins.list[builtins.list[str]]:
         """Greedy runs of whole pieces whose joined size stays under ``limit`` tokens (chars/4; a lone oversized
         piece stands alone)."""
         max_chars = 4 * (self._max if limit is None else limit)
-        runs: list[list[str]] = []
-        run: list[str] = []
+        runs: builtins.list[builtins.list[str]] = []
+        run: builtins.list[str] = []
         size = 0
         sep_len = len(sep)
         for piece in pieces:
@@ -217,10 +218,10 @@ class SegmentBuilder:
             runs.append(run)
         return runs
 
-    def _pack_text(self, text: str) -> list[str]:
+    def _pack_text(self, text: str) -> builtins.list[str]:
         if self._estimate(text) <= self._max:
             return [text]
-        pieces: list[str] = []
+        pieces: builtins.list[str] = []
         for sentence in split_sentences(text):
             if self._estimate(sentence) <= self._max:
                 pieces.append(sentence)
@@ -228,10 +229,10 @@ class SegmentBuilder:
                 pieces.extend(self._hard_split(sentence))
         return [" ".join(run) for run in self._pack(pieces, sep=" ")]
 
-    def _hard_split(self, text: str) -> list[str]:
+    def _hard_split(self, text: str) -> builtins.list[str]:
         """Split a sentence with no usable boundary: at the last space before the limit, else at the limit."""
         max_chars = 4 * self._max
-        chunks: list[str] = []
+        chunks: builtins.list[str] = []
         start, n = 0, len(text)
         while start < n:
             end = start + max_chars
@@ -244,12 +245,12 @@ class SegmentBuilder:
             start = end
         return chunks
 
-    def _pack_code(self, code: str, limit: int) -> list[str]:
+    def _pack_code(self, code: str, limit: int) -> builtins.list[str]:
         if self._estimate(code) <= limit:
             return [code]
         lines = code.split("\n")
-        runs: list[list[str]] = []
-        run: list[str] = []
+        runs: builtins.list[builtins.list[str]] = []
+        run: builtins.list[str] = []
         size = 0
         max_chars = 4 * limit
         for line in lines:
