@@ -26,3 +26,7 @@ def proximity_pairs(
     query_terms: npt.NDArray[np.int32],
     window: int = ...,
 ) -> npt.NDArray[np.float64]: ...
+def tokenize(
+    texts: list[str] | tuple[str, ...],
+    prefixes: list[str] | tuple[str, ...] | None = ...,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str], bytes]: ...

@@ -225,3 +225,338 @@ def proximity_pairs(const int[::1] doc_terms, const long long[::1] doc_offsets, 
     finally:
         free(qmap); free(last); free(seen)
     return out_arr
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Tokenizer: texts -> raw token ids over a page-wide vocabulary (see ``tokenize``).
+
+from libc.string cimport memcmp, memcpy
+from libc.stdlib cimport realloc
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
+
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object o)
+    void* PyUnicode_DATA(object o)
+    Py_ssize_t PyUnicode_GET_LENGTH(object o)
+    uint32_t PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    bint Py_UNICODE_ISALNUM(uint32_t ch) nogil
+    int PyUnicode_4BYTE_KIND
+
+
+
+cdef inline bint _is_cjk(uint32_t c) noexcept nogil:
+    return ((0x3040 <= c <= 0x30FF) or (0x3400 <= c <= 0x4DBF) or (0x4E00 <= c <= 0x9FFF)
+            or (0xF900 <= c <= 0xFAFF) or (0xAC00 <= c <= 0xD7AF))
+
+
+cdef inline bint _is_mark(uint32_t c) noexcept nogil:
+    return ((0x0300 <= c <= 0x036F) or (0x0483 <= c <= 0x0489) or (0x0591 <= c <= 0x05C7)
+            or (0x0610 <= c <= 0x061A) or (0x064B <= c <= 0x065F) or (0x0900 <= c <= 0x0DFF)
+            or (0x0E00 <= c <= 0x0EFF) or (0x1AB0 <= c <= 0x1AFF) or (0x1DC0 <= c <= 0x1DFF)
+            or (0x20D0 <= c <= 0x20FF) or (0xFE20 <= c <= 0xFE2F))
+
+
+cdef inline bint _is_word(uint32_t c) noexcept nogil:
+    if c < 128:
+        return (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122) or c == 95
+    if _is_cjk(c):
+        return False
+    return Py_UNICODE_ISALNUM(c) or _is_mark(c)
+
+
+cdef inline bint _is_joiner(uint32_t c) noexcept nogil:
+    return c == 45 or c == 39 or c == 46 or c == 44 or c == 0x2019
+
+
+cdef struct _Vocab:
+    uint32_t* chars       # all keys, back to back
+    Py_ssize_t n_chars, cap_chars
+    int64_t* start       # key i = chars[start[i]:start[i] + length[i]]
+    int32_t* length
+    char* simple
+    Py_ssize_t n, cap
+    int32_t* table       # open addressing: vocab index or -1
+    uint64_t* hashes
+    Py_ssize_t table_size
+
+
+cdef int _grow(void** p, Py_ssize_t* cap, Py_ssize_t need, Py_ssize_t item) except -1 nogil:
+    cdef Py_ssize_t new_cap
+    cdef void* q
+    if need <= cap[0]:
+        return 0
+    new_cap = cap[0] * 2 if cap[0] else 64
+    while new_cap < need:
+        new_cap *= 2
+    q = realloc(p[0], new_cap * item)
+    if q == NULL:
+        with gil:
+            raise MemoryError()
+    p[0] = q
+    cap[0] = new_cap
+    return 0
+
+
+cdef int _rehash(_Vocab* v) except -1 nogil:
+    cdef Py_ssize_t size = v.table_size * 2 if v.table_size else 1024
+    cdef int32_t* table = <int32_t*> malloc(size * sizeof(int32_t))
+    cdef uint64_t* hashes = <uint64_t*> malloc(size * sizeof(uint64_t))
+    cdef Py_ssize_t i, j
+    if table == NULL or hashes == NULL:
+        free(table); free(hashes)
+        with gil:
+            raise MemoryError()
+    for i in range(size):
+        table[i] = -1
+    for i in range(v.table_size):
+        if v.table[i] >= 0:
+            j = <Py_ssize_t> (v.hashes[i] & <uint64_t> (size - 1))
+            while table[j] >= 0:
+                j = (j + 1) & (size - 1)
+            table[j] = v.table[i]
+            hashes[j] = v.hashes[i]
+    free(v.table); free(v.hashes)
+    v.table = table
+    v.hashes = hashes
+    v.table_size = size
+    return 0
+
+
+cdef int32_t _intern(_Vocab* v, const uint32_t* key, Py_ssize_t length, bint simple) except -2 nogil:
+    cdef uint64_t h = 1469598103934665603ULL
+    cdef Py_ssize_t i, j
+    cdef int32_t idx
+    for i in range(length):
+        h = (h ^ <uint64_t> key[i]) * 1099511628211ULL
+    h = (h ^ <uint64_t> simple) * 1099511628211ULL
+    if (v.n + 1) * 2 > v.table_size:
+        _rehash(v)
+    j = <Py_ssize_t> (h & <uint64_t> (v.table_size - 1))
+    while True:
+        idx = v.table[j]
+        if idx < 0:
+            break
+        if (v.hashes[j] == h and v.length[idx] == length and v.simple[idx] == simple
+                and memcmp(v.chars + v.start[idx], key, length * sizeof(uint32_t)) == 0):
+            return idx
+        j = (j + 1) & (v.table_size - 1)
+    _grow(<void**> &v.chars, &v.cap_chars, v.n_chars + length, sizeof(uint32_t))
+    if v.n + 1 > v.cap:
+        i = v.cap
+        _grow(<void**> &v.start, &i, v.n + 1, sizeof(int64_t))
+        i = v.cap
+        _grow(<void**> &v.length, &i, v.n + 1, sizeof(int32_t))
+        _grow(<void**> &v.simple, &v.cap, v.n + 1, sizeof(char))
+    memcpy(v.chars + v.n_chars, key, length * sizeof(uint32_t))
+    idx = <int32_t> v.n
+    v.start[idx] = v.n_chars
+    v.length[idx] = <int32_t> length
+    v.simple[idx] = simple
+    v.n_chars += length
+    v.n += 1
+    v.table[j] = idx
+    v.hashes[j] = h
+    return idx
+
+
+cdef struct _Out:
+    int32_t* ids
+    Py_ssize_t n, cap
+
+
+cdef int _emit(_Out* out, int32_t idx) except -1 nogil:
+    _grow(<void**> &out.ids, &out.cap, out.n + 1, sizeof(int32_t))
+    out.ids[out.n] = idx
+    out.n += 1
+    return 0
+
+
+ctypedef fused _char_t:
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef int _scan(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t* buf,
+               const uint64_t* prefixes, Py_ssize_t n_prefixes) except -1 nogil:
+    """One text, in one pass over its code points; ``buf`` holds at least n of them."""
+    cdef Py_ssize_t i = 0, start, k, length
+    cdef uint32_t c, d
+    cdef uint64_t key
+    cdef bint simple, upper_late, has_lower, found
+    while i < n:
+        c = data[i]
+        if c < 128:
+            if not ((48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122) or c == 95):
+                i += 1
+                continue
+        elif _is_cjk(c):
+            start = i
+            while i < n and _is_cjk(data[i]):
+                i += 1
+            if i - start == 1:
+                buf[0] = c
+                _emit(out, _intern(v, buf, 1, True))
+            else:
+                for k in range(start, i - 1):
+                    buf[0] = data[k]
+                    buf[1] = data[k + 1]
+                    _emit(out, _intern(v, buf, 2, True))
+            continue
+        elif not _is_word(c):
+            i += 1
+            continue
+        # A token: word runs joined by single joiners. Simple = ASCII letters/digits, and no upper-case letter
+        # after the first unless none is lower case; its only term is its lower-case form (analyze.split_word).
+        length = 0
+        simple = True
+        upper_late = False
+        has_lower = False
+        while True:
+            while i < n:
+                d = data[i]
+                if d < 128:
+                    if 97 <= d <= 122:
+                        has_lower = True
+                    elif 65 <= d <= 90:
+                        if length > 0:
+                            upper_late = True
+                    elif not (48 <= d <= 57):
+                        if d != 95:
+                            break
+                        simple = False
+                elif _is_word(d) and not _is_cjk(d):
+                    simple = False
+                else:
+                    break
+                buf[length] = d
+                length += 1
+                i += 1
+            if i + 1 < n and _is_joiner(data[i]):
+                d = data[i + 1]
+                if d != 95 and _is_word(d):
+                    buf[length] = data[i]
+                    length += 1
+                    i += 1
+                    simple = False
+                    continue
+            break
+        if simple and upper_late and has_lower:
+            simple = False
+        if simple:
+            for k in range(length):
+                if 65 <= buf[k] <= 90:
+                    buf[k] += 32
+            if prefixes != NULL:
+                key = (<uint64_t> buf[0] << 22) | (<uint64_t> buf[1] + 1 if length > 1 else 0)
+                found = False
+                for k in range(n_prefixes):
+                    if prefixes[k] == key:
+                        found = True
+                        break
+                if not found:
+                    _emit(out, 0)
+                    continue
+        _emit(out, _intern(v, buf, length, simple))
+    return 0
+
+
+def tokenize(texts, prefixes=None):
+    """Raw tokens of every text, as ids over one vocabulary: ``(ids, offsets, vocab, simple)``.
+
+    ``ids[offsets[i]:offsets[i + 1]]`` are the tokens of ``texts[i]`` in order; ``vocab[j]`` is token ``j``'s
+    text. ``simple[j]`` is 1 when the token is ASCII letters/digits with ordinary capitalisation: its only term
+    is then ``vocab[j]`` itself, already lower-cased; other tokens (``vocab[j]`` as written) are split by
+    ``qatbe.score.analyze.split_word``. A token is a run of letters/digits/``_``/combining marks, with
+    ``- ' ’ . ,`` allowed between two such runs (not before ``_``); every run of CJK characters yields its
+    character bigrams (a lone character, itself). Why compiled: tokenization is most of the scoring cost, and
+    interning here means Python analyses each distinct token once per page, not every occurrence.
+
+    ``prefixes`` (optional, a collection of 1- or 2-character strings): a simple token whose first two
+    characters (or only one) are not among them is not interned but emitted as id 0, whose vocab entry is "".
+    The scorer passes the prefixes of the query terms, so that only tokens that can match are analysed.
+    """
+    cdef list items = list(texts)
+    cdef Py_ssize_t n_texts = len(items), t, longest = 1, n
+    cdef _Vocab v
+    cdef _Out out
+    cdef uint32_t* buf = NULL
+    cdef int kind
+    cdef void* data
+    for t in range(n_texts):
+        if not isinstance(items[t], str):
+            raise TypeError(f"tokenize expects str items, got {type(items[t]).__name__}")
+        n = PyUnicode_GET_LENGTH(items[t])
+        if n > longest:
+            longest = n
+    cdef list keys = [] if prefixes is None else sorted(set(_prefix_key(p) for p in prefixes))
+    cdef uint64_t* pre = NULL
+    cdef Py_ssize_t n_pre = len(keys)
+    import numpy as np
+    offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+    cdef long long[::1] offsets = offsets_arr
+    memset_vocab(&v)
+    out.ids = NULL
+    out.n = 0
+    out.cap = 0
+    try:
+        buf = <uint32_t*> malloc((longest + 2) * sizeof(uint32_t))
+        pre = <uint64_t*> malloc((n_pre + 1) * sizeof(uint64_t))
+        if buf == NULL or pre == NULL:
+            raise MemoryError()
+        for t in range(n_pre):
+            pre[t] = keys[t]
+        _rehash(&v)
+        if prefixes is not None:
+            _intern(&v, buf, 0, True)  # id 0: every token filtered out by the prefixes
+        for t in range(n_texts):
+            text = items[t]
+            kind = PyUnicode_KIND(text)
+            data = PyUnicode_DATA(text)
+            n = PyUnicode_GET_LENGTH(text)
+            with nogil:
+                if kind == 1:
+                    _scan(<const uint8_t*> data, n, &v, &out, buf, pre if prefixes is not None else NULL, n_pre)
+                elif kind == 2:
+                    _scan(<const uint16_t*> data, n, &v, &out, buf, pre if prefixes is not None else NULL, n_pre)
+                else:
+                    _scan(<const uint32_t*> data, n, &v, &out, buf, pre if prefixes is not None else NULL, n_pre)
+            offsets[t + 1] = out.n
+        ids_arr = np.empty(out.n, dtype=np.int32)
+        if out.n:
+            _copy_ids(ids_arr, out.ids, out.n)
+        vocab = [PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, v.chars + v.start[j], v.length[j])
+                 for j in range(v.n)]
+        simple = bytes([v.simple[j] for j in range(v.n)])
+    finally:
+        free(buf); free(pre); free(out.ids)
+        free(v.chars); free(v.start); free(v.length); free(v.simple); free(v.table); free(v.hashes)
+    return ids_arr, offsets_arr, vocab, simple
+
+
+def _prefix_key(p):
+    if not isinstance(p, str) or not 1 <= len(p) <= 2:
+        raise ValueError(f"prefixes must be strings of 1 or 2 characters, not {p!r}")
+    return (ord(p[0]) << 22) | (ord(p[1]) + 1 if len(p) == 2 else 0)
+
+
+cdef void memset_vocab(_Vocab* v) noexcept:
+    v.chars = NULL
+    v.n_chars = 0
+    v.cap_chars = 0
+    v.start = NULL
+    v.length = NULL
+    v.simple = NULL
+    v.n = 0
+    v.cap = 0
+    v.table = NULL
+    v.hashes = NULL
+    v.table_size = 0
+
+
+cdef void _copy_ids(int[::1] dst, int32_t* src, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t i
+    for i in range(n):
+        dst[i] = src[i]

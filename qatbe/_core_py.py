@@ -169,3 +169,109 @@ def proximity_pairs(
                     pairs += 1
         out[d] = float(pairs)
     return out
+
+
+def _is_cjk(c: int) -> bool:
+    return (0x3040 <= c <= 0x30FF or 0x3400 <= c <= 0x4DBF or 0x4E00 <= c <= 0x9FFF or 0xF900 <= c <= 0xFAFF
+            or 0xAC00 <= c <= 0xD7AF)
+
+
+def _is_mark(c: int) -> bool:
+    return (0x0300 <= c <= 0x036F or 0x0483 <= c <= 0x0489 or 0x0591 <= c <= 0x05C7 or 0x0610 <= c <= 0x061A
+            or 0x064B <= c <= 0x065F or 0x0900 <= c <= 0x0DFF or 0x0E00 <= c <= 0x0EFF or 0x1AB0 <= c <= 0x1AFF
+            or 0x1DC0 <= c <= 0x1DFF or 0x20D0 <= c <= 0x20FF or 0xFE20 <= c <= 0xFE2F)
+
+
+def _is_word(ch: str) -> bool:
+    c = ord(ch)
+    if _is_cjk(c):
+        return False
+    return ch.isalnum() or ch == "_" or _is_mark(c)
+
+
+_JOINERS = frozenset("-'.,\u2019")
+_ASCII_ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _simple(token: str) -> bool:
+    if not all(ch in _ASCII_ALNUM for ch in token):
+        return False
+    all_upper = not any(ch.islower() for ch in token)
+    upper_late = any(ch.isupper() for ch in token[1:])
+    return not upper_late or all_upper
+
+
+def _prefix_key(p: object) -> str:
+    if not isinstance(p, str) or not 1 <= len(p) <= 2:
+        raise ValueError(f"prefixes must be strings of 1 or 2 characters, not {p!r}")
+    return p
+
+
+def tokenize(
+    texts: Sequence[str], prefixes: Sequence[str] | None = None
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str], bytes]:
+    """Raw tokens of every text, as ids over one vocabulary: ``(ids, offsets, vocab, simple)``.
+
+    See ``qatbe._core.tokenize`` for the rules; this is the same scan, one character at a time.
+    """
+    items = list(texts)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    wanted = None if prefixes is None else {_prefix_key(p) for p in prefixes}
+    index: dict[tuple[str, bool], int] = {}
+    vocab: list[str] = []
+    simple: list[int] = []
+    ids: list[int] = []
+    offsets = [0]
+
+    def emit(key: str, is_simple: bool) -> None:
+        idx = index.get((key, is_simple))
+        if idx is None:
+            idx = index[(key, is_simple)] = len(vocab)
+            vocab.append(key)
+            simple.append(int(is_simple))
+        ids.append(idx)
+
+    if wanted is not None:
+        emit("", True)
+        ids.pop()
+    for text in items:
+        i, n = 0, len(text)
+        while i < n:
+            ch = text[i]
+            if _is_cjk(ord(ch)):
+                start = i
+                while i < n and _is_cjk(ord(text[i])):
+                    i += 1
+                if i - start == 1:
+                    emit(ch, True)
+                else:
+                    for k in range(start, i - 1):
+                        emit(text[k : k + 2], True)
+                continue
+            if not _is_word(ch):
+                i += 1
+                continue
+            start = i
+            while True:
+                while i < n and _is_word(text[i]):
+                    i += 1
+                if i + 1 < n and text[i] in _JOINERS and text[i + 1] != "_" and _is_word(text[i + 1]):
+                    i += 1
+                    continue
+                break
+            token = text[start:i]
+            if _simple(token):
+                low = token.translate(_LOWER_ASCII)
+                if wanted is not None and low[:2] not in wanted:
+                    ids.append(0)
+                else:
+                    emit(low, True)
+            else:
+                emit(token, False)
+        offsets.append(len(ids))
+    return (np.asarray(ids, dtype=np.int32), np.asarray(offsets, dtype=np.int64), vocab, bytes(simple))
+
+
+_LOWER_ASCII = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")

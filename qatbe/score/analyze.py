@@ -18,21 +18,19 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+import numpy as np
+import numpy.typing as npt
+
+from .._backend import kernel
 from . import languages
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-# Combining marks are part of words (Python's \w has no \p{M}): Latin diacritics, Hebrew and Arabic points,
-# Indic and Thai vowel signs and viramas.
-_MARKS = "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0900-\u0dff\u0e00-\u0eff" \
-    "\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
-_W = rf"(?:[^\W{_CJK}]|[{_MARKS}])"
-# A word is [letters/digits] ([-'’.,] [letters/digits])*; CJK characters are never part of a word.
-_TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_W}+(?:[-'’.,](?!_){_W}+)*)")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NUMBER = re.compile(r"v?\d+(?:[.,]\d+)*", re.IGNORECASE)
+# Snowball stemmers that also strip or rewrite word beginnings: no prefix filter for these languages.
+_PREFIX_STEMMERS = frozenset({"ar", "id", "ga"})
 _ELISION = frozenset("l d j m n s t c qu lorsqu puisqu jusqu un dell all dall nell sull".split())
 
 
@@ -46,6 +44,12 @@ def _fold(term: str) -> str:
             continue
         out.append(ch)
     return unicodedata.normalize("NFC", "".join(out))
+
+
+@lru_cache(maxsize=1 << 16)
+def split_cached(token: str) -> tuple[str, ...]:
+    """``split_word``, memoised across pages: the tokens that reach it (non-ASCII, joined, mixed case) recur."""
+    return tuple(split_word(token))
 
 
 def split_word(token: str) -> list[str]:
@@ -94,19 +98,16 @@ def _expand_camel(token: str, out: list[str]) -> list[str]:
     return out
 
 
+def surfaces(token: str, simple: bool) -> list[str]:
+    """The surface terms of one raw token from the tokenizer (``simple`` tokens are already lower-cased)."""
+    return [token] if simple else split_word(token)
+
+
 def raw_terms(text: str) -> list[str]:
     """Surface terms of ``text`` in order (CJK bigrams included), before stopwords and stemming."""
-    out: list[str] = []
-    for m in _TOKEN.finditer(text):
-        cjk = m.group("cjk")
-        if cjk:
-            if len(cjk) == 1:
-                out.append(cjk)
-            else:
-                out.extend(cjk[i : i + 2] for i in range(len(cjk) - 1))
-        else:
-            out.extend(split_word(m.group("word")))
-    return out
+    ids, _, vocab, simple = kernel.tokenize([text])
+    per_token = [surfaces(tok, bool(flag)) for tok, flag in zip(vocab, simple)]
+    return [s for i in ids.tolist() for s in per_token[i]]
 
 
 class Analyzer:
@@ -140,6 +141,55 @@ class Analyzer:
         if keep_stopwords:
             return [term(s) or _fold(s) for s in raw_terms(text)]
         return [t for t in map(term, raw_terms(text)) if t is not None]
+
+    def index(
+        self,
+        texts: Sequence[str],
+        vocab: dict[str, int],
+        keep_stopwords: bool = False,
+        only: Sequence[str] | None = None,
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        """Term ids of every text in CSR form (``ids[offsets[i]:offsets[i + 1]]``), adding new terms to ``vocab``.
+
+        Stopwords stay in the stream as one shared id (they count in the segment length, as in Lucene without a
+        stop filter, but never match). With ``only`` (the query's index terms), tokens that cannot become one of
+        them are not analysed at all: they map to that shared id too. Which tokens cannot: plain ASCII words
+        whose first two letters differ from every query term's, in a language whose stemmer only rewrites word
+        endings (all Snowball stemmers but Arabic, Indonesian and Irish; the English exceptions dying/lying/tying
+        -> die/lie/tie are the known misses). The compiled tokenizer interns tokens page-wide, so each distinct
+        token is analysed once and the per-occurrence work is numpy gathers.
+        """
+        prefixes = None
+        if only is not None and self.language not in _PREFIX_STEMMERS and all(len(t) >= 2 for t in only):
+            prefixes = sorted({t[:2] for t in only})
+        tok_ids, tok_offsets, tokens, simple = kernel.tokenize(texts, prefixes)
+        term = self.term
+        other = vocab.setdefault("", len(vocab))
+        wanted = frozenset(prefixes) if prefixes is not None else None
+        ends: list[int] = [0]
+        flat: list[int] = []
+        get = vocab.setdefault
+        for tok, flag in zip(tokens, simple):
+            for s in ((tok,) if flag else split_cached(tok)):
+                if not s or (wanted is not None and not flag and s.isascii() and s[:2] not in wanted):
+                    flat.append(other)
+                    continue
+                t = term(s)
+                if t is None:
+                    t = _fold(s) if keep_stopwords else ""
+                flat.append(get(t, len(vocab)) if t else other)
+            ends.append(len(flat))
+        starts = np.asarray(ends, dtype=np.int64)
+        lens = np.diff(starts)
+        terms = np.asarray(flat, dtype=np.int32)
+        if (lens == 1).all():
+            return terms[tok_ids], tok_offsets
+        per_token = lens[tok_ids]
+        ends = np.concatenate(([0], np.cumsum(per_token)))
+        offsets = ends[tok_offsets]
+        first = np.repeat(starts[:-1][tok_ids], per_token)
+        within = np.arange(int(ends[-1]), dtype=np.int64) - np.repeat(ends[:-1], per_token)
+        return terms[first + within], offsets
 
     def query(self, text: str) -> tuple[list[tuple[str, str]], bool]:
         """Distinct (index term, first surface form) of a query, and whether it was made of stopwords only.

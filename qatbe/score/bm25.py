@@ -102,17 +102,9 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         return Scores(np.zeros(n, dtype=np.float64), (), np.zeros(n, dtype=bool), language)
     q_terms = [t for t, _ in q]
     vocab: dict[str, int] = {t: i for i, t in enumerate(q_terms)}
-    ids: list[int] = []
-    offsets = [0]
-    get = vocab.setdefault
-    for seg in segments:
-        for term in an.terms(seg.text, only_stopwords):
-            ids.append(get(term, len(vocab)))
-        offsets.append(len(ids))
-    flat = np.asarray(ids, dtype=np.int32)
-    offs = np.asarray(offsets, dtype=np.int64)
+    flat, offs = an.index([seg.text for seg in segments], vocab, only_stopwords, q_terms)
     qids = np.arange(len(q_terms), dtype=np.int32)
-    avgdl = max(1.0, len(ids) / n)
+    avgdl = max(1.0, len(flat) / n)
     prior_n = settings.background_prior if an.lexicon.zipf else 0.0
     prior_df = _prior(an, [s for _, s in q], avgdl, prior_n) if prior_n else np.zeros(len(q))
     raw = kernel.bm25_scores(

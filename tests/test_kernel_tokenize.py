@@ -1,0 +1,91 @@
+"""The compiled tokenizer and its Python twin agree on any Unicode text, and follow the documented rules."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qatbe import _core_py
+from qatbe.score.analyze import split_word
+
+try:
+    from qatbe import _core as _compiled
+except ImportError:
+    _compiled = None
+
+KERNELS: list[ModuleType] = [_core_py] + ([_compiled] if _compiled is not None else [])
+
+# Text that exercises every branch: ASCII words and joiners, case changes, digits, underscores, CJK, combining
+# marks, astral characters (4-byte strings), and anything else Unicode has.
+pieces = st.one_of(
+    st.sampled_from(["getUserName", "HTTPServer", "snake_case", "3.11", "v2", "1,000", "U.S.", "e-mail", "don't",
+                     "l’homme", "John's", "x-_y", "東京タワー", "서울", "हिन्दी", "Ärger", "ß", "𝔘𝔫𝔦", " ", "\n", "-",
+                     ".", "'", "_", "ı", "İ", "ǅ"]),
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=8),
+    st.text(alphabet="aAbB1_-.',’ ", max_size=8),
+)
+texts = st.lists(pieces, max_size=12).map("".join)
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@settings(max_examples=500, deadline=None)
+@given(st.lists(texts, max_size=6), st.one_of(st.none(), st.lists(st.text(min_size=1, max_size=2), max_size=4)))
+def test_compiled_and_python_tokenizers_agree(items: list[str], prefixes: list[str] | None) -> None:
+    assert _compiled is not None
+    a = _compiled.tokenize(items, prefixes)
+    b = _core_py.tokenize(items, prefixes)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert a[2] == b[2] and a[3] == b[3]
+    assert a[0].dtype == np.int32 and a[1].dtype == np.int64
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=200, deadline=None)
+@given(st.lists(texts, max_size=6))
+def test_tokenizer_output_is_well_formed(kernel: ModuleType, items: list[str]) -> None:
+    ids, offsets, vocab, simple = kernel.tokenize(items)
+    assert len(offsets) == len(items) + 1 and offsets[0] == 0 and offsets[-1] == len(ids)
+    assert (np.diff(offsets) >= 0).all()
+    assert len(vocab) == len(simple) == len(set(zip(vocab, simple)))
+    if len(ids):
+        assert 0 <= ids.min() and ids.max() < len(vocab)
+    for tok, flag in zip(vocab, simple):
+        assert tok and not any(ch.isspace() for ch in tok)
+        if flag and tok.isascii():
+            # a simple token's only term is itself, as analyze.split_word would make it
+            assert split_word(tok) == [tok]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_tokenizer_rules(kernel: ModuleType) -> None:
+    ids, offsets, vocab, simple = kernel.tokenize(["The THE the getUserName 3.11 x-_y 東京タワー 猫", ""])
+    tokens = [vocab[i] for i in ids]
+    assert tokens == ["the", "the", "the", "getUserName", "3.11", "x", "_y", "東京", "京タ", "タワ", "ワー", "猫"]
+    assert offsets.tolist() == [0, 12, 12]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_prefix_filter_maps_other_simple_tokens_to_zero(kernel: ModuleType) -> None:
+    ids, _, vocab, _ = kernel.tokenize(["Python pyramid and e-mail a"], ["py", "a\x00"])
+    assert vocab[0] == "" and [vocab[i] for i in ids] == ["python", "pyramid", "", "e-mail", ""]
+    ids, _, vocab, _ = kernel.tokenize(["a ab"], ["a"])
+    assert [vocab[i] for i in ids] == ["a", ""]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("bad", [[1], [b"bytes"], [None]])
+def test_tokenizer_rejects_non_strings(kernel: ModuleType, bad: list[object]) -> None:
+    with pytest.raises(TypeError):
+        kernel.tokenize(bad)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("bad", [["abc"], [""], [3]])
+def test_tokenizer_rejects_bad_prefixes(kernel: ModuleType, bad: list[object]) -> None:
+    with pytest.raises(ValueError):
+        kernel.tokenize(["a"], bad)
