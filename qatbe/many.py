@@ -10,8 +10,9 @@ citation envelope (``render.citations``) with its first admitted segment. An opt
 Ranking (seed 000) decides the priority order of the matched segments: ``relevance`` (score per token, with the
 best-single guard), ``recency`` (newest document first, from ``Document.metadata["date"]`` or the page's own
 date; undated documents last; score per token inside a document), ``manual`` (documents in the order given).
-The budget left after the matched segments goes to their neighbours inside the documents already cited; with no
-match at all, to the documents' main content in ranking order. Output: documents in ranking order, segments in
+The budget left after the matched segments goes to their neighbours inside the documents already cited; when
+nothing matched (or nothing that matched fits), to the documents' main content in reading order, documents in
+ranking order (input order for ``relevance``). Output: documents in ranking order, segments in
 document order inside each, ``[n]`` section headers and a sources list.
 
 The guarantee is the one ``extract`` gives: the rendered text, note, headers and sources list included, measured
@@ -487,7 +488,7 @@ def extract_many(
                     if live[i] and i not in packer.chosen:
                         rows.append((int(np.min(np.abs(arr - i))), i))
             filler = [i for _, i in sorted(rows)]
-        elif not order:
+        else:  # nothing matched (or nothing that matched fits): the main content in reading order, as extract does
             filler = [i for d in _doc_rank(docs, settings.ranking) for i in docs[d].slots
                       if live[i] and i not in packer.chosen]
         for i in filler:
