@@ -189,3 +189,26 @@ def test_bad_input_is_typed() -> None:
     with pytest.raises(ConfigError):
         qatbe.extract_many([RELEVANT], "q", max_document_tokens=-1)
     assert qatbe.extract_many([], "q").text == ""
+
+
+def test_nothing_that_matched_fits_falls_back_to_reading_order() -> None:
+    huge = "# Travel papers\n\n" + " ".join(["passport renewal"] * 400)
+    r = qatbe.extract_many([huge, OFF_TOPIC[0]], "passport", budget=60, citations=False)
+    assert not r.no_match and "Boil the pasta" in r.text and r.total_tokens <= 60
+
+
+def test_same_output_in_processes_with_different_hash_seeds() -> None:
+    import os
+    import subprocess
+    import sys
+
+    script = ("import qatbe, sys; d = sys.argv[1:]; "
+              "r = qatbe.extract_many(d + [x.upper() for x in d] + d, 'renew passport', budget=400); "
+              "print(r.text, [(p.document, p.segment.index) for p in r.passages], r.duplicate_count, r.sources)")
+    outs = set()
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        done = subprocess.run([sys.executable, "-c", script, RELEVANT, *OFF_TOPIC], env=env, capture_output=True,
+                              text=True, check=True, timeout=120)
+        outs.add(done.stdout)
+    assert len(outs) == 1 and "duplicate_count=" in outs.pop()
