@@ -57,6 +57,10 @@ _SEARCH_WINDOW = 1 << 17
 _BYLINE_MAX = 200
 
 # Frame kinds (what to do when an element is left).
+# Containers whose share of the page's prose is measured (see _decide).
+_BOX_TAGS = frozenset({"div", "section", "article", "main", "td", "th", "center", "form", "aside", "header",
+                       "footer", "nav", "noscript", "details", "blockquote", "body"})
+
 _K_INLINE = 0
 _K_LINK = 1
 _K_BLOCK = 2
@@ -107,8 +111,20 @@ class _Ctx:
         self.cleared = False  # an ancestor with weak evidence was judged content (a thread's posts below it)
 
 
+class _Box:
+    """A container element (div, section, td, ...): where prose concentrates tells where the main text is."""
+
+    __slots__ = ("parent", "prose", "inside")
+
+    def __init__(self, parent: _Box | None) -> None:
+        self.parent = parent
+        self.prose = 0
+        self.inside = False
+
+
 class _Block:
-    __slots__ = ("kind", "text", "ctx", "chars", "link", "level", "items", "table", "lang", "boiler", "meta")
+    __slots__ = ("kind", "text", "ctx", "chars", "link", "level", "items", "table", "lang", "boiler", "meta",
+                 "box")
 
     def __init__(self, kind: str, text: str, ctx: _Ctx, chars: int, link: int, level: int = 0) -> None:
         self.kind = kind  # "h", "p", "quote", "caption", "summary", "list", "table", "code"
@@ -122,6 +138,7 @@ class _Block:
         self.lang: str | None = None
         self.boiler = False
         self.meta = False
+        self.box: _Box | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +162,8 @@ class _Walker:
         self.lists: list[_ListState] = []
         self.list_block: _Block | None = None
         self.in_article = 0
+        self.box = _Box(None)
+        self.boxes: list[_Box] = [self.box]
 
     # -- emitting ----------------------------------------------------------------------------------------
 
@@ -154,6 +173,8 @@ class _Walker:
             return
         # Collapsed here, once per block, so that lengths and densities measure visible text, not indentation.
         text = " ".join("".join(buf).split())
+        if "\xad" in text or "\u200b" in text:  # soft hyphens and zero-width spaces are invisible
+            text = text.replace("\xad", "").replace("\u200b", "")
         buf.clear()
         link = self.link
         self.link = 0
@@ -172,10 +193,13 @@ class _Walker:
             block.link += link
             return
         kind = ("p", "h", "p", "quote", "caption", "summary")[mode]
-        self.blocks.append(_Block(kind, text, ctx, len(text), link, level))
+        block = _Block(kind, text, ctx, len(text), link, level)
+        block.box = self.box
+        self.blocks.append(block)
 
     def _open_list_block(self) -> _Block:
         block = _Block("list", "", self.ctx, 0, 0)
+        block.box = self.box
         self.blocks.append(block)
         self.list_block = block
         return block
@@ -188,7 +212,9 @@ class _Walker:
     # -- the walk ----------------------------------------------------------------------------------------
 
     def walk(self, body: Any) -> None:
-        stack: list[tuple[Any, int, _Ctx | None]] = [(body.iter(include_text=True), _K_BLOCK, None)]
+        stack: list[tuple[Any, int, _Ctx | None, _Box | None]] = [
+            (body.iter(include_text=True), _K_BLOCK, None, None)
+        ]
         buf = self.buf
         blocks_set = _BLOCKS
         while stack:
@@ -209,9 +235,9 @@ class _Walker:
                 if tag in CHEAP_INLINE:
                     if tag == "a":
                         self.in_link += 1
-                        stack.append((node.iter(include_text=True), _K_LINK, None))
+                        stack.append((node.iter(include_text=True), _K_LINK, None, None))
                     else:
-                        stack.append((node.iter(include_text=True), _K_INLINE, None))
+                        stack.append((node.iter(include_text=True), _K_INLINE, None, None))
                     break
                 if tag == "hr":
                     self.flush()
@@ -223,9 +249,11 @@ class _Walker:
                 hidden = tag == "noscript" or is_hidden(attrs)
                 if hidden and tag not in blocks_set and "-" not in tag:
                     continue  # hidden inline text (icons, screen-reader labels) is simply not there
-                if tag == "form" and not _form_holds_content(node):
-                    continue
                 neg = negative_evidence(tag, attrs)
+                if tag == "form" and neg < WEAK:
+                    # Form controls never become text; a form's prose (a shop's product description, a
+                    # page-wrapping ASP.NET form) is content only when it holds a fair share of the page.
+                    neg = WEAK
                 if neg and tag == "header" and self.in_article:
                     neg = NONE  # an article's own header holds its title and byline
                 pos = positive_evidence(tag, attrs)
@@ -246,10 +274,15 @@ class _Walker:
                             self.in_article -= 1
                         self.ctx = saved
                     continue
-                stack.append((node.iter(include_text=True), kind, saved))
+                saved_box = None
+                if kind == _K_BLOCK and tag in _BOX_TAGS:
+                    saved_box = self.box
+                    self.box = _Box(saved_box)
+                    self.boxes.append(self.box)
+                stack.append((node.iter(include_text=True), kind, saved, saved_box))
                 break
             else:
-                _, kind, saved = stack.pop()
+                _, kind, saved, saved_box = stack.pop()
                 if kind == _K_LINK:
                     self.in_link -= 1
                 elif kind != _K_INLINE:
@@ -258,6 +291,8 @@ class _Walker:
                     if self.ctx.pos:
                         self.in_article -= 1
                     self.ctx = saved
+                if saved_box is not None:
+                    self.box = saved_box
         self.flush()
 
     def _enter(self, node: Any, tag: str, attrs: dict[str, str | None]) -> int:
@@ -292,6 +327,7 @@ class _Walker:
             if data is None:  # a layout table: its cells are page regions, walked like any container
                 return _K_SPACE if mode in _LEAF_MODES else _K_BLOCK
             block = _Block("table", "", self.ctx, data.chars, data.link_chars)
+            block.box = self.box
             block.table = data
             self.blocks.append(block)
             return -1
@@ -300,6 +336,7 @@ class _Walker:
             self._break_list()
             code = node.text(deep=True)
             block = _Block("code", code, self.ctx, len(code), 0)
+            block.box = self.box
             block.lang = _code_language(node, attrs)
             self.blocks.append(block)
             return -1
@@ -337,11 +374,6 @@ class _Walker:
                 self.list_block = None
 
 
-def _form_holds_content(node: Any) -> bool:
-    """Forms never become text, except a form that wraps the page (ASP.NET WebForms): that one holds the prose."""
-    return node.css_first("p, h1, h2, h3, article, main, table") is not None
-
-
 def _code_language(node: Any, attrs: dict[str, str | None]) -> str | None:
     for cls in (attrs.get("class"), attrs.get("data-lang"), attrs.get("data-language")):
         if cls:
@@ -368,6 +400,8 @@ _WRAPPER_SHARE = 0.5
 # A ``<main>``/``<article>`` is trusted as the main content only when it holds at least this share of the prose.
 _MAIN_SHARE = 0.4
 _LINKY = 0.5
+# The main box must hold at least this share of the page's prose.
+_BOX_SHARE = 0.85
 
 
 def _good(block: _Block) -> int:
@@ -402,20 +436,45 @@ def _decide(walker: _Walker) -> None:
             if held > parent.pos_prose:
                 parent.pos_prose = held
     root = walker.root
+    if root.prose == 0:  # a page of short lines only: measure shares in plain visible text instead
+        for ctx in ctxs:
+            ctx.prose = ctx.total_good
     page_prose = max(root.prose, 1)
     page_chars = max(root.total, 1)
 
     # The main container: the tightest <main>/<article>/role=main that still holds most of the prose.
     main: _Ctx | None = None
-    for ctx in ctxs:
-        if ctx.pos and not ctx.hidden and ctx.prose >= _MAIN_SHARE * page_prose and ctx.prose > 0:
-            if main is None or ctx.prose <= main.prose:
-                main = ctx
+    candidates = [c for c in ctxs if c.pos and not c.hidden and c.prose > 0 and c.prose >= _MAIN_SHARE * page_prose]
+    for ctx in candidates:
+        if main is None or ctx.prose <= main.prose:
+            main = ctx
     protected: set[int] = set()
     node = main
     while node is not None:
         protected.add(node.order)
         node = node.parent
+    if any(c.order not in protected for c in candidates):
+        # Two sibling <article> posts both hold much of the prose: neither is "the" main text.
+        main = None
+        protected = set()
+
+    # The main box: the tightest container holding most of the prose (a readability-style density argument,
+    # without trusting any name). On pages where prose is spread out, that is the body and nothing is pruned.
+    boxes = walker.boxes
+    for block in blocks:
+        if block.box is not None and not block.ctx.boiler:
+            block.box.prose += _prose(block)
+    for box in reversed(boxes):
+        if box.parent is not None:
+            box.parent.prose += box.prose
+    main_box = boxes[0]
+    need = _BOX_SHARE * boxes[0].prose
+    for box in boxes:
+        if box.prose >= need and box.prose <= main_box.prose:
+            main_box = box
+    for box in boxes:
+        box.inside = box is main_box or (box.parent is not None and box.parent.inside)
+    pruning_box = main_box is not boxes[0] and boxes[0].prose > 0
 
     for ctx in ctxs:
         parent = ctx.parent
@@ -455,6 +514,8 @@ def _decide(walker: _Walker) -> None:
         density = block.link / block.chars if block.chars else 0.0
         if not boiler and main is not None and not ctx.main:
             boiler = ctx.flagged or not _stands_alone(block, density)
+        if not boiler and pruning_box and block.box is not None and not block.box.inside:
+            boiler = ctx.flagged or not _stands_alone(block, density)
         if not boiler and density > _LINKY and block.kind != "h" and block.kind != "code":
             if block.kind == "table":
                 # Data tables link their entities (Wikipedia); only a header-less grid of links is a menu.
@@ -462,7 +523,11 @@ def _decide(walker: _Walker) -> None:
             elif block.kind == "list" and block.chars >= 0.3 * page_chars:
                 boiler = False  # a list of links that is the bulk of the page is what the page lists
             else:
-                boiler = not ctx.main or block.kind == "list" or _linky_neighbour(blocks, i)
+                # Inside the main text a lone link ("Start now", "Download the form") is content; runs of
+                # links and link lists are menus.
+                inside = ctx.main if main is not None else (pruning_box and block.box is not None
+                                                            and block.box.inside)
+                boiler = not inside or block.kind == "list" or _linky_neighbour(blocks, i)
         block.boiler = boiler
         block.meta = ctx.byline and block.kind == "p" and block.chars <= _BYLINE_MAX
 

@@ -1,0 +1,111 @@
+"""HTML segmenter fixtures: each file is an HTML input, a separator line, and the expected compact listing.
+
+The listing is ``qatbe.segment.listing`` (one line per segment: kind, level, language, markdown), the same format
+as the markdown fixtures. Boilerplate appears as ``navigation`` lines: it is emitted, not dropped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qatbe import Settings, SegmentKind
+from qatbe.segment.html import segment_html
+from qatbe.segment.listing import listing
+
+FIXTURES = sorted((Path(__file__).parent / "fixtures" / "html").glob("*.txt"))
+SEPARATOR = "\n==== expected ====\n"
+
+
+def _load(path: Path) -> tuple[str, str]:
+    source, expected = path.read_text(encoding="utf-8").split(SEPARATOR)
+    return source, expected.rstrip("\n")
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_fixture(path: Path) -> None:
+    source, expected = _load(path)
+    assert listing(segment_html(source, Settings()).segments) == expected
+
+
+def test_fixtures_exist() -> None:
+    assert len(FIXTURES) >= 10
+
+
+def test_positions_point_at_the_source_and_never_go_back() -> None:
+    html = "<html><body><h1>Alpha title</h1><p>Bravo text here.</p><ul><li>Charlie item</li></ul></body></html>"
+    segments = segment_html(html, Settings()).segments
+    positions = [s.position for s in segments]
+    assert positions == sorted(positions)
+    for segment, word in zip(segments, ("Alpha", "Bravo", "Charlie")):
+        assert html[segment.position : segment.position + len(word)] == word
+
+
+def test_entities_and_repeated_words_keep_positions_monotonic() -> None:
+    html = "<body>" + "".join(f"<p>Same words &amp; more {i}</p>" for i in range(50)) + "</body>"
+    positions = [s.position for s in segment_html(html, Settings()).segments]
+    assert positions == sorted(positions) and len(set(positions)) == 50
+
+
+def test_heading_path_and_levels() -> None:
+    html = "<body><main><h1>A</h1><h2>B</h2><p>under b</p><h2>C</h2><h3>D</h3><p>under d</p></main></body>"
+    segs = {s.text: s for s in segment_html(html, Settings()).segments}
+    assert segs["under b"].heading_path == ("A", "B")
+    assert segs["under d"].heading_path == ("A", "C", "D")
+    assert segs["D"].level == 3
+
+
+def test_deep_nesting_does_not_recurse() -> None:
+    depth = 200_000
+    html = "<div>" * depth + "<p>deep text</p>" + "</div>" * depth
+    segments = segment_html(html, Settings()).segments
+    assert [s.text for s in segments if s.kind is not SegmentKind.NAVIGATION] == ["deep text"]
+
+
+def test_deeply_nested_lists_keep_every_item() -> None:
+    depth = 3000
+    html = "<ul><li>x" * depth + "</li></ul>" * depth
+    segments = segment_html(html, Settings()).segments
+    assert sum(s.text.count("x") for s in segments) == depth
+
+
+def test_one_line_items_bylines_and_short_paragraphs_survive() -> None:
+    html = (
+        "<body><article><h1>Title</h1><p class='byline'>By Ann Lee</p><p>Short.</p>"
+        "<p>A longer paragraph that carries the article's actual message for the reader to take away.</p>"
+        "<ul><li>Yes</li><li>No</li></ul><dl><dt>Fee</dt><dd>£5</dd></dl></article></body>"
+    )
+    kept = [s for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION]
+    text = "\n".join(s.text for s in kept)
+    for needle in ("By Ann Lee", "Short.", "Yes", "No", "Fee", "£5"):
+        assert needle in text
+    assert any(s.kind is SegmentKind.METADATA and s.text == "By Ann Lee" for s in kept)
+
+
+def test_misleading_wrapper_class_does_not_hide_the_article() -> None:
+    body = "".join(f"<p>Paragraph {i} of the story has enough words to count as real prose for a reader.</p>"
+                   for i in range(6))
+    html = f"<body><div class='layout has-sidebar sidebar-left'><article>{body}</article></div></body>"
+    kept = [s for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION]
+    assert len(kept) == 6
+
+
+def test_same_input_same_output() -> None:
+    source = (Path(__file__).parent / "fixtures" / "html" / "article_with_teasers.txt").read_text(encoding="utf-8")
+    html = source.split(SEPARATOR)[0]
+    assert segment_html(html, Settings()) == segment_html(html, Settings())
+
+
+@pytest.mark.parametrize(
+    "html",
+    ["", "   ", "<", "<html>", "<p>", "</div></div>", "<table><tr><td colspan='99999999'>x</td></tr></table>",
+     "<table><tr><td rowspan='0'>a</td></tr><tr></tr></table>", "<pre></pre>", "<ol start='-3'><li>a</li></ol>",
+     "<ul><li></li></ul>", "\x00<p>nul</p>", "<p>" + "word " * 50_000 + "</p>", "<svg><p>inside svg</p></svg>"],
+)
+def test_odd_input_gives_a_sane_result(html: str) -> None:
+    doc = segment_html(html, Settings())
+    assert doc.format == "html"
+    for segment in doc.segments:
+        assert segment.text.strip()
+        assert segment.position >= 0
