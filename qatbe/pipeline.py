@@ -93,6 +93,12 @@ class Extractor:
         costs = measure(doc.segments, self.settings)
         return [dataclasses.replace(s, tokens=int(c)) for s, c in zip(doc.segments, costs)]
 
+    def extract_many(self, documents: Any, query: object = None) -> Any:
+        """``qatbe.extract_many`` with these settings (returns a ``ManyResult``)."""
+        from .many import extract_many  # many builds on this module
+
+        return extract_many(documents, query, settings=self.settings)
+
     def extract(self, source: str | bytes, query: object = None) -> Result:
         started = time.perf_counter()
         settings = self.settings

@@ -212,3 +212,11 @@ def test_same_output_in_processes_with_different_hash_seeds() -> None:
                               text=True, check=True, timeout=120)
         outs.add(done.stdout)
     assert len(outs) == 1 and "duplicate_count=" in outs.pop()
+
+
+def test_extractor_reuses_its_settings_for_many() -> None:
+    ex = qatbe.Extractor(budget=300, citations=False, reserve_tokens=20)
+    r = ex.extract_many([RELEVANT, *OFF_TOPIC], "renew passport")
+    assert r.budget == 300 and r.reserve_tokens == 20 and "Sources:" not in r.text
+    assert r.text == qatbe.extract_many([RELEVANT, *OFF_TOPIC], "renew passport", budget=300, citations=False,
+                                        reserve_tokens=20).text
