@@ -220,3 +220,14 @@ def test_extractor_reuses_its_settings_for_many() -> None:
     assert r.budget == 300 and r.reserve_tokens == 20 and "Sources:" not in r.text
     assert r.text == qatbe.extract_many([RELEVANT, *OFF_TOPIC], "renew passport", budget=300, citations=False,
                                         reserve_tokens=20).text
+
+
+def test_to_json_is_ready_for_a_log() -> None:
+    import json
+
+    r = qatbe.extract_many([Document(RELEVANT, url="https://example.org/r"), OFF_TOPIC[0]], "renew", budget=300,
+                           partial_note=True)
+    data = json.loads(r.to_json())
+    assert data["text"] == r.text and data["dropped_count"] == r.dropped_count
+    assert [s["tokens"] for s in data["sources"]] == [r.tokens_per_source[0], r.tokens_per_source[1]]
+    assert data["passages"][0]["citation"] == 1 and data["sources"][0]["url"] == "https://example.org/r"
