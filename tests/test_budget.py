@@ -153,7 +153,7 @@ def test_reserve_and_options_are_validated() -> None:
 
 @pytest.mark.parametrize("strategy,marker", [("truncate_end", MARK_END), ("truncate_middle", MARK_MIDDLE)])
 def test_truncation_fills_the_space_a_drop_would_leave(strategy: str, marker: str) -> None:
-    long_one = "# Costs\n\n" + " ".join(f"Renewal step {i} has a fee." for i in range(20))
+    long_one = "# Section seven\n\n" + " ".join(f"Renewal step {i} has a fee." for i in range(20))
     dropped = qatbe.extract(long_one, "renewal fee", budget=100, fill="none")
     cut = qatbe.extract(long_one, "renewal fee", budget=100, fill="none", truncation=strategy)
     assert dropped.text == "" and marker in cut.text

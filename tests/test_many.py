@@ -129,9 +129,10 @@ def test_ranking_recency_and_manual() -> None:
     old = Document("Passport renewal fee is 60 crowns.", id="old", metadata={"date": "2019-03-01"})
     new = Document("Passport renewal fee is 75 crowns.", id="new", metadata={"date": "2024-03-01"})
     undated = Document("Passport renewal fee is 90 crowns.", id="undated")
-    small = dict(budget=40, citations=False, fill="none")
-    assert "75" in qatbe.extract_many([old, undated, new], "passport renewal fee", ranking="recency", **small).text
-    assert "60" in qatbe.extract_many([old, undated, new], "passport renewal fee", ranking="manual", **small).text
+    small = {"budget": 12, "citations": False, "fill": "none"}  # room for exactly one of the three
+    recent = qatbe.extract_many([old, undated, new], "passport renewal fee", ranking="recency", **small).text
+    manual = qatbe.extract_many([old, undated, new], "passport renewal fee", ranking="manual", **small).text
+    assert recent == "Passport renewal fee is 75 crowns." and manual == "Passport renewal fee is 60 crowns."
     both = qatbe.extract_many([old, undated, new], "passport renewal fee", ranking="recency", budget=400)
     assert [s.label for s in sorted(both.sources, key=lambda s: s.citation)] == ["new", "old", "undated"]
     assert both.sources[2].date == "2024-03-01"
@@ -141,11 +142,11 @@ def test_recency_reads_the_page_date_when_metadata_has_none() -> None:
     page = "<html><head><meta property='article:published_time' content='2025-01-01'></head><body>" \
            "<p>Passport renewal fee is 80 crowns.</p></body></html>"
     old = Document("Passport renewal fee is 60 crowns.", metadata={"date": "2019-03-01"})
-    r = qatbe.extract_many([old, page], "passport renewal fee", ranking="recency", budget=40, citations=False,
+    r = qatbe.extract_many([old, page], "passport renewal fee", ranking="recency", budget=12, citations=False,
                            fill="none")
     if r.sources[1].date is None:
         pytest.skip("the HTML segmenter in this tree does not read the page date yet")
-    assert "80" in r.text
+    assert r.text == "Passport renewal fee is 80 crowns."
 
 
 def test_per_document_cap() -> None:

@@ -83,3 +83,11 @@ def test_headings_and_tiny_limits_are_not_cut() -> None:
     assert truncate(one(PROSE), 3, chars_div4, "truncate_end") is None
     with pytest.raises(ValueError):
         truncate(one(PROSE), 30, chars_div4, "drop")
+
+
+@pytest.mark.parametrize("source", [CODE, TABLE, PROSE, LIST])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_every_kind_can_be_cut_to_a_middling_limit(source: str, strategy: str) -> None:
+    seg = one(source)
+    cut = truncate(seg, seg.tokens // 2, chars_div4, strategy)
+    assert cut is not None and seg.tokens // 4 < chars_div4(block(cut) + SEPARATOR) <= seg.tokens // 2
