@@ -25,15 +25,7 @@ from selectolax.lexbor import LexborHTMLParser
 from ..settings import Settings
 from ..types import Metadata, ParsedDocument, SegmentKind
 from .builder import ListItem, SegmentBuilder
-from .html_boilerplate import (
-    NONE,
-    STRONG,
-    WEAK,
-    is_hidden,
-    metadata_name,
-    negative_evidence,
-    positive_evidence,
-)
+from .html_boilerplate import NONE, STRONG, WEAK, evidence
 from .html_guard import limit_nesting
 from .html_metadata import read_metadata
 from .html_tables import CHEAP_INLINE, SKIP_TAGS, TableData, flat_text, read_table
@@ -244,22 +236,23 @@ class _Walker:
                     continue
                 attrs = node.attributes
                 saved: _Ctx | None = None
+                neg, pos, hidden, byline = evidence(tag, attrs)
                 # <noscript> is what a reader without JavaScript sees (Discourse serves its posts there): kept
                 # like hidden content, i.e. only when it holds the page's prose.
-                hidden = tag == "noscript" or is_hidden(attrs)
-                if hidden and tag not in blocks_set and "-" not in tag:
+                if tag == "noscript":
+                    hidden = True
+                elif hidden and tag not in blocks_set and "-" not in tag:
                     continue  # hidden inline text (icons, screen-reader labels) is simply not there
-                neg = negative_evidence(tag, attrs)
                 if tag == "form" and neg < WEAK:
                     # Form controls never become text; a form's prose (a shop's product description, a
                     # page-wrapping ASP.NET form) is content only when it holds a fair share of the page.
                     neg = WEAK
                 if neg and tag == "header" and self.in_article:
                     neg = NONE  # an article's own header holds its title and byline
-                pos = positive_evidence(tag, attrs)
                 if pos and neg and (tag == "main" or neg == WEAK):
                     neg = NONE  # <main class="hasSidebar">: the element's role outranks a layout class name
-                byline = tag == "address" or (tag not in _HEADINGS and metadata_name(attrs))
+                if byline and tag in _HEADINGS:
+                    byline = False
                 if neg or pos or hidden or byline:
                     saved = self.ctx
                     self.ctx = _Ctx(saved, tag, neg, pos, hidden, byline, len(self.ctxs))

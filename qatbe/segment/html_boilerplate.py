@@ -9,50 +9,44 @@ wrapper named ``has-sidebar`` that holds the whole article is not thrown away.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-# Names that mark page furniture. Short words (nav, menu, ad) must stand alone between separators; long ones may
-# sit inside a compound (mainNavigation, footerLinks).
-_NEG_TOKEN = (
-    r"nav|navbar|menu|menus|submenu|breadcrumbs?|crumbs?|footer|foot|sidebar|sidenav|aside|share|sharing|"
-    r"social|socials|cookies?|consent|gdpr|newsletter|subscribe|subscription|signup|related|recommended|"
-    r"promo|promos|advert|adverts|ads?|advertisement|sponsored|banner|masthead|popup|modal|toolbar|"
-    r"pagination|pager|skip|skiplink|tagcloud|topbar|outbrain|taboola|disqus|"
-    r"author-?box|about-?author|more-?stories|read-?more|readmore|trending|most-?popular|jump-?links?|"
-    r"login|signin|header|site-?header|page-?header|offcanvas|"
-    r"drawer|dropdown|megamenu|hamburger|comments?|commentlist|respond|copyright|legal|"
-    r"disclaimer|imprint|tags|meta-?nav|toc|table-?of-?contents"
+# Names are compared word by word: a class/id string is split at spaces, "-" and "_", trailing digits dropped,
+# and adjacent words are also tried joined ("author-box" -> "authorbox"), so set lookups replace regex scans (the
+# walk meets a few hundred new class strings per page). Long words may also sit inside a compound
+# ("mainNavigation"), which the infix list catches.
+_NEG_WORDS = frozenset(
+    "nav navbar menu menus submenu breadcrumb breadcrumbs crumb crumbs footer foot sidebar sidenav aside share "
+    "sharing social socials cookie cookies consent gdpr newsletter subscribe subscription signup related "
+    "recommended promo promos advert adverts ad ads advertisement sponsored banner masthead popup modal toolbar "
+    "pagination pager skip skiplink tagcloud topbar outbrain taboola disqus authorbox aboutauthor morestories "
+    "readmore trending mostpopular jumplink jumplinks login signin header siteheader pageheader offcanvas drawer "
+    "dropdown megamenu hamburger comment comments commentlist respond copyright legal disclaimer imprint tags "
+    "metanav toc tableofcontents".split()
 )
-_NEG = re.compile(rf"(?:^|[\s_-])(?:{_NEG_TOKEN})(?=$|[\s_\d-])", re.IGNORECASE)
-_NEG_INFIX = re.compile(
-    r"navigation|breadcrumb|sidebar|newsletter|cookie|footer|socialmedia|sharebar|shareicons|sharing|"
-    r"relatedposts|relatedarticles|related_posts|advertis|subscribe|comment",
-    re.IGNORECASE,
+_NEG_INFIXES = ("navigation", "breadcrumb", "sidebar", "newsletter", "cookie", "footer", "socialmedia", "sharebar",
+                "shareicons", "sharing", "relatedposts", "relatedarticles", "related_posts", "advertis", "subscribe",
+                "comment")
+# Words whose evidence is only weak: comments (main content on a forum), headers (which also hold an article's
+# title), banners (a service page's headline), tables of contents, legal notes.
+_WEAK_WORDS = frozenset(
+    "comment comments commentlist respond header siteheader pageheader toc banner tableofcontents tags legal "
+    "disclaimer".split()
 )
-# Names where the evidence is only weak: they mark comments (main content on a forum), headers (which also hold
-# an article's title) and tables of contents.
-_WEAK = re.compile(
-    r"(?:^|[\s_-])(?:comments?|commentlist|respond|header|site-?header|page-?header|toc|banner|"
-    r"table-?of-?contents|tags|legal|disclaimer)(?=$|[\s_\d-])|comment",
-    re.IGNORECASE,
+_WEAK_INFIXES = ("comment",)
+_STRONG_WORDS = _NEG_WORDS - _WEAK_WORDS
+_STRONG_INFIXES = tuple(f for f in _NEG_INFIXES if f not in _WEAK_INFIXES)
+_META_WORDS = frozenset(
+    "byline bylines author authors dateline date published pubdate timestamp postedon entrydate postdate "
+    "articledate postmeta entrymeta articlemeta time".split()
 )
-_POS = re.compile(
-    r"(?:^|[\s_-])(?:article|articles?-?body|post-?body|post-?content|entry-?content|entry|story|story-?body|"
-    r"main-?content|content-?main|page-?content|prose|markdown-?body|rich-?text|body-?copy|article-?content|"
-    r"blog-?post|post|text|content)(?=$|[\s_\d-])",
-    re.IGNORECASE,
+_QUOTE_WORDS = frozenset("quote blockquote bbcodequote pullquote".split())
+_HIDDEN_CLASSES = frozenset(
+    "hidden d-none is-hidden visually-hidden sr-only screen-reader-text screenreader hide invisible u-hidden "
+    "a11y-hidden offscreen".split()
 )
-_META = re.compile(
-    r"(?:^|[\s_-])(?:byline|bylines|author|authors|dateline|date|published|pubdate|timestamp|posted-?on|"
-    r"entry-?date|post-?date|article-?date|post-?meta|entry-?meta|article-?meta|time)(?=$|[\s_\d-])",
-    re.IGNORECASE,
-)
-_QUOTE = re.compile(r"(?:^|[\s_-])(?:quote|blockquote|bbcode-?quote|pullquote)(?=$|[\s_\d-])", re.IGNORECASE)
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
-_HIDDEN_CLASS = re.compile(
-    r"(?:^|\s)(?:hidden|d-none|is-hidden|visually-hidden|sr-only|screen-reader-text|screenreader|hide|"
-    r"invisible|u-hidden|a11y-hidden|offscreen)(?=$|\s)",
-    re.IGNORECASE,
-)
+_SPLIT = re.compile(r"[\s_-]+")
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
 
 NEG_ROLES = frozenset(
     {"navigation", "banner", "contentinfo", "complementary", "menu", "menubar", "search", "dialog", "alertdialog",
@@ -67,48 +61,102 @@ WEAK = 1
 STRONG = 2
 
 
+def _words(lower: str) -> set[str]:
+    raw = _SPLIT.split(lower)
+    raw = [w.rstrip("0123456789") for w in raw]
+    words = set(raw)
+    for k in range(len(raw) - 1):
+        words.add(raw[k] + raw[k + 1])
+        if k + 2 < len(raw):
+            words.add(raw[k] + raw[k + 1] + raw[k + 2])
+    words.discard("")
+    return words
+
+
+@lru_cache(maxsize=16384)
+def _token(token: str) -> tuple[int, bool, bool, bool]:
+    """Evidence of one class name or id (``site-nav``, ``entry-content``); cached, as pages repeat them."""
+    lower = token.lower()
+    hidden = lower in _HIDDEN_CLASSES
+    words = _words(lower)
+    if not words.isdisjoint(_QUOTE_WORDS):
+        return NONE, True, hidden, False
+    level = NONE
+    if not words.isdisjoint(_STRONG_WORDS) or any(f in lower for f in _STRONG_INFIXES):
+        level = STRONG
+    elif not words.isdisjoint(_WEAK_WORDS) or any(f in lower for f in _WEAK_INFIXES):
+        level = WEAK
+    return level, False, hidden, not words.isdisjoint(_META_WORDS)
+
+
+@lru_cache(maxsize=8192)
+def _names(names: str) -> tuple[int, bool, bool, bool]:
+    """(negative level, is a quotation, hidden by class, byline-like) for an element's class and id names.
+
+    Each name is judged alone (cached); the strongest negative evidence wins, and a quotation name cancels it.
+    """
+    level = NONE
+    quote = hidden = meta = False
+    for token in names.split():
+        t_level, t_quote, t_hidden, t_meta = _token(token)
+        if t_level > level:
+            level = t_level
+        quote = quote or t_quote
+        hidden = hidden or t_hidden
+        meta = meta or t_meta
+    return (NONE if quote else level), quote, hidden, meta
+
+
+def _name_string(attrs: dict[str, str | None]) -> str:
+    cls = attrs.get("class")
+    ident = attrs.get("id")
+    if cls and ident:
+        return cls + " " + ident
+    return cls or ident or ""
+
+
 def is_hidden(attrs: dict[str, str | None]) -> bool:
     """True when the element is not rendered: ``hidden``, ``aria-hidden="true"``, or an inline style that hides it.
 
     Screen-reader-only classes count too: that text is not what a reader of the page sees.
     """
+    if not attrs:
+        return False
     if "hidden" in attrs:
         return True
     aria = attrs.get("aria-hidden")
     if aria is not None and aria.strip().lower() == "true":
         return True
     style = attrs.get("style")
-    if style and _HIDDEN_STYLE.search(style):
-        return True
+    if style:
+        low = style.lower()
+        if ("none" in low or "hidden" in low) and _HIDDEN_STYLE.search(low):
+            return True
     cls = attrs.get("class")
-    return bool(cls and _HIDDEN_CLASS.search(cls))
+    return bool(cls and _names(cls)[2])
 
 
 def negative_evidence(tag: str, attrs: dict[str, str | None]) -> int:
     """How strongly the element's tag, role and names say "page furniture" (NONE, WEAK or STRONG)."""
-    role = attrs.get("role")
+    role = attrs.get("role") if attrs else None
     if role and role.strip().lower() in NEG_ROLES:
         return STRONG
-    names = " ".join(v for v in (attrs.get("class"), attrs.get("id")) if v)
-    if names and _QUOTE.search(names):
+    names = _name_string(attrs) if attrs else ""
+    name_level, quote = _names(names)[:2] if names else (NONE, False)
+    if quote:
         return NONE  # <aside class="quote"> is a quotation in a post (Discourse), not a sidebar
     level = NONE
     if tag in NEG_TAGS:
         level = WEAK if tag == "header" else STRONG
-    if names and (_NEG.search(names) or _NEG_INFIX.search(names)):
-        level = max(level, WEAK if _WEAK.search(names) and not _strong_name(names) else STRONG)
-    return level
-
-
-def _strong_name(names: str) -> bool:
-    stripped = _WEAK.sub(" ", names)
-    return bool(_NEG.search(stripped) or _NEG_INFIX.search(stripped))
+    return max(level, name_level)
 
 
 def positive_evidence(tag: str, attrs: dict[str, str | None]) -> bool:
     """The element says it holds the main content (``<main>``, ``<article>``, ``role=main``, ``articleBody``)."""
     if tag in POS_TAGS:
         return True
+    if not attrs:
+        return False
     role = attrs.get("role")
     if role and role.strip().lower() == "main":
         return True
@@ -116,13 +164,47 @@ def positive_evidence(tag: str, attrs: dict[str, str | None]) -> bool:
     return bool(itemprop and "articlebody" in itemprop.lower())
 
 
-def content_name(attrs: dict[str, str | None]) -> bool:
-    """The element is named like a content container (``entry-content``, ``post-body``, ``article``)."""
-    names = " ".join(v for v in (attrs.get("class"), attrs.get("id")) if v)
-    return bool(names and _POS.search(names))
-
-
 def metadata_name(attrs: dict[str, str | None]) -> bool:
     """The element is named like a byline or a date line."""
-    names = " ".join(v for v in (attrs.get("class"), attrs.get("id"), attrs.get("itemprop")) if v)
-    return bool(names and _META.search(names))
+    if not attrs:
+        return False
+    names = _name_string(attrs)
+    itemprop = attrs.get("itemprop")
+    if itemprop:
+        names = names + " " + itemprop
+    return bool(names and _names(names)[3])
+
+
+def evidence(tag: str, attrs: dict[str, str | None]) -> tuple[int, bool, bool, bool]:
+    """(negative level, positive, hidden, byline) in one call: the walk asks this of every element."""
+    if not attrs:
+        neg = (WEAK if tag == "header" else STRONG) if tag in NEG_TAGS else NONE
+        return neg, tag in POS_TAGS, False, tag == "address"
+    names = _name_string(attrs)
+    itemprop = attrs.get("itemprop")
+    level, quote, hidden_class, byline = _names(names) if names else (NONE, False, False, False)
+    if itemprop and not byline:
+        byline = _names(itemprop)[3]
+    # hidden
+    hidden = hidden_class or "hidden" in attrs
+    if not hidden:
+        aria = attrs.get("aria-hidden")
+        if aria is not None and aria.strip().lower() == "true":
+            hidden = True
+        else:
+            style = attrs.get("style")
+            if style:
+                low = style.lower()
+                hidden = ("none" in low or "hidden" in low) and bool(_HIDDEN_STYLE.search(low))
+    # negative
+    role = attrs.get("role")
+    role = role.strip().lower() if role else ""
+    if role in NEG_ROLES:
+        neg = STRONG
+    elif quote:
+        neg = NONE  # <aside class="quote"> is a quotation in a post (Discourse), not a sidebar
+    else:
+        neg = (WEAK if tag == "header" else STRONG) if tag in NEG_TAGS else NONE
+        neg = max(neg, level)
+    pos = tag in POS_TAGS or role == "main" or bool(itemprop and "articlebody" in itemprop.lower())
+    return neg, pos, hidden, byline or tag == "address"
