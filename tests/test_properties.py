@@ -92,3 +92,17 @@ def test_dropped_accounting(doc: str, q: str | None, budget: int) -> None:
     kept = {s.index for s in r.segments}
     assert r.dropped_count == sum(1 for s in every if s.index not in kept)
     assert r.dropped_tokens == sum(s.tokens for s in every if s.index not in kept)
+
+
+@common
+@given(document, query, st.integers(0, 1500))
+def test_no_heading_without_its_content(doc: str, q: str | None, budget: int) -> None:
+    """A heading costs tokens and answers nothing alone: it comes only with a segment it heads, unless the
+    whole of the content is already in."""
+    r = qatbe.extract(doc, q, budget=budget)
+    content = [s for s in r.segments if s.kind is not qatbe.SegmentKind.HEADING]
+    every_content = [s for s in qatbe.segment(doc) if s.kind is not qatbe.SegmentKind.HEADING]
+    if len(content) == len(every_content):
+        return
+    for h in (s for s in r.segments if s.kind is qatbe.SegmentKind.HEADING):
+        assert any(s.index > h.index and s.heading_path[-1:] == (h.text,) for s in content), h

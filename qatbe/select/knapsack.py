@@ -8,6 +8,8 @@ A chosen segment brings its nearest heading along when that fits (charged to the
 "## Fees" reads wrongly without it. Budget left after every matching segment is packed is spent, when
 ``fill="neighbors"``, on the non-boilerplate segments nearest to the matched ones (context the reader will want),
 then on the rest in reading order; with no match at all that is simply the main content in reading order.
+Headings never enter on their own (the caller leaves them out of the matched mask and marks them not
+``standalone``): a heading with nothing under it costs tokens and answers nothing.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ def select(
     *,
     include_headings: bool = True,
     fill: str = "neighbors",
+    standalone: npt.NDArray[np.bool_] | None = None,
 ) -> Selection:
     """Choose slots (indices into the candidate arrays, which are in document order) within ``budget``."""
     n = len(scores)
@@ -106,7 +109,8 @@ def select(
     chosen = matched | heads
     filled: set[int] = set()
     if fill == "neighbors" and spent < budget:
-        filled, spent = fill_neighbors(costs, chosen, matched, budget, spent)
+        filled, spent = fill_neighbors(costs, chosen, matched, budget, spent,
+                                       parents if include_headings else None, standalone)
     chosen |= filled
     return Selection(tuple(sorted(chosen)), frozenset(matched), frozenset(heads), frozenset(filled), spent)
 
@@ -138,15 +142,41 @@ def neighbor_order(n: int, anchors: Sequence[int], exclude: set[int] | frozenset
 
 
 def fill_neighbors(
-    costs: npt.NDArray[np.int64], chosen: set[int], anchors: set[int], budget: int, spent: int
+    costs: npt.NDArray[np.int64],
+    chosen: set[int],
+    anchors: set[int],
+    budget: int,
+    spent: int,
+    parents: npt.NDArray[np.int64] | None = None,
+    standalone: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[set[int], int]:
-    """Spend what is left on the segments nearest to ``anchors`` (see the module docstring); returns (filled, spent)."""
+    """Spend what is left on the segments nearest to ``anchors`` (see the module docstring); returns (filled, spent).
+
+    Slots that may not stand alone (headings: a heading with nothing under it is wasted budget) come in only with
+    a filled segment they head, charged with it; once every other slot is in, the rest of them come too, so a
+    budget that fits the whole document keeps the whole document.
+    """
     filled: set[int] = set()
+    taken = set(chosen)
     for i in neighbor_order(len(costs), sorted(anchors), chosen):
-        cost = int(costs[i])
-        if spent + cost <= budget:
-            filled.add(i)
-            spent += cost
         if spent >= budget:
             break
+        if i in taken or (standalone is not None and not standalone[i]):
+            continue
+        cost = int(costs[i])
+        parent = int(parents[i]) if parents is not None else -1
+        if parent >= 0 and parent not in taken and spent + cost + int(costs[parent]) <= budget:
+            filled.update((i, parent))
+            taken.update((i, parent))
+            spent += cost + int(costs[parent])
+        elif spent + cost <= budget:
+            filled.add(i)
+            taken.add(i)
+            spent += cost
+    if standalone is not None and all(standalone[i] <= (i in taken) for i in range(len(costs))):
+        for i in range(len(costs)):
+            if i not in taken and spent + int(costs[i]) <= budget:
+                filled.add(i)
+                taken.add(i)
+                spent += int(costs[i])
     return filled, spent

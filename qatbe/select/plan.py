@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from ..render.blocks import SEPARATOR, block
 from ..settings import Settings
-from ..types import Segment
+from ..types import Segment, SegmentKind
 from .knapsack import fill_neighbors, neighbor_order, priority_order, select
 from .nested import thresholds
 from .truncate import truncate
@@ -50,11 +50,14 @@ def plan_nested(
     matched_mask: npt.NDArray[np.bool_],
     budget: int,
     settings: Settings,
+    standalone: npt.NDArray[np.bool_],
 ) -> Plan:
     order = priority_order(weighted, costs, matched_mask)
     matched_all = set(order)
     if settings.fill == "neighbors":
-        order = order + neighbor_order(len(costs), sorted(matched_all), matched_all)
+        # Headings come with what they head; lone ones only after everything else (see knapsack.fill_neighbors).
+        rest = neighbor_order(len(costs), sorted(matched_all), matched_all)
+        order = order + [i for i in rest if standalone[i]] + [i for i in rest if not standalone[i]]
     th = thresholds(order, costs, parents, include_headings=settings.include_headings)
     chosen = th.chosen(budget)
     pending = th.pending(budget)
@@ -71,10 +74,11 @@ def plan_greedy(
     matched_mask: npt.NDArray[np.bool_],
     budget: int,
     settings: Settings,
+    standalone: npt.NDArray[np.bool_],
 ) -> Plan:
     cutting = settings.truncation != "drop"
     selection = select(weighted, costs, parents, matched_mask, budget, include_headings=settings.include_headings,
-                       fill="none" if cutting else settings.fill)
+                       fill="none" if cutting else settings.fill, standalone=standalone)
     chosen = set(selection.chosen)
     matched = set(selection.matched)
     spent = selection.spent
@@ -94,7 +98,8 @@ def plan_greedy(
                 matched.add(best)
                 spent += cut_costs[best]
         if settings.fill == "neighbors" and spent < budget:
-            filled, spent = fill_neighbors(costs, chosen, matched, budget, spent)
+            filled, spent = fill_neighbors(costs, chosen, matched, budget, spent,
+                                           parents if settings.include_headings else None, standalone)
             chosen |= filled
     density = weighted / np.maximum(costs, 1)
     drop_order = tuple(sorted(chosen, key=lambda i: (i in matched, float(density[i]), -i)))
@@ -112,6 +117,10 @@ def plan(
     budget: int,
     settings: Settings,
 ) -> Plan:
+    # With headings brought along as context, a heading never competes on its own (see knapsack.fill_neighbors).
+    standalone = np.array([not (settings.include_headings and s.kind is SegmentKind.HEADING) for s in candidates],
+                          dtype=bool)
+    matched_mask = matched_mask & standalone
     if settings.nested:
-        return plan_nested(weighted, costs, parents, matched_mask, budget, settings)
-    return plan_greedy(candidates, weighted, costs, parents, matched_mask, budget, settings)
+        return plan_nested(weighted, costs, parents, matched_mask, budget, settings, standalone)
+    return plan_greedy(candidates, weighted, costs, parents, matched_mask, budget, settings, standalone)
