@@ -393,6 +393,8 @@ _WRAPPER_SHARE = 0.5
 # A ``<main>``/``<article>`` is trusted as the main content only when it holds at least this share of the prose.
 _MAIN_SHARE = 0.4
 _LINKY = 0.5
+_MIN_PROSE = 300
+_LONE_LINK = 120  # a link paragraph this short inside the main text is an action ("Start now"), not a menu
 # The main box must hold at least this share of the page's prose.
 _BOX_SHARE = 0.85
 
@@ -402,8 +404,15 @@ def _good(block: _Block) -> int:
 
 
 def _prose(block: _Block) -> int:
-    """Text that reads like content: blocks of some length with few links (headings and menus do not count)."""
-    if block.kind == "h" or block.chars < 80 or block.link > 0.3 * block.chars:
+    """Text that reads like content: blocks of some length with few links (headings and menus do not count).
+
+    Lists and tables must be nearly link-free to count: a list of teasers (linked headline and a line of text
+    each) is long and fairly text-dense, yet it is what surrounds an article, not the article.
+    """
+    if block.kind == "h" or block.chars < 80:
+        return 0
+    limit = 0.1 if block.kind == "list" or block.kind == "table" else 0.3
+    if block.link > limit * block.chars:
         return 0
     return _good(block)
 
@@ -467,7 +476,8 @@ def _decide(walker: _Walker) -> None:
             main_box = box
     for box in boxes:
         box.inside = box is main_box or (box.parent is not None and box.parent.inside)
-    pruning_box = main_box is not boxes[0] and boxes[0].prose > 0
+    # With only a line or two of prose on the page, where it sits says nothing about where the content is.
+    pruning_box = main_box is not boxes[0] and boxes[0].prose >= _MIN_PROSE
 
     for ctx in ctxs:
         parent = ctx.parent
@@ -520,7 +530,8 @@ def _decide(walker: _Walker) -> None:
                 # links and link lists are menus.
                 inside = ctx.main if main is not None else (pruning_box and block.box is not None
                                                             and block.box.inside)
-                boiler = not inside or block.kind == "list" or _linky_neighbour(blocks, i)
+                boiler = (not inside or block.kind == "list" or block.chars > _LONE_LINK
+                          or _linky_neighbour(blocks, i))
         block.boiler = boiler
         block.meta = ctx.byline and block.kind == "p" and block.chars <= _BYLINE_MAX
 
