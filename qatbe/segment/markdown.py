@@ -39,6 +39,8 @@ def _parser() -> MarkdownIt:
 
 def inline_text(content: str) -> str:
     """Inline markdown as a reader needs it: link and image targets dropped, everything else kept."""
+    if "]" not in content:  # most paragraphs have no link; skip three regex scans
+        return content
     content = _IMAGE.sub(r"\1", content)
     content = _LINK.sub(r"\1", content)
     return _REF_LINK.sub(r"\1", content)
