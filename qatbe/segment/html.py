@@ -394,6 +394,7 @@ _WRAPPER_SHARE = 0.5
 _MAIN_SHARE = 0.4
 _LINKY = 0.5
 _MIN_PROSE = 300
+_SHORT = 80
 _LONE_LINK = 120  # a link paragraph this short inside the main text is an action ("Start now"), not a menu
 # The main box must hold at least this share of the page's prose.
 _BOX_SHARE = 0.85
@@ -518,7 +519,7 @@ def _decide(walker: _Walker) -> None:
         if not boiler and main is not None and not ctx.main:
             boiler = ctx.flagged or not _stands_alone(block, density)
         if not boiler and pruning_box and block.box is not None and not block.box.inside:
-            boiler = ctx.flagged or not _stands_alone(block, density)
+            boiler = ctx.flagged or not _near_prose(block, density)
         if not boiler and density > _LINKY and block.kind != "h" and block.kind != "code":
             if block.kind == "table":
                 # Data tables link their entities (Wikipedia); only a header-less grid of links is a menu.
@@ -545,6 +546,15 @@ def _stands_alone(block: _Block, density: float) -> bool:
     if block.kind == "p":
         return block.chars >= 250 and density < 0.2
     return False
+
+
+def _near_prose(block: _Block, density: float) -> bool:
+    """Outside the densest box the evidence is weaker than outside a <main>: keep what reads like text."""
+    if density > 0.3:
+        return False
+    if block.kind == "h":
+        return True
+    return block.kind in ("p", "quote", "summary") and block.chars >= _SHORT
 
 
 def _linky_neighbour(blocks: list[_Block], i: int) -> bool:
