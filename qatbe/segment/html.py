@@ -536,7 +536,35 @@ def _decide(walker: _Walker) -> None:
         block.boiler = boiler
         block.meta = ctx.byline and block.kind == "p" and block.chars <= _BYLINE_MAX
 
+    _trailing_labels(blocks)
     _orphan_headings(blocks)
+
+
+def _is_label(block: _Block) -> bool:
+    """A few words with no sentence in them: "Read more", "Kontakt:", "À lire aussi", "Zu allen Beiträgen"."""
+    if block.kind not in ("p", "h") or block.meta:
+        return False
+    text = block.text
+    if len(text) > 60 or text[-1:] in ".!?…" or any(ch.isdigit() for ch in text):
+        return False
+    return len(text.split()) <= 6
+
+
+def _trailing_labels(blocks: list[_Block]) -> None:
+    """Labels after the last real block of text introduce furniture ("More on this topic:", "Back to the index").
+
+    One or two of them; a longer run of short lines at the end is a list of names (a listing page), not labels.
+    """
+    labels: list[_Block] = []
+    for block in reversed(blocks):
+        if block.boiler:
+            continue
+        if not _is_label(block):
+            break
+        labels.append(block)
+    if len(labels) <= 2:
+        for block in labels:
+            block.boiler = True
 
 
 def _stands_alone(block: _Block, density: float) -> bool:
