@@ -529,8 +529,12 @@ def _decide(walker: _Walker) -> None:
             else:
                 # Inside the main text a lone link ("Start now", "Download the form") is content; runs of
                 # links and link lists are menus.
-                inside = ctx.main if main is not None else (pruning_box and block.box is not None
-                                                            and block.box.inside)
+                if main is not None:
+                    inside = ctx.main
+                elif pruning_box:
+                    inside = block.box is not None and block.box.inside
+                else:  # no container stands out: anything not named like furniture may be main text
+                    inside = not ctx.flagged
                 boiler = (not inside or block.kind == "list" or block.chars > _LONE_LINK
                           or _linky_neighbour(blocks, i))
         block.boiler = boiler
@@ -542,8 +546,8 @@ def _decide(walker: _Walker) -> None:
 
 def _is_label(block: _Block) -> bool:
     """A few words with no sentence in them: "Read more", "Kontakt:", "À lire aussi", "Zu allen Beiträgen"."""
-    if block.kind not in ("p", "h") or block.meta:
-        return False
+    if block.kind not in ("p", "h") or block.meta or block.link * 2 > block.chars:
+        return False  # a lone link ("Start now") is an action, judged by the link rules
     text = block.text
     if len(text) > 60 or text[-1:] in ".!?…" or any(ch.isdigit() for ch in text):
         return False
@@ -560,11 +564,11 @@ def _trailing_labels(blocks: list[_Block]) -> None:
         if block.boiler:
             continue
         if not _is_label(block):
-            break
+            if len(labels) <= 2:  # only after real text: a page whose only words are a label keeps them
+                for label in labels:
+                    label.boiler = True
+            return
         labels.append(block)
-    if len(labels) <= 2:
-        for block in labels:
-            block.boiler = True
 
 
 def _stands_alone(block: _Block, density: float) -> bool:
