@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
 
     for c in args.const:
         key, _, value = c.partition("=")
-        setattr(_bm25, key, float(value))
+        setattr(_bm25, key, type(getattr(_bm25, key))(float(value)))
     budgets = [int(b) for b in args.budgets.split(",")]
     extractors = {b: qatbe.Extractor(budget=b, **options) for b in budgets}
     print(f"backend={qatbe.BACKEND} options={options} const={args.const}")

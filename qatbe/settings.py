@@ -98,7 +98,7 @@ class Settings:
     include_headings: bool = True
     include_navigation: bool = False
     language: str | None = None
-    expand_query: bool = True
+    expand_query: bool = False  # WordNet synonyms/acronyms: measured no retention gain on the dev sets
     bm25: BM25Variant = "lucene"
     k1: float = 1.2
     b: float = 0.75
@@ -106,9 +106,13 @@ class Settings:
     # enclosing heading's score a segment inherits, bonus per close pair of query terms (x mean query IDF), and
     # the relative relevance floor (fraction of the best score) below which a match counts as not relevant.
     background_prior: float = 0.0
-    heading_share: float = 0.0
+    heading_share: float = 0.3
     proximity: float = 0.25
     relevance_floor: float = 0.2
+    context_weight: float = 0.5  # weight of query words outside the question sentence of a multi-sentence query
+    feedback: float = 0.0  # weight of pseudo-relevance-feedback terms (rare words of the best segments); 0 = off
+    # Caller's synonyms: word -> words or phrases, used (at a lower weight) whenever the word is in a query.
+    synonyms: Mapping[str, tuple[str, ...]] | None = None
     max_segment_tokens: int = 160
     max_input_chars: int = 50_000_000
     # Budget semantics (seed 000/001): the output is at most ``token_budget - reserve_tokens``.
@@ -152,6 +156,16 @@ class Settings:
         _check_number("heading_share", self.heading_share, 0.0, 10.0)
         _check_number("proximity", self.proximity, 0.0, 100.0)
         _check_number("relevance_floor", self.relevance_floor, 0.0, 1.0)
+        _check_number("context_weight", self.context_weight, 0.0, 1.0)
+        _check_number("feedback", self.feedback, 0.0, 1.0)
+        if self.synonyms is not None:
+            if not isinstance(self.synonyms, Mapping) or not all(
+                isinstance(k, str) and not isinstance(v, str) and isinstance(v, (list, tuple))
+                and all(isinstance(x, str) for x in v)
+                for k, v in self.synonyms.items()
+            ):
+                raise ConfigError("synonyms must map a word to a list of words or phrases, e.g. {'car': ['auto']}")
+            object.__setattr__(self, "synonyms", MappingProxyType({k: tuple(v) for k, v in self.synonyms.items()}))
         _check_int("max_segment_tokens", self.max_segment_tokens, 8)
         _check_int("max_input_chars", self.max_input_chars, 1)
         _check_int("reserve_tokens", self.reserve_tokens, 0)

@@ -127,3 +127,33 @@ def test_scores_are_nonnegative_deterministic_and_the_floor_is_relative(
     assert not (s.relevant & (s.raw <= 0)).any()
     if s.any_match:
         assert s.relevant[int(np.argmax(s.raw))]
+
+
+def test_question_words_outweigh_context_words() -> None:
+    doc = segs("I am a student living in Leeds with my family.", "Students can claim a grant for tuition fees.")
+    query = "I am a student in Leeds. Can I claim a grant?"
+    plain = score_segments(doc, query, Settings(language="en", context_weight=1.0))
+    weighted = score_segments(doc, query, Settings(language="en", context_weight=0.3))
+    assert weighted.weights[weighted.query_terms.index("grant")] == 1.0
+    assert weighted.weights[weighted.query_terms.index("leed")] == 0.3
+    assert weighted.raw[1] / weighted.raw[0] > plain.raw[1] / plain.raw[0]
+
+
+def test_a_block_after_a_lead_in_inherits_from_it() -> None:
+    doc = segs("You can use the card to:", "show who you are", "Trains leave hourly.")
+    s = score_segments(doc, "what can I use the card for", Settings(language="en"))
+    assert s.raw[0] > 0 and s.lead_in is not None and s.lead_in[1] > 0 and s.raw[2] == 0
+
+
+def test_explanations_add_up_to_the_score() -> None:
+    doc = segs((H, "Fees"), "Renewing a passport costs 75 pounds. You can pay by:", "card or cheque", (H, "Other"),
+               "Nothing.")
+    s = score_segments(doc, "I live abroad. What are the passport fees?",
+                       Settings(language="en", heading_share=0.3, context_weight=0.5))
+    for i in range(len(doc)):
+        e = s.explain(i)
+        assert sum(c for _, c in e.terms) + e.proximity + e.lead_in + e.heading == pytest.approx(e.total)
+        assert e.total == pytest.approx(s.raw[i])
+        assert all(t in s.query_terms and c > 0 for t, c in e.terms)
+    assert {t for t, _ in s.explain(1).terms} == {"passport"}
+    assert s.explain(4).total == 0 and s.explain(4).to_dict()["terms"] == {}

@@ -10,8 +10,10 @@ a segment sits under (a paragraph under "## Fees" is about fees).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -20,31 +22,77 @@ from .._backend import kernel
 from ..settings import Settings
 from ..types import Segment, SegmentKind
 from . import languages
-from .analyze import Analyzer, analyzer
+from .analyze import Analyzer, analyzer, raw_terms
+from .expand import expansions
 
 _VARIANT = {"lucene": 0, "okapi": 1, "plus": 2, "l": 3}
 
 # Query terms closer than this many tokens (stopwords removed) count as a pair for the proximity bonus.
 PROXIMITY_WINDOW = 8
+LEADIN_SHARE = 1.0
+# Pseudo-relevance feedback: words from the FEEDBACK_SEGMENTS best segments, the FEEDBACK_TERMS rarest of them,
+# rarity = FEEDBACK_COMMON_ZIPF - zipf (words at or above that background frequency are never picked).
+FEEDBACK_SEGMENTS = 2
+FEEDBACK_TERMS = 8
+FEEDBACK_COMMON_ZIPF = 5.0
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why one segment scored what it did: BM25 contribution per matched query term, and the bonuses."""
+
+    terms: tuple[tuple[str, float], ...]
+    proximity: float
+    lead_in: float
+    heading: float
+    total: float
+
+    def to_dict(self) -> dict[str, object]:
+        return {"terms": dict(self.terms), "proximity": self.proximity, "lead_in": self.lead_in,
+                "heading": self.heading, "total": self.total}
 
 
 @dataclass(frozen=True)
 class Scores:
     """Raw relevance per segment (before type weights) and what was searched for.
 
-    ``raw[i] > 0`` iff segment ``i`` (or its heading) contains a query term. ``relevant`` is a relative floor:
-    segments scoring at least ``floor`` x the best score; ``language`` is the analysis language (None: no
-    stemming). ``query_terms`` are the index terms searched for, in query order.
+    ``raw = bm25 + proximity + lead_in + heading`` (arrays, one value per segment). ``raw[i] > 0`` iff segment
+    ``i`` contains a query term or inherits from a lead-in or heading that does. ``relevant`` is the relative
+    floor: matching segments scoring at least ``settings.relevance_floor`` x the best score. ``language`` is the
+    analysis language (None: no stemming); ``query_terms`` the index terms searched for, in query order, with
+    their ``weights`` (1 for the question's words, less for context words and expansions).
     """
 
     raw: npt.NDArray[np.float64]
     query_terms: tuple[str, ...]
     relevant: npt.NDArray[np.bool_] | None = None
     language: str | None = None
+    weights: tuple[float, ...] = ()
+    bm25: npt.NDArray[np.float64] | None = None
+    proximity: npt.NDArray[np.float64] | None = None
+    lead_in: npt.NDArray[np.float64] | None = None
+    heading: npt.NDArray[np.float64] | None = None
+    _per_term: Callable[[], npt.NDArray[np.float64]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def any_match(self) -> bool:
         return bool(self.raw.size and self.raw.max() > 0.0)
+
+    @cached_property
+    def term_contributions(self) -> npt.NDArray[np.float64]:
+        """(segments x query terms) BM25 contributions; computed on first use (one kernel call per term)."""
+        if self._per_term is None:
+            return np.zeros((len(self.raw), len(self.query_terms)), dtype=np.float64)
+        return self._per_term()
+
+    def explain(self, i: int) -> Explanation:
+        contrib = self.term_contributions[i]
+        terms = tuple((t, float(c)) for t, c in zip(self.query_terms, contrib) if c > 0)
+
+        def part(a: npt.NDArray[np.float64] | None) -> float:
+            return float(a[i]) if a is not None else 0.0
+
+        return Explanation(terms, part(self.proximity), part(self.lead_in), part(self.heading), float(self.raw[i]))
 
 
 def choose_language(segments: Sequence[Segment], settings: Settings) -> str | None:
@@ -76,6 +124,58 @@ def _prior(an: Analyzer, surfaces: Sequence[str], avgdl: float, prior_n: float) 
     return out
 
 
+_SENTENCE = re.compile(r"(?<=[.!?。？！])\s+")
+
+
+def query_weights(an: Analyzer, query: str, terms: Sequence[str], context_weight: float) -> npt.NDArray[np.float64]:
+    """Weight 1 for the words of the question; ``context_weight`` for words only in the query's other sentences.
+
+    Why: a query such as "I am 18 and got my A-level results. Can I challenge them?" is context plus a question;
+    the question's words say what to find, the context's words mostly match the page everywhere. Applies only
+    when the query has several sentences and at least one ends with a question mark.
+    """
+    weights = np.ones(len(terms), dtype=np.float64)
+    sentences = [x for x in _SENTENCE.split(query.strip()) if x]
+    questions = [x for x in sentences if x.rstrip().endswith(("?", "？"))]
+    if context_weight == 1.0 or len(sentences) < 2 or not questions:
+        return weights
+    asked = {t for x in questions for t, _ in an.query(x)[0]}
+    for i, t in enumerate(terms):
+        if t not in asked:
+            weights[i] = context_weight
+    return weights
+
+
+def feedback_terms(
+    an: Analyzer, texts: Sequence[str], scores: npt.NDArray[np.float64], known: set[str], n_segments: int,
+    n_terms: int,
+) -> list[tuple[str, str]]:
+    """Pseudo-relevance feedback: the rarest words of the best-matching segments, as (index term, surface).
+
+    Why: a multi-hop question ("the actor who played Roger Murtaugh -- when was he born?") names the first hop;
+    the segment that answers it names the second ("Danny Glover"), which the next segment is about. Rarity is
+    the background frequency (wordfreq zipf; words outside the lexicon count as rare), so no second pass over
+    the page is needed to pick the words. Digits-only and one-letter terms are skipped.
+    """
+    order = sorted(range(len(texts)), key=lambda i: (-scores[i], i))[:n_segments]
+    gains: dict[str, float] = {}
+    surface_of: dict[str, str] = {}
+    zipf = an.lexicon.zipf
+    for i in order:
+        if scores[i] <= 0:
+            break
+        for s in raw_terms(texts[i]):
+            t = an.term(s)
+            if t is None or t in known or len(t) < 2 or t.isdigit():
+                continue
+            rarity = max(0.0, FEEDBACK_COMMON_ZIPF - zipf.get(s, 1.0))
+            if rarity > 0:
+                gains[t] = gains.get(t, 0.0) + rarity
+                surface_of.setdefault(t, s)
+    best = sorted(gains.items(), key=lambda kv: (-kv[1], kv[0]))[:n_terms]
+    return [(t, surface_of[t]) for t, _ in best]
+
+
 def heading_ancestors(segments: Sequence[Segment]) -> list[list[int]]:
     """For each segment, the indices of the headings above it (nearest first), from the heading levels."""
     out: list[list[int]] = []
@@ -101,29 +201,78 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     if not q:
         return Scores(np.zeros(n, dtype=np.float64), (), np.zeros(n, dtype=bool), language)
     q_terms = [t for t, _ in q]
+    surfaces = [x for _, x in q]
+    weights = query_weights(an, query, q_terms, settings.context_weight)
+    if settings.expand_query or settings.synonyms:
+        extra = expansions(an, q, weights, settings.synonyms, settings.expand_query)
+        q_terms += [t for t, _, _ in extra]
+        surfaces += [x for _, x, _ in extra]
+        weights = np.concatenate([weights, [w for _, _, w in extra]])
+    texts = [seg.text for seg in segments]
     vocab: dict[str, int] = {t: i for i, t in enumerate(q_terms)}
-    flat, offs = an.index([seg.text for seg in segments], vocab, only_stopwords, q_terms)
-    qids = np.arange(len(q_terms), dtype=np.int32)
+    flat, offs = an.index(texts, vocab, only_stopwords, q_terms)
     avgdl = max(1.0, len(flat) / n)
     prior_n = settings.background_prior if an.lexicon.zipf else 0.0
-    prior_df = _prior(an, [s for _, s in q], avgdl, prior_n) if prior_n else np.zeros(len(q))
-    raw = kernel.bm25_scores(
-        flat, offs, len(vocab), qids, np.ones(len(q_terms), dtype=np.float64),
-        settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df,
-    )
+
+    def run(terms: list[str], w: npt.NDArray[np.float64], flat: npt.NDArray[np.int32],
+            offs: npt.NDArray[np.int64], n_vocab: int) -> tuple[npt.NDArray[np.float64], tuple[object, ...]]:
+        prior_df = _prior(an, surfaces, avgdl, prior_n) if prior_n else np.zeros(len(terms))
+        params = (settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df)
+        ids = np.arange(len(terms), dtype=np.int32)
+        return kernel.bm25_scores(flat, offs, n_vocab, ids, w, *params), params
+
+    base, params = run(q_terms, weights, flat, offs, len(vocab))
+    n_query = len(q)  # proximity counts pairs of the words the user typed
+    if settings.feedback > 0 and base.max() > 0:
+        extra = feedback_terms(an, texts, base, set(q_terms), FEEDBACK_SEGMENTS, FEEDBACK_TERMS)
+        if extra:
+            q_terms = q_terms + [t for t, _ in extra]
+            surfaces = surfaces + [x for _, x in extra]
+            weights = np.concatenate([weights, np.full(len(extra), settings.feedback)])
+            vocab = {t: i for i, t in enumerate(q_terms)}
+            flat, offs = an.index(texts, vocab, only_stopwords, q_terms)
+            base, params = run(q_terms, weights, flat, offs, len(vocab))
+    qids = np.arange(n_query, dtype=np.int32)
+    raw = base.copy()
+    zeros = np.zeros(n, dtype=np.float64)
+    proximity = zeros
     if settings.proximity > 0 and len(q_terms) > 1:
         pairs = kernel.proximity_pairs(flat, offs, len(vocab), qids, PROXIMITY_WINDOW)
         if pairs.any():
+            # One pair is worth ``settings.proximity`` x the Lucene IDF ceiling ln(1 + (N + .5) / .5), a scale
+            # that grows with the page like the BM25 scores it is added to.
             n_eff = n + prior_n
-            df = np.zeros(len(q_terms))
-            idf = np.log(1.0 + (n_eff - df - prior_df + 0.5) / (df + prior_df + 0.5))
-            raw = raw + settings.proximity * float(idf.mean()) * pairs
+            proximity = settings.proximity * math.log(1.0 + (n_eff + 0.5) / 0.5) * pairs
+            raw = raw + proximity
+    lead_in = zeros
+    if LEADIN_SHARE > 0:
+        # A block introduced by a lead-in ("You can use it to:") is about what the lead-in says.
+        lead = np.zeros(n, dtype=np.float64)
+        for i in range(1, n):
+            if segments[i - 1].text.rstrip().endswith((":", "：")) and segments[i].kind is not SegmentKind.HEADING:
+                lead[i] = raw[i - 1]
+        lead_in = LEADIN_SHARE * lead
+        raw = raw + lead_in
+    heading = zeros
     if settings.heading_share > 0:
         inherited = np.zeros(n, dtype=np.float64)
         for i, anc in enumerate(heading_ancestors(segments)):
             if anc:
                 inherited[i] = max(raw[j] for j in anc)
-        raw = raw + settings.heading_share * inherited
+        heading = settings.heading_share * inherited
+        raw = raw + heading
     best = float(raw.max())
     relevant = (raw > 0) & (raw >= settings.relevance_floor * best)
-    return Scores(raw, tuple(q_terms), relevant, language)
+
+    all_ids = np.arange(len(q_terms), dtype=np.int32)
+
+    def per_term() -> npt.NDArray[np.float64]:
+        out = np.zeros((n, len(q_terms)), dtype=np.float64)
+        for j in range(len(q_terms)):
+            only = np.zeros_like(weights)
+            only[j] = weights[j]
+            out[:, j] = kernel.bm25_scores(flat, offs, len(vocab), all_ids, only, *params)
+        return out
+
+    return Scores(raw, tuple(q_terms), relevant, language, tuple(float(w) for w in weights), base, proximity,
+                  lead_in, heading, per_term)

@@ -1,0 +1,72 @@
+"""Query expansion: the shipped WordNet table, user synonyms, lower weights for expanded terms."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from qatbe.errors import ConfigError
+from qatbe.score import score_segments
+from qatbe.score.analyze import Analyzer
+from qatbe.score.expand import EXPANSION_WEIGHT, expansions, table
+from qatbe.settings import Settings
+from qatbe.types import Segment, SegmentKind
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def segs(*texts: str) -> list[Segment]:
+    return [Segment(SegmentKind.PARAGRAPH, t, t, i * 10, i) for i, t in enumerate(texts)]
+
+
+def test_table_has_synonyms_and_acronyms() -> None:
+    t = table()
+    assert "automobile" in t["car"] and "purchase" in t["buy"]
+    assert "north atlantic treaty organization" in t["nato"]
+    assert "application programming interface" in t["api"]
+    assert all(w and syns and all(syns) for w, syns in t.items())
+
+
+def test_expansions_weigh_less_and_never_repeat_query_terms() -> None:
+    an = Analyzer("en")
+    q, _ = an.query("buy a car")
+    extra = expansions(an, q, [1.0] * len(q))
+    terms = {t for t, _, _ in extra}
+    assert {"purchas", "automobil"} <= terms
+    assert not terms & {t for t, _ in q}
+    assert all(w == pytest.approx(EXPANSION_WEIGHT) for _, _, w in extra)
+
+
+def test_builtin_table_is_english_only_but_user_synonyms_apply_everywhere() -> None:
+    de = Analyzer("de")
+    q, _ = de.query("Auto kaufen")
+    assert expansions(de, q, [1.0] * len(q)) == []
+    extra = expansions(de, q, [1.0] * len(q), {"auto": ["Wagen"]})
+    assert [t for t, _, _ in extra] == ["wag"]
+
+
+def test_expansion_finds_a_segment_with_no_query_word() -> None:
+    doc = segs("Buy an automobile here today.", "The weather is fine.", "Trains leave hourly.")
+    on = score_segments(doc, "purchase a car", Settings(language="en", expand_query=True))
+    off = score_segments(doc, "purchase a car", Settings(language="en", expand_query=False))
+    assert on.raw[0] > 0 and off.raw[0] == 0
+    user = score_segments(doc, "purchase a car", Settings(language="en", expand_query=False,
+                                                           synonyms={"car": ["automobile"]}))
+    assert user.raw[0] > 0 and "automobil" in user.query_terms
+
+
+@pytest.mark.parametrize("bad", [{"car": "auto"}, {"car": [1]}, ["car"], {1: ["a"]}])
+def test_bad_user_synonyms_are_a_config_error(bad: object) -> None:
+    with pytest.raises(ConfigError):
+        Settings(synonyms=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(not Path("/usr/share/wordnet/data.noun").exists(),
+                    reason="WordNet is not installed (apt-get install wordnet-base)")
+def test_shipped_synonym_table_is_what_the_build_script_makes() -> None:
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_synonyms.py"), "--check"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
