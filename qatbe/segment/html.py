@@ -47,6 +47,14 @@ _CODE_LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight-source|brush:?)[-:\
 _WORD = re.compile(r"[A-Za-z0-9]{4,}")
 _SEARCH_WINDOW = 1 << 17
 _BYLINE_MAX = 200
+# A short caption that only credits an image ("Foto: dpa", "Photo: Getty Images", "© Reuters") is not text.
+_CREDIT = re.compile(
+    r"^\W*(?:foto|fotos|photo|photos|bild|bilder|image|images|credit|credits|quelle|source|crédit|titelbild)\s*:"
+    r"|©|\(c\)|getty\s*images|shutterstock|thinkstock|istock|imago|picture[- ]alliance|\bdpa\b|\breuters\b|"
+    r"\bafp\b|\bap photo\b",
+    re.IGNORECASE,
+)
+_CREDIT_MAX = 120
 
 # Frame kinds (what to do when an element is left).
 # Containers whose share of the page's prose is measured (see _decide).
@@ -537,6 +545,8 @@ def _decide(walker: _Walker) -> None:
                     inside = not ctx.flagged
                 boiler = (not inside or block.kind == "list" or block.chars > _LONE_LINK
                           or _linky_neighbour(blocks, i))
+        if not boiler and block.chars <= _CREDIT_MAX and _CREDIT.search(block.text):
+            boiler = block.kind == "caption" or (block.kind == "p" and ctx.byline)
         block.boiler = boiler
         block.meta = ctx.byline and block.kind == "p" and block.chars <= _BYLINE_MAX
 
