@@ -92,7 +92,7 @@ def _arrays() -> tuple[Any, ...]:
 def test_bm25(benchmark: Any, kernel: ModuleType) -> None:
     _info(benchmark, kernel)
     args = _arrays()
-    run: Callable[[], object] = lambda: kernel.bm25_scores(*args)  # noqa: E731
+    run: Callable[[], object] = lambda: kernel.bm25_scores(*args)
     benchmark(run)
 
 

@@ -24,7 +24,7 @@ def _load() -> tuple[ModuleType, str]:
 
         return _core_py, "python"
     try:
-        from . import _core  # type: ignore[attr-defined]
+        from . import _core
     except ImportError as exc:
         if wanted == "cython":
             raise ImportError(

@@ -105,9 +105,7 @@ def build() -> bytes:
                 if other == lemma:
                     continue
                 if (" " not in other and tagged and lemma in frequent and other in frequent and other.isalpha()
-                        and len(other) > 2 and other not in stop):
-                    add(lemma, other)
-                elif " " in other and 2 <= len(lemma) <= 6 and lemma.isalpha() and _initials(other) == lemma:
+                        and len(other) > 2 and other not in stop) or " " in other and 2 <= len(lemma) <= 6 and lemma.isalpha() and _initials(other) == lemma:
                     add(lemma, other)
     for acronym, phrase in TECH_ACRONYMS.items():
         add(acronym, phrase)

@@ -68,5 +68,5 @@ def test_bad_user_synonyms_are_a_config_error(bad: object) -> None:
                     reason="WordNet is not installed (apt-get install wordnet-base)")
 def test_shipped_synonym_table_is_what_the_build_script_makes() -> None:
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_synonyms.py"), "--check"],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr

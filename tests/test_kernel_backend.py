@@ -27,7 +27,7 @@ def test_compiled_kernel_is_in_use_when_required() -> None:
 def _run(backend: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "QATBE_BACKEND": backend}
     code = "import qatbe, qatbe._backend as b; print(qatbe.BACKEND, b.kernel.__name__)"
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=False)
 
 
 def test_backend_python_selects_the_twin() -> None:

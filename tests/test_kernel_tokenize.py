@@ -63,7 +63,7 @@ def test_tokenizer_output_is_well_formed(kernel: ModuleType, items: list[str]) -
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 def test_tokenizer_rules(kernel: ModuleType) -> None:
-    ids, offsets, vocab, simple = kernel.tokenize(["The THE the getUserName 3.11 x-_y 東京タワー 猫", ""])
+    ids, offsets, vocab, _ = kernel.tokenize(["The THE the getUserName 3.11 x-_y 東京タワー 猫", ""])
     tokens = [vocab[i] for i in ids]
     assert tokens == ["the", "the", "the", "getUserName", "3.11", "x", "_y", "東京", "京タ", "タワ", "ワー", "猫"]
     assert offsets.tolist() == [0, 12, 12]

@@ -31,14 +31,14 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NUMBER = re.compile(r"v?\d+(?:[.,]\d+)*", re.IGNORECASE)
 # Snowball stemmers that also strip or rewrite word beginnings: no prefix filter for these languages.
 _PREFIX_STEMMERS = frozenset({"ar", "id", "ga"})
-_ELISION = frozenset("l d j m n s t c qu lorsqu puisqu jusqu un dell all dall nell sull".split())
+_ELISION = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "lorsqu", "puisqu", "jusqu", "un", "dell", "all", "dall", "nell", "sull"])
 
 
 def _fold(term: str) -> str:
     """Remove accents from Latin, Greek and Cyrillic letters (not from scripts where marks carry meaning)."""
     if term.isascii():
         return term
-    out = []
+    out: list[str] = []
     for ch in unicodedata.normalize("NFD", term):
         if unicodedata.combining(ch) and out and out[-1] < "\u0530":
             continue
@@ -78,8 +78,7 @@ def split_word(token: str) -> list[str]:
         return out
     if "'" in token or "’" in token:
         low = token.casefold().replace("’", "'")
-        if low.endswith("'s"):
-            low = low[:-2]
+        low = low.removesuffix("'s")
         head, _, tail = low.partition("'")
         if not tail:
             return split_word(head) if head else []
@@ -185,10 +184,10 @@ class Analyzer:
         if (lens == 1).all():
             return terms[tok_ids], tok_offsets
         per_token = lens[tok_ids]
-        ends = np.concatenate(([0], np.cumsum(per_token)))
-        offsets = ends[tok_offsets]
+        cum = np.concatenate(([0], np.cumsum(per_token)))
+        offsets = cum[tok_offsets]
         first = np.repeat(starts[:-1][tok_ids], per_token)
-        within = np.arange(int(ends[-1]), dtype=np.int64) - np.repeat(ends[:-1], per_token)
+        within = np.arange(int(cum[-1]), dtype=np.int64) - np.repeat(cum[:-1], per_token)
         return terms[first + within], offsets
 
     def query(self, text: str) -> tuple[list[tuple[str, str]], bool]:

@@ -204,10 +204,10 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     surfaces = [x for _, x in q]
     weights = query_weights(an, query, q_terms, settings.context_weight)
     if settings.expand_query or settings.synonyms:
-        extra = expansions(an, q, weights, settings.synonyms, settings.expand_query)
-        q_terms += [t for t, _, _ in extra]
-        surfaces += [x for _, x, _ in extra]
-        weights = np.concatenate([weights, [w for _, _, w in extra]])
+        expanded = expansions(an, q, weights.tolist(), settings.synonyms, settings.expand_query)
+        q_terms += [t for t, _, _ in expanded]
+        surfaces += [x for _, x, _ in expanded]
+        weights = np.concatenate([weights, [w for _, _, w in expanded]])
     texts = [seg.text for seg in segments]
     vocab: dict[str, int] = {t: i for i, t in enumerate(q_terms)}
     flat, offs = an.index(texts, vocab, only_stopwords, q_terms)

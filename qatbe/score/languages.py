@@ -11,7 +11,7 @@ import gzip
 import re
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 import Stemmer
@@ -26,7 +26,8 @@ STEMMERS: dict[str, str] = {
     "et": "estonian", "yi": "yiddish",
 }
 LEXICONS = frozenset(
-    "ar ca cs da de el en es fi fr hu id it ja ko lt nb nl pl pt ro ru sv tr uk zh".split()
+    ["ar", "ca", "cs", "da", "de", "el", "en", "es", "fi", "fr", "hu", "id", "it", "ja", "ko", "lt", "nb", "nl",
+     "pl", "pt", "ro", "ru", "sv", "tr", "uk", "zh"]
 )
 _ALIASES = {"no": "nb", "nn": "nb", "iw": "he", "in": "id"}
 _CODE = re.compile(r"[a-z]{2,3}")
@@ -55,7 +56,7 @@ def normalize_code(language: str | None) -> str | None:
     return _ALIASES.get(head, head)
 
 
-@lru_cache(maxsize=None)
+@cache
 def lexicon(code: str | None) -> Lexicon:
     if code is None or code not in LEXICONS:
         return EMPTY
@@ -71,7 +72,7 @@ def lexicon(code: str | None) -> Lexicon:
     return Lexicon(zipf, frozenset(stop))
 
 
-@lru_cache(maxsize=None)
+@cache
 def stemmer(code: str | None) -> Stemmer.Stemmer | None:
     """One stemmer per language; PyStemmer objects are not thread-safe, so callers hold ``stem_lock``."""
     name = STEMMERS.get(code or "")
