@@ -1,0 +1,67 @@
+"""The extraction benchmark's metrics and command, on tiny hand-made data (the real corpora are not needed)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from qatbe.bench import extraction as ex
+
+
+def test_shingle_scores_follow_the_benchmark_definition() -> None:
+    truth = "one two three four five"
+    assert ex.shingle_scores(truth, truth) == (1.0, 1.0)
+    precision, recall = ex.shingle_scores(truth, truth + " six seven eight nine")
+    assert recall == 1.0 and precision == pytest.approx(2 / 6)
+    assert ex.shingle_scores(truth, "") == (0.0, 0.0)
+
+
+def test_word_f1_is_a_bag_of_words_overlap() -> None:
+    precision, recall, f1 = ex.word_f1("The cat sat", "the cat the dog")
+    assert (precision, recall) == (pytest.approx(2 / 4), pytest.approx(2 / 3))
+    assert f1 == pytest.approx(2 * 0.5 * (2 / 3) / (0.5 + 2 / 3))
+    assert ex.word_f1("a b", "c d") == (0.0, 0.0, 0.0)
+
+
+def test_snippet_scores_count_found_and_leaked() -> None:
+    page = ex.Page("trafilatura-eval", "x", b"", with_=("kept   text", "lost"), without=("menu",))
+    score = ex.score_page(page, "qatbe", "kept text and menu", 0.0)
+    assert score.counts == {"tp": 1, "fn": 1, "fp": 1, "tn": 0}
+    summary = ex.summarize([score])
+    assert summary["precision"] == 0.5 and summary["recall"] == 0.5
+
+
+def test_answer_survival_needs_every_item() -> None:
+    page = ex.Page("wikitablequestions", "p", b"", answers=(("Paris", "Lyon"), ("Rome",)))
+    score = ex.score_page(page, "qatbe", "paris  and rome", 0.0)
+    assert score.counts == {"kept": 1, "total": 2}
+
+
+def _tiny_corpora(root: Path) -> None:
+    aeb = root / "scrapinghub-aeb"
+    (aeb / "html").mkdir(parents=True)
+    body = "The bridge reopened on Monday after eighteen months of repairs to its deck and piers."
+    html = f"<html><body><nav><a href='/'>Home</a></nav><article><p>{body}</p></article></body></html>"
+    (aeb / "html" / "p1.html.gz").write_bytes(gzip.compress(html.encode()))
+    (aeb / "ground-truth.json").write_text(json.dumps({"p1": {"articleBody": body, "url": "u"}}))
+
+
+def test_command_prints_a_table_and_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _tiny_corpora(tmp_path)
+    out = tmp_path / "out.json"
+    code = ex.main(["--datasets", "scrapinghub-aeb", "--systems", "qatbe", "--corpora", str(tmp_path),
+                    "--json", str(out), "--worst", "1"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "### scrapinghub-aeb" in printed and "| qatbe | 1 | 1.000 |" in printed
+    report = json.loads(out.read_text())
+    assert report["datasets"]["scrapinghub-aeb"]["summary"]["qatbe"]["f1"] == 1.0
+
+
+def test_command_rejects_unknown_names(tmp_path: Path) -> None:
+    assert ex.main(["--datasets", "nope", "--corpora", str(tmp_path)]) == 2
+    assert ex.main(["--systems", "nope", "--corpora", str(tmp_path)]) == 2
+    assert ex.main(["--corpora", str(tmp_path / "missing")]) == 2
