@@ -43,6 +43,8 @@ _BLOCKS = frozenset(
 _SCRIPT_LIKE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "select",
                 "textarea", "button", "math")
 _WALK_SKIP = SKIP_TAGS - {"noscript"}
+_PLAIN = frozenset({"li", "dt", "dd", "tr", "td", "th", "tbody", "thead", "tfoot"})
+_NO_ATTRS: dict[str, str | None] = {}
 _CODE_LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight-source|brush:?)[-:\s]?([A-Za-z0-9_+#.-]+)", re.I)
 _WORD = re.compile(r"[A-Za-z0-9]{4,}")
 _SEARCH_WINDOW = 1 << 17
@@ -242,7 +244,9 @@ class _Walker:
                 if tag == "hr":
                     self.flush()
                     continue
-                attrs = node.attributes
+                # List items and table parts take their evidence from their list or table (speed: ~a third
+                # of all elements, and reading attributes builds a dict).
+                attrs = _NO_ATTRS if tag in _PLAIN else node.attributes
                 saved: _Ctx | None = None
                 neg, pos, hidden, byline = evidence(tag, attrs)
                 # <noscript> is what a reader without JavaScript sees (Discourse serves its posts there): kept

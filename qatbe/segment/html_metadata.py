@@ -68,8 +68,10 @@ def _types(obj: dict[str, Any]) -> str:
 
 def read_metadata(tree: Any) -> Metadata:
     """Collect metadata from the parsed page (call before scripts are removed)."""
+    # <meta>, <title> and <link> belong in <head>; searching only there saves a walk of the whole body.
+    head = tree.head if tree.head is not None else tree
     meta: dict[str, str] = {}
-    for node in tree.css("meta"):
+    for node in head.css("meta"):
         attrs = node.attributes
         key = attrs.get("property") or attrs.get("name") or attrs.get("itemprop") or attrs.get("http-equiv")
         content = _clean(attrs.get("content"))
@@ -92,15 +94,15 @@ def read_metadata(tree: Any) -> Metadata:
             if author:
                 ld.setdefault("author", author)
 
-    title_node = tree.css_first("title")
+    title_node = head.css_first("title")
     title_tag = _clean(title_node.text(deep=True)) if title_node is not None else None
     canonical = None
-    for link in tree.css("link[rel]"):
+    for link in head.css("link[rel]"):
         attrs = link.attributes
         if (attrs.get("rel") or "").strip().lower() == "canonical":
             canonical = _clean(attrs.get("href"))
             break
-    root = tree.css_first("html")
+    root = tree.root
     language = _clean(root.attributes.get("lang")) if root is not None else None
     if language is None:
         language = meta.get("content-language") or meta.get("og:locale") or meta.get("language")
