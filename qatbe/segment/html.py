@@ -45,6 +45,7 @@ _SCRIPT_LIKE = ("script", "style", "template", "svg", "iframe", "object", "embed
 _WALK_SKIP = SKIP_TAGS - {"noscript"}
 _PLAIN = frozenset({"li", "dt", "dd", "tr", "td", "th", "tbody", "thead", "tfoot"})
 _NO_ATTRS: dict[str, str | None] = {}
+_MAIN_LIKE = 'main, article, [role="main"], p, h1, h2, table, pre, blockquote'
 _CODE_LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight-source|brush:?)[-:\s]?([A-Za-z0-9_+#.-]+)", re.I)
 _WORD = re.compile(r"[A-Za-z0-9]{4,}")
 _SEARCH_WINDOW = 1 << 17
@@ -126,7 +127,7 @@ class _Box:
 
 class _Block:
     __slots__ = ("kind", "text", "ctx", "chars", "link", "level", "items", "table", "lang", "boiler", "meta",
-                 "box")
+                 "box", "furniture")
 
     def __init__(self, kind: str, text: str, ctx: _Ctx, chars: int, link: int, level: int = 0) -> None:
         self.kind = kind  # "h", "p", "quote", "caption", "summary", "list", "table", "code"
@@ -141,6 +142,7 @@ class _Block:
         self.boiler = False
         self.meta = False
         self.box: _Box | None = None
+        self.furniture = False  # a flagged subtree emitted whole (see _Walker._furniture)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +168,7 @@ class _Walker:
         self.in_article = 0
         self.box = _Box(None)
         self.boxes: list[_Box] = [self.box]
+        self.page_chars = 1
 
     # -- emitting ----------------------------------------------------------------------------------------
 
@@ -214,6 +217,7 @@ class _Walker:
     # -- the walk ----------------------------------------------------------------------------------------
 
     def walk(self, body: Any) -> None:
+        self.page_chars = max(len(body.text(deep=True)), 1)
         stack: list[tuple[Any, int, _Ctx | None, _Box | None]] = [
             (body.iter(include_text=True), _K_BLOCK, None, None)
         ]
@@ -272,6 +276,9 @@ class _Walker:
                     self.ctxs.append(self.ctx)
                     if pos:
                         self.in_article += 1
+                    elif (neg == STRONG or hidden) and self._furniture(node):
+                        self.ctx = saved
+                        continue
                 kind = self._enter(node, tag, attrs)
                 if kind < 0:  # consumed whole (table, pre)
                     if saved is not None:
@@ -299,6 +306,25 @@ class _Walker:
                 if saved_box is not None:
                     self.box = saved_box
         self.flush()
+
+    def _furniture(self, node: Any) -> bool:
+        """Emit a small flagged subtree (a menu, a footer, a hidden panel) as one block without walking it.
+
+        Why: such subtrees are a third or more of a typical page's elements, and reading them node by node in
+        Python is the walk's main cost. Only subtrees too small to be a mislabelled wrapper are cut short (under
+        a fifth of the page's text, no <main>/<article> inside); the decision step still judges their context.
+        """
+        text = " ".join(node.text(deep=True, separator=" ").split())
+        if len(text) * 5 >= self.page_chars or node.css_first(_MAIN_LIKE) is not None:
+            return False
+        self.flush()
+        if text:
+            self._break_list()
+            block = _Block("p", text, self.ctx, len(text), len(text))  # counted as links: never prose
+            block.box = self.box
+            block.furniture = True
+            self.blocks.append(block)
+        return True
 
     def _enter(self, node: Any, tag: str, attrs: dict[str, str | None]) -> int:
         mode = self.modes[-1][0]
