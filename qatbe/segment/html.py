@@ -51,9 +51,11 @@ _WORD = re.compile(r"[A-Za-z0-9]{4,}")
 _SEARCH_WINDOW = 1 << 17
 _BYLINE_MAX = 200
 # A short caption that only credits an image ("Foto: dpa", "Photo: Getty Images", "© Reuters") is not text.
+_CREDIT_LABEL = re.compile(
+    r"\W*(?:foto|fotos|photo|photos|bild|bilder|image|images|credit|credits|crédit|titelbild|photograph)\s*:", re.I
+)
 _CREDIT = re.compile(
-    r"^\W*(?:foto|fotos|photo|photos|bild|bilder|image|images|credit|credits|quelle|source|crédit|titelbild)\s*:"
-    r"|©|\(c\)|getty\s*images|shutterstock|thinkstock|istock|imago|picture[- ]alliance|\bdpa\b|\breuters\b|"
+    r"^\W*(?:quelle|source)\s*:|©|\(c\)|getty\s*images|shutterstock|thinkstock|istock|imago|picture[- ]alliance|\bdpa\b|\breuters\b|"
     r"\bafp\b|\bap photo\b",
     re.IGNORECASE,
 )
@@ -575,13 +577,29 @@ def _decide(walker: _Walker) -> None:
                     inside = not ctx.flagged
                 boiler = (not inside or block.kind == "list" or block.chars > _LONE_LINK
                           or _linky_neighbour(blocks, i))
-        if not boiler and block.chars <= _CREDIT_MAX and _CREDIT.search(block.text):
-            boiler = block.kind == "caption" or (block.kind == "p" and ctx.byline)
+        if not boiler and block.chars <= _CREDIT_MAX and block.kind in ("caption", "p"):
+            if _CREDIT_LABEL.match(block.text):
+                boiler = True
+            elif block.kind == "caption" or ctx.byline:
+                boiler = bool(_CREDIT.search(block.text))
         block.boiler = boiler
         block.meta = ctx.byline and block.kind == "p" and block.chars <= _BYLINE_MAX
 
+    _repeats(blocks)
     _trailing_labels(blocks)
     _orphan_headings(blocks)
+
+
+def _repeats(blocks: list[_Block]) -> None:
+    """A line of text said again later (a slideshow caption, a pull quote, a repeated teaser) is kept once."""
+    seen: set[str] = set()
+    for block in blocks:
+        if block.boiler or block.kind not in ("p", "caption", "quote") or block.chars < 30:
+            continue
+        if block.text in seen:
+            block.boiler = True
+        else:
+            seen.add(block.text)
 
 
 def _is_label(block: _Block) -> bool:
