@@ -99,7 +99,7 @@ class Settings:
     include_navigation: bool = False
     language: str | None = None
     expand_query: bool = False  # WordNet synonyms/acronyms: measured no retention gain on the dev sets
-    bm25: BM25Variant = "lucene"
+    bm25: BM25Variant = "l"  # BM25L, IDF ln((N+1)/(df+.5)) > 0: best variant on the dev QA sets
     k1: float = 1.2
     b: float = 0.75
     # Scoring (qatbe/score): background-IDF prior strength in pseudo-segments (0 = in-page IDF only), share of the

@@ -1,10 +1,13 @@
 """Scoring stage: segments + query -> raw relevance per segment (before type weights).
 
-Steps: pick the language (``settings.language``, else a cheap guess from the page), analyse every segment once,
-map terms to ids, and call the compiled kernel with a background document-frequency prior (a page of 20-500
-segments is too small a collection for reliable IDF: "the" and "passport" can have the same in-page df). Then
-two cheap corrections BM25's bag of words misses: query terms close together (proximity pairs), and the heading
-a segment sits under (a paragraph under "## Fees" is about fees).
+Steps: pick the language (``settings.language``, else a cheap guess from the page); weight the query's words
+(question sentence 1, context sentences ``context_weight``, optional synonyms less); analyse every segment once
+with the compiled tokenizer; score with the compiled BM25 kernel (default variant BM25L, whose IDF
+ln((N + 1) / (df + 0.5)) is positive for every df <= N, so no term ever counts against a segment); then add what a
+bag of words misses: query words close together (proximity pairs), the lead-in a block follows ("You can use it
+to:"), and the heading a segment sits under (a paragraph under "## Fees" is about fees). Optional: a background
+document-frequency prior from wordfreq (``background_prior``) and pseudo-relevance feedback (``feedback``); both
+are off by default because they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
 """
 
 from __future__ import annotations
