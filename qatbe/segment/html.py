@@ -42,7 +42,8 @@ _BLOCKS = frozenset(
 )
 _SCRIPT_LIKE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "select",
                 "textarea", "button", "math")
-_WALK_SKIP = SKIP_TAGS - {"noscript"}
+# <label> names a form control; like the control itself it is not text (a comment form's "Your email").
+_WALK_SKIP = (SKIP_TAGS - {"noscript"}) | {"label"}
 _PLAIN = frozenset({"li", "dt", "dd", "tr", "td", "th", "tbody", "thead", "tfoot"})
 _NO_ATTRS: dict[str, str | None] = {}
 _MAIN_LIKE = 'main, article, [role="main"], p, h1, h2, table, pre, blockquote'
