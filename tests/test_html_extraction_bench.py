@@ -65,3 +65,10 @@ def test_command_rejects_unknown_names(tmp_path: Path) -> None:
     assert ex.main(["--datasets", "nope", "--corpora", str(tmp_path)]) == 2
     assert ex.main(["--systems", "nope", "--corpora", str(tmp_path)]) == 2
     assert ex.main(["--corpora", str(tmp_path / "missing")]) == 2
+
+
+def test_segment_speed_reports_ratios(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _tiny_corpora(tmp_path)
+    assert ex.main(["--datasets", "scrapinghub-aeb", "--corpora", str(tmp_path), "--segment-speed"]) == 0
+    line = capsys.readouterr().out
+    assert line.startswith("scrapinghub-aeb: pages=1") and "ratio_median=" in line

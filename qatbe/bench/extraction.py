@@ -383,6 +383,45 @@ def _worst(dataset: str, scores: dict[str, list[PageScore]], k: int) -> str:
     return "\n".join(lines)
 
 
+def segment_speed(pages: Sequence[Page], repeats: int = 5) -> dict[str, float]:
+    """Per-page time of ``segment_html`` as a ratio to ``LexborHTMLParser(html)`` on the same page (best of
+    ``repeats`` each, so that machine noise inflates neither), plus time per kB on the smaller and larger half."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from ..segment.decode import decode_bytes
+    from ..segment.html import segment_html
+    from ..settings import Settings
+
+    settings = Settings()
+
+    def best(fn: Callable[[str], object], text: str) -> float:
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            fn(text)
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    rows = []
+    for page in pages:
+        html = decode_bytes(page.html)
+        rows.append((len(html), best(LexborHTMLParser, html), best(lambda t: segment_html(t, settings), html)))
+    ratios = sorted(seg / parse for _, parse, seg in rows)
+    sizes = sorted(size for size, _, _ in rows)
+    cut = sizes[len(sizes) // 2] if sizes else 0
+    per_kb_small = [seg / size * 1e6 for size, _, seg in rows if size < cut]  # ms per kB = s/char * 1e6
+    per_kb_large = [seg / size * 1e6 for size, _, seg in rows if size >= cut]
+    return {
+        "pages": len(rows),
+        "parse_ms_median": statistics.median(p for _, p, _ in rows) * 1e3 if rows else 0.0,
+        "segment_ms_median": statistics.median(s for _, _, s in rows) * 1e3 if rows else 0.0,
+        "ratio_median": statistics.median(ratios) if ratios else 0.0,
+        "ratio_p95": ratios[int(0.95 * (len(ratios) - 1))] if ratios else 0.0,
+        "ms_per_kb_smaller_half": statistics.median(per_kb_small) if per_kb_small else 0.0,
+        "ms_per_kb_larger_half": statistics.median(per_kb_large) if per_kb_large else 0.0,
+    }
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qatbe bench extraction", description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default=",".join(DATASETS),
@@ -394,6 +433,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", type=Path, default=None, help="write summaries and per-page scores here")
     parser.add_argument("--cache", type=Path, default=None, help="JSON file caching trafilatura outputs")
     parser.add_argument("--jobs", type=int, default=1, help="processes for trafilatura")
+    parser.add_argument("--segment-speed", action="store_true",
+                        help="only time segment_html against the Lexbor parse on each dataset's pages")
     return parser
 
 
@@ -419,6 +460,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         pages = LOADERS[name](corpora / name)
         if args.limit is not None:
             pages = pages[: args.limit]
+        if args.segment_speed:
+            speed = segment_speed(pages)
+            print(f"{name}: " + ", ".join(f"{k}={v:.3g}" for k, v in speed.items()))
+            report["datasets"][name] = {"segment_speed": speed}
+            continue
         scores: dict[str, list[PageScore]] = {}
         for system in systems:
             outputs = run_system(system, pages, cache, args.jobs)
