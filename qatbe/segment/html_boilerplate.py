@@ -22,7 +22,7 @@ _NEG_WORDS = frozenset(
     "pagination pager skip skiplink tagcloud topbar outbrain taboola disqus authorbox aboutauthor morestories "
     "readmore trending mostpopular jumplink jumplinks login signin header siteheader pageheader offcanvas drawer "
     "dropdown megamenu hamburger comment comments commentlist respond copyright legal disclaimer imprint tags "
-    "metanav toc tableofcontents".split()
+    "metanav toc tableofcontents gallery resgallery slideshow lightbox".split()
 )
 _NEG_INFIXES = ("navigation", "breadcrumb", "sidebar", "newsletter", "cookie", "footer", "socialmedia", "sharebar",
                 "shareicons", "sharing", "relatedposts", "relatedarticles", "related_posts", "advertis", "subscribe",
@@ -31,7 +31,7 @@ _NEG_INFIXES = ("navigation", "breadcrumb", "sidebar", "newsletter", "cookie", "
 # title), banners (a service page's headline), tables of contents, legal notes.
 _WEAK_WORDS = frozenset(
     "comment comments commentlist respond header siteheader pageheader toc banner tableofcontents tags legal "
-    "disclaimer".split()
+    "disclaimer gallery resgallery slideshow lightbox".split()
 )
 _WEAK_INFIXES = ("comment",)
 _STRONG_WORDS = _NEG_WORDS - _WEAK_WORDS
