@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import re
+from collections import Counter
 import threading
 from dataclasses import dataclass
 from functools import cache
@@ -106,7 +107,8 @@ def detect(sample: str) -> str | None:
     """
     sample = sample[:20000]
     counts = {name: len(rx.findall(sample)) for name, rx in _SCRIPTS}
-    letters = max(1, sum(1 for ch in sample if ch.isalpha()))
+    found = _WORD.findall(sample)
+    letters = max(1, sum(map(len, found)))
     if counts["ja"] > 0.05 * letters:
         return "ja"
     if counts["zh"] > 0.2 * letters:
@@ -117,11 +119,13 @@ def detect(sample: str) -> str | None:
         return "el"
     if counts["ar"] > 0.3 * letters:
         return "ar"
-    words = [w.casefold() for w in _WORD.findall(sample)[:3000]]
+    words = Counter(w.casefold() for w in found[:3000])
     if not words:
         return None
     candidates = ("ru", "uk") if counts["cyr"] > 0.3 * letters else _LATIN_CANDIDATES
-    hits = sorted(((sum(1 for w in words if w in lexicon(c).stopwords), c) for c in candidates), reverse=True)
+    # Count each distinct word once, then look up only the words a stoplist has (a page repeats its words a lot).
+    hits = sorted(((sum(words[w] for w in words.keys() & lexicon(c).stopwords), c) for c in candidates),
+                  reverse=True)
     best, code = hits[0]
     runner_up = hits[1][0] if len(hits) > 1 else 0
     if best < 3 or best < 1.3 * runner_up:
