@@ -245,7 +245,10 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
             # One pair is worth ``settings.proximity`` x the Lucene IDF ceiling ln(1 + (N + .5) / .5), a scale
             # that grows with the page like the BM25 scores it is added to.
             n_eff = n + prior_n
-            proximity = settings.proximity * math.log(1.0 + (n_eff + 0.5) / 0.5) * pairs
+            # Divided by (n - 1) / 2 for n query words (from 4 words on): pairs grow quadratically with the
+            # query, and a long query's close pairs are mostly the names it mentions, not the answer sentence.
+            scale = settings.proximity * math.log(1.0 + (n_eff + 0.5) / 0.5) / max(1.0, (n_query - 1) / 2.0)
+            proximity = scale * pairs
             raw = raw + proximity
     lead_in = zeros
     if LEADIN_SHARE > 0:
