@@ -63,6 +63,19 @@ def test_deep_nesting_does_not_recurse() -> None:
     assert [s.text for s in segments if s.kind is not SegmentKind.NAVIGATION] == ["deep text"]
 
 
+def test_deeply_nested_layout_tables_keep_their_text() -> None:
+    html = "<table><tr><td>" * 2000 + "inner text" + "</td></tr></table>" * 2000
+    segments = segment_html(html, Settings()).segments
+    assert [s.text for s in segments] == ["inner text"]
+
+
+def test_nested_data_tables_flatten_into_the_outer_cell() -> None:
+    inner = "<table><tr><th>k</th></tr><tr><td>v</td></tr></table>"
+    html = f"<table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>{inner}</td></tr></table>"
+    [table] = segment_html(html, Settings()).segments
+    assert table.kind is SegmentKind.TABLE and table.text.splitlines() == ["A | B", "1 | k v"]
+
+
 def test_deeply_nested_lists_keep_every_item() -> None:
     depth = 3000
     html = "<ul><li>x" * depth + "</li></ul>" * depth
