@@ -679,23 +679,34 @@ def _orphan_headings(blocks: list[_Block]) -> None:
 
 
 class _Locator:
-    """Source offsets by searching each block's first plain word from a forward-only cursor (bounded window)."""
+    """Source offsets by searching each block's first plain word from a forward-only cursor.
 
-    __slots__ = ("html", "cursor")
+    Linear by construction: every search is bounded by a window, and all searches together may scan at most a
+    few times the page (a budget), after which blocks get the cursor's position. Misses (a word split by a tag or
+    an entity) leave the cursor where it is, so positions stay monotonic.
+    """
+
+    __slots__ = ("html", "cursor", "budget")
 
     def __init__(self, html: str) -> None:
         self.html = html
         body = html.find("<body")
         self.cursor = body if body >= 0 else 0
+        self.budget = 4 * len(html) + _SEARCH_WINDOW
 
     def find(self, text: str) -> int:
+        if self.budget <= 0:
+            return self.cursor
         match = _WORD.search(text, 0, 400)
         needle = match.group(0) if match else text.strip()[:8]
         if not needle:
             return self.cursor
-        at = self.html.find(needle, self.cursor, self.cursor + _SEARCH_WINDOW)
+        end = self.cursor + min(_SEARCH_WINDOW, self.budget)
+        at = self.html.find(needle, self.cursor, end)
         if at < 0:
+            self.budget -= end - self.cursor
             return self.cursor
+        self.budget -= at + len(needle) - self.cursor
         self.cursor = at + len(needle)
         return at
 
