@@ -1,0 +1,58 @@
+"""Invariants of the HTML segmenter on generated markup (hypothesis)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qatbe import SegmentKind, Settings
+from qatbe.segment.html import segment_html
+
+_TAGS = ["div", "p", "span", "a", "ul", "li", "ol", "table", "tr", "td", "th", "h2", "pre", "nav", "article",
+         "blockquote", "section", "em", "b", "br", "dl", "dt", "dd", "main", "footer", "figure", "figcaption"]
+_ATTRS = ["", ' class="nav"', ' class="content"', ' hidden', ' style="display:none"', ' colspan="3"',
+          ' rowspan="2"', ' class="language-py"', ' role="main"', ' aria-hidden="true"']
+_WORDS = ["alpha", "beta", "gamma", "&amp;", "δέλτα", "  ", "\n", "1,5", "x|y", "<", "&nbsp;"]
+
+
+@st.composite
+def markup(draw: st.DrawFn) -> str:
+    parts: list[str] = []
+    for _ in range(draw(st.integers(0, 60))):
+        choice = draw(st.integers(0, 3))
+        if choice == 0:
+            parts.append(f"<{draw(st.sampled_from(_TAGS))}{draw(st.sampled_from(_ATTRS))}>")
+        elif choice == 1:
+            parts.append(f"</{draw(st.sampled_from(_TAGS))}>")
+        else:
+            parts.append(" ".join(draw(st.lists(st.sampled_from(_WORDS), max_size=6))))
+    if draw(st.booleans()):
+        parts.append("<script>var secretScript = 1;</script><style>.secretStyle{}</style>")
+    return "".join(parts)
+
+
+@settings(max_examples=150, deadline=None)
+@given(markup())
+def test_segments_are_sane_and_deterministic(html: str) -> None:
+    doc = segment_html(html, Settings())
+    assert doc == segment_html(html, Settings())
+    positions = [s.position for s in doc.segments]
+    assert positions == sorted(positions)
+    assert all(0 <= p <= max(len(html), 0) for p in positions)
+    for segment in doc.segments:
+        assert segment.text.strip()
+        assert "secretScript" not in segment.text and "secretStyle" not in segment.text
+        if segment.kind is SegmentKind.TABLE:
+            rows = segment.markdown.splitlines()
+            widths = {row.count(" | ") for row in rows if row.startswith("| ")}
+            assert len(widths) <= 1  # every rendered row has the same number of cells
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(["alpha beta.", "gamma delta epsilon zeta eta theta iota kappa.", "eta"]),
+                min_size=1, max_size=30))
+def test_text_of_plain_paragraphs_survives(paragraphs: list[str]) -> None:
+    html = "<body><main>" + "".join(f"<p>{p}</p>" for p in paragraphs) + "</main></body>"
+    kept = [s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION]
+    # Repeated lines may be dropped as repeats; every distinct line survives at least once.
+    assert set(kept) >= {p for p in paragraphs if len(p) >= 30} and set(paragraphs) >= set(kept)
