@@ -61,6 +61,7 @@ _CREDIT = re.compile(
     re.IGNORECASE,
 )
 _CREDIT_MAX = 120
+_COPYRIGHT = re.compile(r"\W{0,3}(?:©|\(c\)\s*\d{4}|copyright\b)", re.IGNORECASE)
 
 # Frame kinds (what to do when an element is left).
 # Containers whose share of the page's prose is measured (see _decide).
@@ -578,6 +579,8 @@ def _decide(walker: _Walker) -> None:
                     inside = not ctx.flagged
                 boiler = (not inside or block.kind == "list" or block.chars > _LONE_LINK
                           or _linky_neighbour(blocks, i))
+        if not boiler and block.kind == "p" and _COPYRIGHT.match(block.text):
+            boiler = True  # "© 2022 Example News. All rights reserved." is a notice, not the text
         if not boiler and block.chars <= _CREDIT_MAX and block.kind in ("caption", "p"):
             if _CREDIT_LABEL.match(block.text):
                 boiler = True
