@@ -153,3 +153,14 @@ def test_corpus_pages_keep_their_gold_snippets(corpora: Path) -> None:
         kept = " ".join(s.text for s in segment_html(docs[doc_id], Settings()).segments
                         if s.kind is not SegmentKind.NAVIGATION)
         assert needle in kept, doc_id
+
+
+def test_permalink_headings_are_not_teasers() -> None:
+    sections = "".join(
+        f"<h2><a href='#s{i}'>Section {i}</a></h2><p>Short note {i} about the option.</p>" for i in range(6)
+    )
+    intro = "".join(f"<p>Introductory paragraph {i} explains what this library does and why it exists.</p>"
+                    for i in range(20))
+    kept = [s for s in segment_html(f"<body>{intro}{sections}</body>", Settings()).segments
+            if s.kind is not SegmentKind.NAVIGATION]
+    assert sum(s.kind is SegmentKind.HEADING for s in kept) == 6

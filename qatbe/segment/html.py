@@ -61,6 +61,9 @@ _CREDIT = re.compile(
     re.IGNORECASE,
 )
 _CREDIT_MAX = 120
+_TEASER_MAX = 400  # text under one linked headline, at most, for it to be a teaser
+_TEASER_SHARE = 0.5
+_TEASER_ARTICLE = 1000
 _COPYRIGHT = re.compile(r"\W{0,3}(?:©|\(c\)\s*\d{4}|copyright\b)", re.IGNORECASE)
 
 # Frame kinds (what to do when an element is left).
@@ -243,7 +246,10 @@ class _Walker:
                     buf.append(" ")
                     continue
                 if tag in CHEAP_INLINE:
-                    if tag == "a":
+                    if tag == "a" and self.modes[-1][0] == _M_HEADING and _same_page(node):
+                        # A heading's permalink (href="#...", documentation sites) is not a link away.
+                        stack.append((node.iter(include_text=True), _K_INLINE, None, None))
+                    elif tag == "a":
                         self.in_link += 1
                         stack.append((node.iter(include_text=True), _K_LINK, None, None))
                     else:
@@ -407,6 +413,11 @@ class _Walker:
             self.lists.pop()
             if not self.lists:
                 self.list_block = None
+
+
+def _same_page(node: Any) -> bool:
+    href = node.attributes.get("href") or ""
+    return href.startswith("#")
 
 
 def _code_language(node: Any, attrs: dict[str, str | None]) -> str | None:
@@ -589,9 +600,40 @@ def _decide(walker: _Walker) -> None:
         block.boiler = boiler
         block.meta = ctx.byline and block.kind == "p" and block.chars <= _BYLINE_MAX
 
+    if main is None:
+        _teasers(blocks)
     _repeats(blocks)
     _trailing_labels(blocks)
     _orphan_headings(blocks)
+
+
+def _teasers(blocks: list[_Block]) -> None:
+    """Linked headlines, each with a line or two under it, are teasers for other pages ("More stories").
+
+    Used only when no <main>/<article> marks the main text, and only while teasers are a minority of the kept
+    text: on a listing page the teasers are the content.
+    """
+    sections: list[list[_Block]] = []
+    current: list[_Block] | None = None
+    for block in blocks:
+        if block.kind == "h":
+            current = None
+            if not block.boiler and block.chars and block.link >= 0.6 * block.chars:
+                current = [block]
+                sections.append(current)
+        elif current is not None and not block.boiler:
+            current.append(block)
+    teasers = [sec for sec in sections if sum(b.chars for b in sec[1:]) < _TEASER_MAX]
+    if len(teasers) < 2:
+        return
+    in_teasers = {id(b) for sec in teasers for b in sec}
+    teaser_chars = sum(b.chars for sec in teasers for b in sec)
+    other_prose = sum(_prose(b) for b in blocks if not b.boiler and id(b) not in in_teasers)
+    if other_prose < max(_TEASER_ARTICLE, _TEASER_SHARE * teaser_chars):
+        return  # no article beside them: the teasers are the page
+    for sec in teasers:
+        for block in sec:
+            block.boiler = True
 
 
 def _repeats(blocks: list[_Block]) -> None:
