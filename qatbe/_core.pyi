@@ -30,3 +30,9 @@ def tokenize(
     texts: list[str] | tuple[str, ...],
     prefixes: list[str] | tuple[str, ...] | None = ...,
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str], bytes]: ...
+def remap(
+    tok_ids: npt.NDArray[np.int32],
+    tok_offsets: npt.NDArray[np.int64],
+    starts: npt.NDArray[np.int64],
+    terms: npt.NDArray[np.int32],
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...

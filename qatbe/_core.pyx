@@ -373,6 +373,66 @@ cdef int _emit(_Out* out, int32_t idx) except -1 nogil:
     return 0
 
 
+cdef inline uint32_t _low(uint32_t c) noexcept nogil:
+    return c + 32 if 65 <= c <= 90 else c
+
+
+cdef inline bint _has_prefix(const uint32_t* buf, Py_ssize_t length, Py_ssize_t a, Py_ssize_t b,
+                             const uint64_t* prefixes, Py_ssize_t n_prefixes) noexcept nogil:
+    """Is (buf[a], buf[b]) lower-cased -- or buf[a] alone when b is past the end -- one of the prefixes?"""
+    cdef uint64_t key = (<uint64_t> _low(buf[a]) << 22) | (<uint64_t> _low(buf[b]) + 1 if b < length else 0)
+    cdef Py_ssize_t k
+    for k in range(n_prefixes):
+        if prefixes[k] == key:
+            return True
+    return False
+
+
+cdef inline bint _ascii(const uint32_t* buf, Py_ssize_t length) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(length):
+        if buf[k] >= 128:
+            return False
+    return True
+
+
+cdef inline bint _is_lower(uint32_t c) noexcept nogil:
+    return 97 <= c <= 122
+
+
+cdef inline bint _is_upper(uint32_t c) noexcept nogil:
+    return 65 <= c <= 90
+
+
+cdef bint _complex_match(const uint32_t* buf, Py_ssize_t length, const uint64_t* prefixes,
+                         Py_ssize_t n_prefixes) noexcept nogil:
+    """Can an ASCII token with joiners, underscores or inner capitals yield a term with one of the prefixes?
+
+    Every term analyze.split_word makes of such a token starts at a part start (the token start, after a joiner
+    or underscore, at a camelCase boundary): with the next character, or, for a joined form ("e-mail" ->
+    "email", "1,000" -> "1000"), with the next character that is not a joiner.
+    """
+    cdef Py_ssize_t k
+    for k in range(length):
+        if (k == 0 or (_is_joiner(buf[k - 1]) or buf[k - 1] == 95)
+                or ((_is_lower(buf[k - 1]) or 48 <= buf[k - 1] <= 57) and _is_upper(buf[k]))
+                or (_is_upper(buf[k - 1]) and _is_upper(buf[k]) and k + 1 < length and _is_lower(buf[k + 1]))):
+            if _part_match(buf, length, k, prefixes, n_prefixes):
+                return True
+    return False
+
+
+cdef inline bint _part_match(const uint32_t* buf, Py_ssize_t length, Py_ssize_t k, const uint64_t* prefixes,
+                             Py_ssize_t n_prefixes) noexcept nogil:
+    """A part starting at k: its first two characters, or its first and the next non-joiner (joined forms)."""
+    cdef Py_ssize_t k2 = k + 1
+    if _has_prefix(buf, length, k, k + 1, prefixes, n_prefixes):
+        return True
+    while k2 < length and _is_joiner(buf[k2]):
+        k2 += 1
+    return k2 < length and _has_prefix(buf, length, k, k2, prefixes, n_prefixes)
+
+
 ctypedef fused _char_t:
     uint8_t
     uint16_t
@@ -384,8 +444,7 @@ cdef int _scan(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t
     """One text, in one pass over its code points; ``buf`` holds at least n of them."""
     cdef Py_ssize_t i = 0, start, k, length
     cdef uint32_t c, d
-    cdef uint64_t key
-    cdef bint simple, upper_late, has_lower, found
+    cdef bint simple, upper_late, has_lower
     while i < n:
         c = data[i]
         if c < 128:
@@ -449,16 +508,12 @@ cdef int _scan(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t
             for k in range(length):
                 if 65 <= buf[k] <= 90:
                     buf[k] += 32
-            if prefixes != NULL:
-                key = (<uint64_t> buf[0] << 22) | (<uint64_t> buf[1] + 1 if length > 1 else 0)
-                found = False
-                for k in range(n_prefixes):
-                    if prefixes[k] == key:
-                        found = True
-                        break
-                if not found:
-                    _emit(out, 0)
-                    continue
+            if prefixes != NULL and not _has_prefix(buf, length, 0, 1, prefixes, n_prefixes):
+                _emit(out, 0)
+                continue
+        elif prefixes != NULL and _ascii(buf, length) and not _complex_match(buf, length, prefixes, n_prefixes):
+            _emit(out, 0)
+            continue
         _emit(out, _intern(v, buf, length, simple))
     return 0
 
@@ -474,9 +529,11 @@ def tokenize(texts, prefixes=None):
     character bigrams (a lone character, itself). Why compiled: tokenization is most of the scoring cost, and
     interning here means Python analyses each distinct token once per page, not every occurrence.
 
-    ``prefixes`` (optional, a collection of 1- or 2-character strings): a simple token whose first two
-    characters (or only one) are not among them is not interned but emitted as id 0, whose vocab entry is "".
-    The scorer passes the prefixes of the query terms, so that only tokens that can match are analysed.
+    ``prefixes`` (optional, a collection of 1- or 2-character strings): a token none of whose terms can start
+    with one of them is not interned but emitted as id 0, whose vocab entry is "". For a simple token that is
+    its first two characters (or its only one); for another all-ASCII token, the two characters at each part
+    start and of its joined form (see ``_complex_match``); non-ASCII tokens are always interned. The scorer
+    passes the prefixes of the query terms, so that only tokens that can match are analysed.
     """
     cdef list items = list(texts)
     cdef Py_ssize_t n_texts = len(items), t, longest = 1, n
@@ -560,3 +617,47 @@ cdef void _copy_ids(int[::1] dst, int32_t* src, Py_ssize_t n) noexcept:
     cdef Py_ssize_t i
     for i in range(n):
         dst[i] = src[i]
+
+
+def remap(const int[::1] tok_ids, const long long[::1] tok_offsets, const long long[::1] starts,
+          const int[::1] terms):
+    """Token ids -> term ids in CSR form: token ``j`` becomes ``terms[starts[j]:starts[j + 1]]`` (zero or more).
+
+    ``(ids, offsets)`` keep the segments of ``tok_offsets`` and the token order. Why compiled: it is a gather
+    over every token of the page, and numpy needs five passes for a ragged one.
+    """
+    cdef Py_ssize_t n_tok = tok_ids.shape[0], n_voc = starts.shape[0] - 1, n_seg = tok_offsets.shape[0] - 1
+    cdef Py_ssize_t i, d, k, total = 0
+    cdef int t
+    if n_voc < 0 or n_seg < 0:
+        raise ValueError("starts and tok_offsets must hold at least one offset")
+    if starts[0] != 0 or starts[n_voc] != terms.shape[0]:
+        raise ValueError("starts must start at 0 and end at len(terms)")
+    for i in range(n_voc):
+        if starts[i + 1] < starts[i]:
+            raise ValueError("starts must be non-decreasing")
+    if tok_offsets[0] != 0 or tok_offsets[n_seg] != n_tok:
+        raise ValueError("tok_offsets must start at 0 and end at len(tok_ids)")
+    for d in range(n_seg):
+        if tok_offsets[d + 1] < tok_offsets[d]:
+            raise ValueError("tok_offsets must be non-decreasing")
+    for i in range(n_tok):
+        t = tok_ids[i]
+        if t < 0 or t >= n_voc:
+            raise ValueError(f"token id {t} out of range [0, {n_voc})")
+        total += starts[t + 1] - starts[t]
+    ids_arr = np.empty(total, dtype=np.int32)
+    offsets_arr = np.empty(n_seg + 1, dtype=np.int64)
+    cdef int[::1] ids = ids_arr
+    cdef long long[::1] offsets = offsets_arr
+    cdef Py_ssize_t w = 0
+    with nogil:
+        offsets[0] = 0
+        for d in range(n_seg):
+            for i in range(tok_offsets[d], tok_offsets[d + 1]):
+                t = tok_ids[i]
+                for k in range(starts[t], starts[t + 1]):
+                    ids[w] = terms[k]
+                    w += 1
+            offsets[d + 1] = w
+    return ids_arr, offsets_arr

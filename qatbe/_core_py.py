@@ -201,6 +201,27 @@ def _simple(token: str) -> bool:
     return not upper_late or all_upper
 
 
+_ASCII_JOINERS = frozenset("-'.,")
+
+
+def complex_keys(token: str) -> set[str]:
+    """The prefixes the terms of an all-ASCII, non-simple token can have (see ``_core._complex_match``)."""
+    low = token.translate(_LOWER_ASCII)
+    keys: set[str] = set()
+    for k in range(len(token)):
+        prev, cur = (token[k - 1] if k else ""), token[k]
+        nxt = token[k + 1] if k + 1 < len(token) else ""
+        if (k == 0 or prev in _ASCII_JOINERS or prev == "_" or ((prev.islower() or prev.isdigit()) and cur.isupper())
+                or (prev.isupper() and cur.isupper() and nxt.islower())):
+            keys.add(low[k : k + 2])
+            k2 = k + 1
+            while k2 < len(token) and token[k2] in _ASCII_JOINERS:
+                k2 += 1
+            if k2 < len(token):
+                keys.add(low[k] + low[k2])
+    return keys
+
+
 def _prefix_key(p: object) -> str:
     if not isinstance(p, str) or not 1 <= len(p) <= 2:
         raise ValueError(f"prefixes must be strings of 1 or 2 characters, not {p!r}")
@@ -268,6 +289,8 @@ def tokenize(
                     ids.append(0)
                 else:
                     emit(low, True)
+            elif wanted is not None and token.isascii() and not complex_keys(token) & wanted:
+                ids.append(0)
             else:
                 emit(token, False)
         offsets.append(len(ids))
@@ -275,3 +298,36 @@ def tokenize(
 
 
 _LOWER_ASCII = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def remap(
+    tok_ids: npt.NDArray[np.int32],
+    tok_offsets: npt.NDArray[np.int64],
+    starts: npt.NDArray[np.int64],
+    terms: npt.NDArray[np.int32],
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+    """Token ids -> term ids in CSR form: token ``j`` becomes ``terms[starts[j]:starts[j + 1]]`` (zero or more)."""
+    toks = [int(t) for t in tok_ids]
+    offs = [int(o) for o in tok_offsets]
+    st = [int(s) for s in starts]
+    n_voc, n_seg = len(st) - 1, len(offs) - 1
+    if n_voc < 0 or n_seg < 0:
+        raise ValueError("starts and tok_offsets must hold at least one offset")
+    if st[0] != 0 or st[n_voc] != len(terms):
+        raise ValueError("starts must start at 0 and end at len(terms)")
+    if any(st[i + 1] < st[i] for i in range(n_voc)):
+        raise ValueError("starts must be non-decreasing")
+    if offs[0] != 0 or offs[n_seg] != len(toks):
+        raise ValueError("tok_offsets must start at 0 and end at len(tok_ids)")
+    if any(offs[d + 1] < offs[d] for d in range(n_seg)):
+        raise ValueError("tok_offsets must be non-decreasing")
+    for t in toks:
+        if t < 0 or t >= n_voc:
+            raise ValueError(f"token id {t} out of range [0, {n_voc})")
+    ids: list[int] = []
+    out_offsets = [0]
+    for d in range(n_seg):
+        for i in range(offs[d], offs[d + 1]):
+            ids.extend(int(x) for x in terms[st[toks[i]] : st[toks[i] + 1]])
+        out_offsets.append(len(ids))
+    return np.asarray(ids, dtype=np.int32), np.asarray(out_offsets, dtype=np.int64)

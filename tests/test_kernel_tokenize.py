@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qatbe import _core_py
+from qatbe._core_py import complex_keys
 from qatbe.score.analyze import split_word
 
 try:
@@ -33,7 +34,11 @@ texts = st.lists(pieces, max_size=12).map("".join)
 
 @pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
 @settings(max_examples=500, deadline=None)
-@given(st.lists(texts, max_size=6), st.one_of(st.none(), st.lists(st.text(min_size=1, max_size=2), max_size=4)))
+@given(st.lists(texts, max_size=6), st.one_of(
+    st.none(),
+    st.lists(st.text(min_size=1, max_size=2), max_size=4),
+    st.lists(st.text(alphabet="abcdeghmnrsuxyAB_-.'1", min_size=1, max_size=2), max_size=6),
+))
 def test_compiled_and_python_tokenizers_agree(items: list[str], prefixes: list[str] | None) -> None:
     assert _compiled is not None
     a = _compiled.tokenize(items, prefixes)
@@ -72,7 +77,9 @@ def test_tokenizer_rules(kernel: ModuleType) -> None:
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 def test_prefix_filter_maps_other_simple_tokens_to_zero(kernel: ModuleType) -> None:
     ids, _, vocab, _ = kernel.tokenize(["Python pyramid and e-mail a"], ["py", "a\x00"])
-    assert vocab[0] == "" and [vocab[i] for i in ids] == ["python", "pyramid", "", "e-mail", ""]
+    assert vocab[0] == "" and [vocab[i] for i in ids] == ["python", "pyramid", "", "", ""]
+    ids, _, vocab, _ = kernel.tokenize(["e-mail getUserName x_yz"], ["em", "us", "yz"])
+    assert [vocab[i] for i in ids] == ["e-mail", "getUserName", "x_yz"]
     ids, _, vocab, _ = kernel.tokenize(["a ab"], ["a"])
     assert [vocab[i] for i in ids] == ["a", ""]
 
@@ -89,3 +96,51 @@ def test_tokenizer_rejects_non_strings(kernel: ModuleType, bad: list[object]) ->
 def test_tokenizer_rejects_bad_prefixes(kernel: ModuleType, bad: list[object]) -> None:
     with pytest.raises(ValueError):
         kernel.tokenize(["a"], bad)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="abcABC12_-.',", min_size=1, max_size=16))
+def test_complex_keys_cover_every_term_of_an_ascii_token(text: str) -> None:
+    """The prefix filter may only drop a token none of whose terms can match: every term of >= 2 characters
+    that split_word makes of an ASCII token starts with one of complex_keys(token)."""
+    for item in [text]:
+        ids, _, vocab, simple = _core_py.tokenize([item])
+        for j in set(ids.tolist()):
+            if not simple[j]:
+                keys = complex_keys(vocab[j])
+                for term in split_word(vocab[j]):
+                    assert len(term) < 2 or term[:2] in keys, (vocab[j], term, keys)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 5), max_size=8), max_size=6),
+       st.lists(st.lists(st.integers(0, 9), max_size=3), min_size=6, max_size=6))
+def test_remap_expands_tokens_in_order(kernel: ModuleType, docs: list[list[int]], table: list[list[int]]) -> None:
+    tok_ids = np.asarray([t for d in docs for t in d], dtype=np.int32)
+    tok_offsets = np.asarray([0] + list(np.cumsum([len(d) for d in docs])), dtype=np.int64)
+    starts = np.asarray([0] + list(np.cumsum([len(x) for x in table])), dtype=np.int64)
+    terms = np.asarray([t for x in table for t in x], dtype=np.int32)
+    ids, offsets = kernel.remap(tok_ids, tok_offsets, starts, terms)
+    expected = [[t for tok in d for t in table[tok]] for d in docs]
+    assert offsets.tolist() == [0] + list(np.cumsum([len(e) for e in expected]))
+    assert ids.tolist() == [t for e in expected for t in e]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize(
+    "args",
+    [
+        ([0, 3], [0, 2], [0, 1, 2], [5, 6]),  # token id out of range
+        ([0], [0, 2], [0, 1], [5]),  # offsets past the end
+        ([0], [0, 1], [0, 2], [5]),  # starts past the end of terms
+        ([0], [0, 1], [1, 1], [5]),  # starts not from 0
+        ([0, 0], [0, 2, 1, 2], [0, 1], [5]),  # decreasing offsets
+        ([0], [0, 1], [], []),  # no starts
+    ],
+)
+def test_remap_rejects_bad_input(kernel: ModuleType, args: tuple[list[int], ...]) -> None:
+    tok_ids, tok_offsets, starts, terms = args
+    with pytest.raises(ValueError):
+        kernel.remap(np.asarray(tok_ids, dtype=np.int32), np.asarray(tok_offsets, dtype=np.int64),
+                     np.asarray(starts, dtype=np.int64), np.asarray(terms, dtype=np.int32))

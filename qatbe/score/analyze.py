@@ -179,16 +179,11 @@ class Analyzer:
                 flat.append(get(t, len(vocab)) if t else other)
             ends.append(len(flat))
         starts = np.asarray(ends, dtype=np.int64)
-        lens = np.diff(starts)
         terms = np.asarray(flat, dtype=np.int32)
-        if (lens == 1).all():
+        if len(terms) == len(tokens) and bool((np.diff(starts) == 1).all()):  # one term per token: a gather
             return terms[tok_ids], tok_offsets
-        per_token = lens[tok_ids]
-        cum = np.concatenate(([0], np.cumsum(per_token)))
-        offsets = cum[tok_offsets]
-        first = np.repeat(starts[:-1][tok_ids], per_token)
-        within = np.arange(int(cum[-1]), dtype=np.int64) - np.repeat(cum[:-1], per_token)
-        return terms[first + within], offsets
+        ids, offsets = kernel.remap(tok_ids, tok_offsets, starts, terms)
+        return ids, offsets
 
     def query(self, text: str) -> tuple[list[tuple[str, str]], bool]:
         """Distinct (index term, first surface form) of a query, and whether it was made of stopwords only.

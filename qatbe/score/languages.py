@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import gzip
 import re
-from collections import Counter
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
