@@ -450,7 +450,7 @@ _MIN_PROSE = 300
 _SHORT = 80
 _LONE_LINK = 120  # a link paragraph this short inside the main text is an action ("Start now"), not a menu
 # The main box must hold at least this share of the page's prose.
-_BOX_SHARE = 0.85
+_BOX_SHARE = 0.75
 
 
 def _good(block: _Block) -> int:
