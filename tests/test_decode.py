@@ -46,7 +46,7 @@ def test_bom_wins_over_declaration(bom: bytes, codec: str) -> None:
 
 
 def test_mislabelled_utf8_is_read_as_utf8() -> None:
-    raw = '<meta charset="iso-8859-1"><p>Größe café</p>'.encode("utf-8")
+    raw = '<meta charset="iso-8859-1"><p>Größe café</p>'.encode()
     assert "Größe café" in decode_bytes(raw)
 
 

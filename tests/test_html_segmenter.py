@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from qatbe import Settings, SegmentKind
+from qatbe import SegmentKind, Settings
 from qatbe.segment.html import segment_html
 from qatbe.segment.listing import listing
 

@@ -150,7 +150,7 @@ LOADERS: dict[str, Callable[[Path], list[Page]]] = {
 
 def shingles(text: str, n: int = 4) -> Counter[tuple[str, ...]]:
     tokens = _WORD.findall(text)
-    return Counter(tuple(tokens[i : i + n]) for i in range(0, max(1, len(tokens) - n + 1)) if tokens[i : i + n])
+    return Counter(tuple(tokens[i : i + n]) for i in range(max(1, len(tokens) - n + 1)) if tokens[i : i + n])
 
 
 def shingle_scores(truth: str, pred: str) -> tuple[float, float]:

@@ -61,8 +61,6 @@ _WHATWG: dict[str, str] = {
     "utf-16": "utf-16-le",
 }
 
-_UTF8_NAMES = frozenset({"utf-8", "utf8", "utf_8"})
-
 
 def _codec(label: str) -> str | None:
     """The Python codec name for a charset label, or None when the label is unknown."""
@@ -101,9 +99,8 @@ def decode_bytes(data: bytes) -> str:
             return data[len(bom) :].decode(codec, errors="replace")
     declared = _declared(data)
     if declared is not None:
-        if declared.replace("_", "-") not in _UTF8_NAMES and not declared.startswith("utf"):
-            if _is_multibyte_utf8(data):
-                return data.decode("utf-8")
+        if not declared.startswith("utf") and _is_multibyte_utf8(data):
+            return data.decode("utf-8")
         try:
             return data.decode(declared)
         except UnicodeDecodeError:

@@ -28,7 +28,7 @@ from .builder import ListItem, SegmentBuilder
 from .html_boilerplate import NONE, STRONG, WEAK, evidence
 from .html_guard import limit_nesting
 from .html_metadata import read_metadata
-from .html_tables import CHEAP_INLINE, SKIP_TAGS, TableData, flat_text, read_table
+from .html_tables import CHEAP_INLINE, SKIP_TAGS, TableData, read_table
 
 _TEXT = "-text"
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -47,13 +47,16 @@ _WALK_SKIP = (SKIP_TAGS - {"noscript"}) | {"label"}
 _PLAIN = frozenset({"li", "dt", "dd", "tr", "td", "th", "tbody", "thead", "tfoot"})
 _NO_ATTRS: dict[str, str | None] = {}
 _MAIN_LIKE = 'main, article, [role="main"], p, h1, h2, table, pre, blockquote'
-_CODE_LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight-source|brush:?)[-:\s]?([A-Za-z0-9_+#.-]+)", re.I)
+_CODE_LANG = re.compile(
+    r"(?:^|\s)(?:language|lang|highlight-source|brush:?)[-:\s]?([A-Za-z0-9_+#.-]+)", re.IGNORECASE
+)
 _WORD = re.compile(r"[A-Za-z0-9]{4,}")
 _SEARCH_WINDOW = 1 << 17
 _BYLINE_MAX = 200
 # A short caption that only credits an image ("Foto: dpa", "Photo: Getty Images", "© Reuters") is not text.
 _CREDIT_LABEL = re.compile(
-    r"\W*(?:foto|fotos|photo|photos|bild|bilder|image|images|credit|credits|crédit|titelbild|photograph)\s*:", re.I
+    r"\W*(?:foto|fotos|photo|photos|bild|bilder|image|images|credit|credits|crédit|titelbild|photograph)\s*:",
+    re.IGNORECASE,
 )
 _CREDIT = re.compile(
     r"^\W*(?:quelle|source)\s*:|©|\(c\)|getty\s*images|shutterstock|thinkstock|istock|imago|picture[- ]alliance|\bdpa\b|\breuters\b|"
@@ -95,9 +98,26 @@ _LEAF_MODES = frozenset({_M_HEADING, _M_ITEM, _M_CAPTION, _M_SUMMARY})
 class _Ctx:
     """An element that carried evidence; blocks point at their nearest one, which points at its parent."""
 
-    __slots__ = ("parent", "neg", "pos", "hidden", "byline", "tag", "chars", "good", "total", "total_good",
-                 "boiler", "main", "order", "name", "prose",
-                 "pos_prose", "flagged", "cleared")
+    __slots__ = (
+        "boiler",
+        "byline",
+        "chars",
+        "cleared",
+        "flagged",
+        "good",
+        "hidden",
+        "main",
+        "name",
+        "neg",
+        "order",
+        "parent",
+        "pos",
+        "pos_prose",
+        "prose",
+        "tag",
+        "total",
+        "total_good",
+    )
 
     def __init__(self, parent: _Ctx | None, tag: str, neg: int, pos: bool, hidden: bool, byline: bool,
                  order: int) -> None:
@@ -124,7 +144,7 @@ class _Ctx:
 class _Box:
     """A container element (div, section, td, ...): where prose concentrates tells where the main text is."""
 
-    __slots__ = ("parent", "prose", "inside")
+    __slots__ = ("inside", "parent", "prose")
 
     def __init__(self, parent: _Box | None) -> None:
         self.parent = parent
@@ -133,8 +153,21 @@ class _Box:
 
 
 class _Block:
-    __slots__ = ("kind", "text", "ctx", "chars", "link", "level", "items", "table", "lang", "boiler", "meta",
-                 "box", "furniture")
+    __slots__ = (
+        "boiler",
+        "box",
+        "chars",
+        "ctx",
+        "furniture",
+        "items",
+        "kind",
+        "lang",
+        "level",
+        "link",
+        "meta",
+        "table",
+        "text",
+    )
 
     def __init__(self, kind: str, text: str, ctx: _Ctx, chars: int, link: int, level: int = 0) -> None:
         self.kind = kind  # "h", "p", "quote", "caption", "summary", "list", "table", "code"
@@ -489,8 +522,7 @@ def _decide(walker: _Walker) -> None:
             parent.total_good += ctx.total_good
             parent.prose += ctx.prose
             held = ctx.prose if ctx.pos else ctx.pos_prose
-            if held > parent.pos_prose:
-                parent.pos_prose = held
+            parent.pos_prose = max(parent.pos_prose, held)
     root = walker.root
     if root.prose == 0:  # a page of short lines only: measure shares in plain visible text instead
         for ctx in ctxs:
@@ -731,12 +763,12 @@ class _Locator:
     an entity) leave the cursor where it is, so positions stay monotonic.
     """
 
-    __slots__ = ("html", "cursor", "budget")
+    __slots__ = ("budget", "cursor", "html")
 
     def __init__(self, html: str) -> None:
         self.html = html
         body = html.find("<body")
-        self.cursor = body if body >= 0 else 0
+        self.cursor = max(body, 0)
         self.budget = 4 * len(html) + _SEARCH_WINDOW
 
     def find(self, text: str) -> int:

@@ -16,13 +16,19 @@ from functools import lru_cache
 # walk meets a few hundred new class strings per page). Long words may also sit inside a compound
 # ("mainNavigation"), which the infix list catches.
 _NEG_WORDS = frozenset(
-    "nav navbar menu menus submenu breadcrumb breadcrumbs crumb crumbs footer foot sidebar sidenav aside share "
-    "sharing social socials cookie cookies consent gdpr newsletter subscribe subscription signup related "
-    "recommended promo promos advert adverts ad ads advertisement sponsored banner masthead popup modal toolbar "
-    "pagination pager skip skiplink tagcloud topbar outbrain taboola disqus authorbox aboutauthor morestories "
-    "readmore trending mostpopular jumplink jumplinks login signin header siteheader pageheader offcanvas drawer "
-    "dropdown megamenu hamburger comment comments commentlist respond copyright legal disclaimer imprint tags "
-    "metanav toc tableofcontents gallery resgallery slideshow lightbox".split()
+    [
+        "nav", "navbar", "menu", "menus", "submenu", "breadcrumb", "breadcrumbs", "crumb", "crumbs",
+        "footer", "foot", "sidebar", "sidenav", "aside", "share", "sharing", "social", "socials",
+        "cookie", "cookies", "consent", "gdpr", "newsletter", "subscribe", "subscription", "signup",
+        "related", "recommended", "promo", "promos", "advert", "adverts", "ad", "ads", "advertisement",
+        "sponsored", "banner", "masthead", "popup", "modal", "toolbar", "pagination", "pager", "skip",
+        "skiplink", "tagcloud", "topbar", "outbrain", "taboola", "disqus", "authorbox", "aboutauthor",
+        "morestories", "readmore", "trending", "mostpopular", "jumplink", "jumplinks", "login",
+        "signin", "header", "siteheader", "pageheader", "offcanvas", "drawer", "dropdown", "megamenu",
+        "hamburger", "comment", "comments", "commentlist", "respond", "copyright", "legal",
+        "disclaimer", "imprint", "tags", "metanav", "toc", "tableofcontents", "gallery", "resgallery",
+        "slideshow", "lightbox"
+    ]
 )
 _NEG_INFIXES = ("navigation", "breadcrumb", "sidebar", "newsletter", "cookie", "footer", "socialmedia", "sharebar",
                 "shareicons", "sharing", "relatedposts", "relatedarticles", "related_posts", "advertis", "subscribe",
@@ -30,20 +36,28 @@ _NEG_INFIXES = ("navigation", "breadcrumb", "sidebar", "newsletter", "cookie", "
 # Words whose evidence is only weak: comments (main content on a forum), headers (which also hold an article's
 # title), banners (a service page's headline), tables of contents, legal notes.
 _WEAK_WORDS = frozenset(
-    "comment comments commentlist respond header siteheader pageheader toc banner tableofcontents tags legal "
-    "disclaimer gallery resgallery slideshow lightbox".split()
+    [
+        "comment", "comments", "commentlist", "respond", "header", "siteheader", "pageheader", "toc",
+        "banner", "tableofcontents", "tags", "legal", "disclaimer", "gallery", "resgallery",
+        "slideshow", "lightbox"
+    ]
 )
 _WEAK_INFIXES = ("comment",)
 _STRONG_WORDS = _NEG_WORDS - _WEAK_WORDS
 _STRONG_INFIXES = tuple(f for f in _NEG_INFIXES if f not in _WEAK_INFIXES)
 _META_WORDS = frozenset(
-    "byline bylines author authors dateline date published pubdate timestamp postedon entrydate postdate "
-    "articledate postmeta entrymeta articlemeta time".split()
+    [
+        "byline", "bylines", "author", "authors", "dateline", "date", "published", "pubdate",
+        "timestamp", "postedon", "entrydate", "postdate", "articledate", "postmeta", "entrymeta",
+        "articlemeta", "time"
+    ]
 )
-_QUOTE_WORDS = frozenset("quote blockquote bbcodequote pullquote".split())
+_QUOTE_WORDS = frozenset(["quote", "blockquote", "bbcodequote", "pullquote"])
 _HIDDEN_CLASSES = frozenset(
-    "hidden d-none is-hidden visually-hidden sr-only screen-reader-text screenreader hide invisible u-hidden "
-    "a11y-hidden offscreen".split()
+    [
+        "hidden", "d-none", "is-hidden", "visually-hidden", "sr-only", "screen-reader-text",
+        "screenreader", "hide", "invisible", "u-hidden", "a11y-hidden", "offscreen"
+    ]
 )
 _SPLIT = re.compile(r"[\s_-]+")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
@@ -99,8 +113,7 @@ def _names(names: str) -> tuple[int, bool, bool, bool]:
     quote = hidden = meta = False
     for token in names.split():
         t_level, t_quote, t_hidden, t_meta = _token(token)
-        if t_level > level:
-            level = t_level
+        level = max(level, t_level)
         quote = quote or t_quote
         hidden = hidden or t_hidden
         meta = meta or t_meta
