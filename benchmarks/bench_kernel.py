@@ -3,7 +3,7 @@
     python -m pytest benchmarks/bench_kernel.py --benchmark-only --benchmark-columns=min,median,mean,rounds
 
 The segments are 1,000 paragraphs of SQuAD dev articles when ``../shared/corpora`` is present (real prose, about
-450 characters each), else 1,000 deterministic synthetic paragraphs with Zipf-distributed words. ``score`` is the
+750 characters each), else 1,000 deterministic synthetic paragraphs with Zipf-distributed words. ``score`` is the
 whole scoring stage (``qatbe.score.score_segments``: tokenize, analyse, BM25, proximity); ``bm25`` and
 ``tokenize`` time the two kernels alone. The Python rows swap the twin in for the compiled module. ``str.split``
 over the same texts is timed as a machine anchor (scores are reported as a multiple of it).
@@ -84,9 +84,9 @@ def test_score(benchmark: Any, kernel: ModuleType) -> None:
 
 def _arrays() -> tuple[Any, ...]:
     vocab: dict[str, int] = {}
-    flat, offsets = analyze.analyzer("en").index(TEXTS, vocab)
+    flat, offsets, lengths = analyze.analyzer("en").index(TEXTS, vocab)
     q = np.asarray(sorted(set(flat[:: max(1, len(flat) // 5)].tolist()))[:5], dtype=np.int32)
-    return flat, offsets, len(vocab), q, np.ones(len(q))
+    return flat, offsets, len(vocab), q, np.ones(len(q)), 1.2, 0.75, 3, 0.5, 0.0, None, lengths
 
 
 def test_bm25(benchmark: Any, kernel: ModuleType) -> None:

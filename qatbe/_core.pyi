@@ -18,6 +18,7 @@ def bm25_scores(
     delta: float = ...,
     prior_n: float = ...,
     prior_df: npt.NDArray[np.float64] | None = ...,
+    doc_lengths: npt.NDArray[np.float64] | None = ...,
 ) -> npt.NDArray[np.float64]: ...
 def proximity_pairs(
     doc_terms: npt.NDArray[np.int32],

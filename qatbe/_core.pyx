@@ -16,6 +16,9 @@ BM25 variants (``variant``), N segments, df = segments containing the term, dl /
   3 l:      BM25L (Lv & Zhai 2011): c = tf / (1 - b + b dl / avgdl), idf = ln((N + 1) / (df + 0.5)),
             tf part = (k1 + 1)(c + delta) / (k1 + c + delta), for terms present in the segment.
 
+Segment length dl is the number of its term ids, unless ``doc_lengths`` gives it (the scorer passes the number of
+raw tokens, so that a token that yields several terms -- "e-mail" -> e, mail, email -- counts once).
+
 Background prior: a page is a tiny collection, so its document frequencies are noisy. ``prior_n`` pseudo-segments
 are added to the collection in which query term ``q`` occurs ``prior_df[q]`` times (0 <= prior_df[q] <= prior_n):
 every formula above then uses N' = N + prior_n and df' = df + prior_df[q]. With prior_n = 0 it is textbook BM25.
@@ -72,7 +75,7 @@ cdef int _check_query(const int[::1] query_terms, Py_ssize_t n_terms) except -1:
 def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
                 const int[::1] query_terms, const double[::1] query_weights,
                 double k1=1.2, double b=0.75, int variant=0, double delta=0.5,
-                double prior_n=0.0, const double[::1] prior_df=None):
+                double prior_n=0.0, const double[::1] prior_df=None, const double[::1] doc_lengths=None):
     """BM25 score of every segment for the query terms (distinct ids; a repeated id scores once)."""
     cdef Py_ssize_t n_docs = doc_offsets.shape[0] - 1
     cdef Py_ssize_t n_q = query_terms.shape[0]
@@ -86,6 +89,12 @@ def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
         raise ValueError("k1 and delta must be finite and >= 0, b in [0, 1]")
     if not (isfinite(prior_n) and prior_n >= 0.0):
         raise ValueError("prior_n must be finite and >= 0")
+    if doc_lengths is not None:
+        if doc_lengths.shape[0] != n_docs:
+            raise ValueError("doc_lengths must have one entry per document")
+        for d in range(n_docs):
+            if not (isfinite(doc_lengths[d]) and doc_lengths[d] >= 0.0):
+                raise ValueError("doc_lengths must be finite and >= 0")
     if prior_df is not None and prior_df.shape[0] != n_q:
         raise ValueError("prior_df must have one entry per query term")
     for q in range(n_q):
@@ -115,7 +124,10 @@ def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
                 if qmap[query_terms[q]] < 0:
                     qmap[query_terms[q]] = <int> q
             for d in range(n_docs):
-                total += <double> (doc_offsets[d + 1] - doc_offsets[d])
+                if doc_lengths is not None:
+                    total += doc_lengths[d]
+                else:
+                    total += <double> (doc_offsets[d + 1] - doc_offsets[d])
                 for i in range(doc_offsets[d], doc_offsets[d + 1]):
                     slot = qmap[doc_terms[i]]
                     if slot >= 0:
@@ -150,7 +162,10 @@ def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
                     if idf[q] <= 0.0:
                         idf[q] = delta * mean_idf
             for d in range(n_docs):
-                dl = <double> (doc_offsets[d + 1] - doc_offsets[d])
+                if doc_lengths is not None:
+                    dl = doc_lengths[d]
+                else:
+                    dl = <double> (doc_offsets[d + 1] - doc_offsets[d])
                 norm = 1.0 - b + b * dl / avgdl
                 for q in range(n_q):
                     f = tf[d * n_q + q]

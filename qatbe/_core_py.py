@@ -60,6 +60,7 @@ def bm25_scores(
     delta: float = 0.5,
     prior_n: float = 0.0,
     prior_df: npt.NDArray[np.float64] | None = None,
+    doc_lengths: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
     """BM25 score of every segment for the query terms (distinct ids; a repeated id scores once)."""
     terms = [int(t) for t in doc_terms]
@@ -75,6 +76,11 @@ def bm25_scores(
         raise ValueError("k1 and delta must be finite and >= 0, b in [0, 1]")
     if not (math.isfinite(prior_n) and prior_n >= 0):
         raise ValueError("prior_n must be finite and >= 0")
+    if doc_lengths is not None:
+        if len(doc_lengths) != n_docs:
+            raise ValueError("doc_lengths must have one entry per document")
+        if not all(math.isfinite(x) and x >= 0 for x in doc_lengths):
+            raise ValueError("doc_lengths must be finite and >= 0")
     if prior_df is not None and len(prior_df) != n_q:
         raise ValueError("prior_df must have one entry per query term")
     for q in range(n_q):
@@ -89,8 +95,10 @@ def bm25_scores(
     slot_of = _slots(qterms)
     tf = [[0.0] * n_q for _ in range(n_docs)]
     total = 0.0
+    lengths = [float(offsets[d + 1] - offsets[d]) if doc_lengths is None else float(doc_lengths[d])
+               for d in range(n_docs)]
     for d in range(n_docs):
-        total += offsets[d + 1] - offsets[d]
+        total += lengths[d]
         for i in range(offsets[d], offsets[d + 1]):
             slot = slot_of.get(terms[i])
             if slot is not None:
@@ -117,8 +125,7 @@ def bm25_scores(
             mean_idf = OKAPI_MIN_MEAN
         idf = [delta * mean_idf if v <= 0 else v for v in idf]
     for d in range(n_docs):
-        dl = float(offsets[d + 1] - offsets[d])
-        norm = 1.0 - b + b * dl / avgdl
+        norm = 1.0 - b + b * lengths[d] / avgdl
         total_d = 0.0
         for q in range(n_q):
             f = tf[d][q]

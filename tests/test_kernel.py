@@ -42,7 +42,7 @@ def collections(draw: st.DrawFn, min_docs: int = 0) -> tuple[list[list[int]], in
 
 def textbook(
     docs: list[list[int]], query: list[int], weights: list[float], variant: str, k1: float, b: float,
-    delta: float, prior_n: float = 0.0, prior_df: list[float] | None = None,
+    delta: float, prior_n: float = 0.0, prior_df: list[float] | None = None, lengths: list[float] | None = None,
 ) -> list[float]:
     """BM25 as the papers write it, one term at a time, with the named IDF of each variant.
 
@@ -53,7 +53,8 @@ def textbook(
     l (BM25L): ln((N + 1)/(df + .5)) and the length-normalised tf c shifted by delta.
     """
     n = len(docs) + prior_n
-    avgdl = sum(map(len, docs)) / len(docs) or 1.0
+    dls = lengths if lengths is not None else [float(len(d)) for d in docs]
+    avgdl = sum(dls) / len(docs) or 1.0
     counts = [Counter(d) for d in docs]
     idf = {}
     for i, q in enumerate(query):
@@ -69,8 +70,8 @@ def textbook(
         mean = mean if mean > 0 else 0.01
         idf = {q: (delta * mean if v <= 0 else v) for q, v in idf.items()}
     out = []
-    for d, c in zip(docs, counts):
-        k = k1 * (1 - b + b * len(d) / avgdl)
+    for dl, c in zip(dls, counts):
+        k = k1 * (1 - b + b * dl / avgdl)
         s = 0.0
         for q, w in zip(query, weights):
             tf = c[q]
@@ -81,7 +82,7 @@ def textbook(
             elif variant == "plus":
                 s += w * idf[q] * (tf * (k1 + 1) / (tf + k) + delta)
             else:
-                ctd = tf / (1 - b + b * len(d) / avgdl)
+                ctd = tf / (1 - b + b * dl / avgdl)
                 s += w * idf[q] * (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)
         out.append(s)
     return out
@@ -105,17 +106,19 @@ def test_kernels_agree_with_each_other_and_the_textbook(
     weights = data.draw(st.lists(st.floats(0.0, 3.0), min_size=len(query), max_size=len(query)))
     prior_n = data.draw(st.sampled_from([0.0, 0.0, 5.0, 40.0]))
     prior_df = data.draw(st.lists(st.floats(0.0, prior_n), min_size=len(query), max_size=len(query)))
+    lengths = data.draw(st.one_of(st.none(), st.lists(st.floats(0.0, 50.0), min_size=len(docs), max_size=len(docs))))
     flat, offsets = _csr(docs)
     args = (flat, offsets, n_terms, np.asarray(query, dtype=np.int32), np.asarray(weights, dtype=np.float64))
     results = [
-        k.bm25_scores(*args, k1, b, VARIANTS[variant], delta, prior_n, np.asarray(prior_df, dtype=np.float64))
+        k.bm25_scores(*args, k1, b, VARIANTS[variant], delta, prior_n, np.asarray(prior_df, dtype=np.float64),
+                      None if lengths is None else np.asarray(lengths, dtype=np.float64))
         for k in KERNELS
     ]
     for r in results:
         assert r.dtype == np.float64 and r.shape == (len(docs),)
         np.testing.assert_allclose(r, results[0], rtol=1e-12, atol=1e-12)
     if docs and query:
-        expected = textbook(docs, query, weights, variant, k1, b, delta, prior_n, prior_df)
+        expected = textbook(docs, query, weights, variant, k1, b, delta, prior_n, prior_df, lengths)
         np.testing.assert_allclose(results[0], expected, rtol=1e-9, atol=1e-12)
 
 
@@ -287,6 +290,12 @@ BAD_CASES: list[tuple[str, Callable[[ModuleType], object]]] = [
     ("prior_df length", lambda k: k.bm25_scores(
         np.asarray([0, 1], I32), np.asarray([0, 2], I64), 2, np.asarray([1], I32), np.ones(1), 1.2, 0.75, 0, 0.5,
         1.0, np.asarray([0.5, 0.5]))),
+    ("doc_lengths length", lambda k: k.bm25_scores(
+        np.asarray([0, 1], I32), np.asarray([0, 2], I64), 2, np.asarray([1], I32), np.ones(1), 1.2, 0.75, 0, 0.5,
+        0.0, None, np.asarray([1.0, 2.0]))),
+    ("negative doc length", lambda k: k.bm25_scores(
+        np.asarray([0, 1], I32), np.asarray([0, 2], I64), 2, np.asarray([1], I32), np.ones(1), 1.2, 0.75, 0, 0.5,
+        0.0, None, np.asarray([-1.0]))),
     ("negative n_terms", lambda k: k.bm25_scores(np.zeros(0, I32), np.zeros(1, I64), -1, np.zeros(0, I32), np.ones(0))),
     ("proximity window 0", lambda k: k.proximity_pairs(
         np.asarray([0, 1], I32), np.asarray([0, 2], I64), 2, np.asarray([0, 1], I32), 0)),

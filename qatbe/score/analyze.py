@@ -147,8 +147,9 @@ class Analyzer:
         vocab: dict[str, int],
         keep_stopwords: bool = False,
         only: Sequence[str] | None = None,
-    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
-        """Term ids of every text in CSR form (``ids[offsets[i]:offsets[i + 1]]``), adding new terms to ``vocab``.
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """Term ids of every text in CSR form (``ids[offsets[i]:offsets[i + 1]]``), adding new terms to ``vocab``,
+        and each text's length in raw tokens (query-independent; a token yielding several terms counts once).
 
         Stopwords stay in the stream as one shared id (they count in the segment length, as in Lucene without a
         stop filter, but never match). With ``only`` (the query's index terms), tokens that cannot become one of
@@ -180,10 +181,11 @@ class Analyzer:
             ends.append(len(flat))
         starts = np.asarray(ends, dtype=np.int64)
         terms = np.asarray(flat, dtype=np.int32)
+        lengths = np.diff(tok_offsets).astype(np.float64)
         if len(terms) == len(tokens) and bool((np.diff(starts) == 1).all()):  # one term per token: a gather
-            return terms[tok_ids], tok_offsets
+            return terms[tok_ids], tok_offsets, lengths
         ids, offsets = kernel.remap(tok_ids, tok_offsets, starts, terms)
-        return ids, offsets
+        return ids, offsets, lengths
 
     def query(self, text: str) -> tuple[list[tuple[str, str]], bool]:
         """Distinct (index term, first surface form) of a query, and whether it was made of stopwords only.

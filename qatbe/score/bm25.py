@@ -213,14 +213,14 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         weights = np.concatenate([weights, [w for _, _, w in expanded]])
     texts = [seg.text for seg in segments]
     vocab: dict[str, int] = {t: i for i, t in enumerate(q_terms)}
-    flat, offs = an.index(texts, vocab, only_stopwords, q_terms)
-    avgdl = max(1.0, len(flat) / n)
+    flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
+    avgdl = max(1.0, float(lengths.mean()))
     prior_n = settings.background_prior if an.lexicon.zipf else 0.0
 
     def run(terms: list[str], w: npt.NDArray[np.float64], flat: npt.NDArray[np.int32],
             offs: npt.NDArray[np.int64], n_vocab: int) -> tuple[npt.NDArray[np.float64], tuple[object, ...]]:
         prior_df = _prior(an, surfaces, avgdl, prior_n) if prior_n else np.zeros(len(terms))
-        params = (settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df)
+        params = (settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df, lengths)
         ids = np.arange(len(terms), dtype=np.int32)
         return kernel.bm25_scores(flat, offs, n_vocab, ids, w, *params), params
 
@@ -233,7 +233,7 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
             surfaces = surfaces + [x for _, x in extra]
             weights = np.concatenate([weights, np.full(len(extra), settings.feedback)])
             vocab = {t: i for i, t in enumerate(q_terms)}
-            flat, offs = an.index(texts, vocab, only_stopwords, q_terms)
+            flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
             base, params = run(q_terms, weights, flat, offs, len(vocab))
     qids = np.arange(n_query, dtype=np.int32)
     raw = base.copy()
