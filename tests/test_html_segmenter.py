@@ -164,3 +164,17 @@ def test_permalink_headings_are_not_teasers() -> None:
     kept = [s for s in segment_html(f"<body>{intro}{sections}</body>", Settings()).segments
             if s.kind is not SegmentKind.NAVIGATION]
     assert sum(s.kind is SegmentKind.HEADING for s in kept) == 6
+
+
+def test_comments_are_content_on_a_discussion_page() -> None:
+    source = (Path(__file__).parent / "fixtures" / "html" / "article_comments.txt").read_text(encoding="utf-8")
+    html = source.split(SEPARATOR)[0]
+    marked = html.replace(
+        "<body>", '<head><script type="application/ld+json">{"@type": "QAPage"}</script></head><body>'
+    )
+
+    def readers(doc_html: str) -> int:
+        segments = segment_html(doc_html, Settings()).segments
+        return sum(s.text.count("Reader") for s in segments if s.kind is not SegmentKind.NAVIGATION)
+
+    assert readers(html) == 0 and readers(marked) == 4

@@ -480,6 +480,7 @@ _WRAPPER_SHARE = 0.5
 _MAIN_SHARE = 0.4
 _LINKY = 0.5
 _MIN_PROSE = 300
+_ARTICLE_PROSE = 1000  # prose outside a comment section for the page to be an article with comments
 _SHORT = 80
 _LONE_LINK = 120  # a link paragraph this short inside the main text is an action ("Start now"), not a menu
 # The main box must hold at least this share of the page's prose.
@@ -504,7 +505,7 @@ def _prose(block: _Block) -> int:
     return _good(block)
 
 
-def _decide(walker: _Walker) -> None:
+def _decide(walker: _Walker, discussion: bool = False) -> None:
     blocks = walker.blocks
     ctxs = walker.ctxs
     for block in blocks:
@@ -593,6 +594,10 @@ def _decide(walker: _Walker) -> None:
             # Weak names (comments, header, toc) are content when they hold much of the prose, when they are also
             # an <article>, or when an enclosing weak element already proved to be content (posts of a thread).
             ctx.boiler = share < 0.25 and not wrapper and not ctx.pos and not ctx.cleared
+            if not ctx.boiler and not ctx.cleared and not discussion and "comment" in ctx.name.lower():
+                # Comments under an article are furniture however many there are; a thread whose first post is
+                # itself a "comment" has no prose outside them.
+                ctx.boiler = page_prose - ctx.prose >= max(_ARTICLE_PROSE, 0.15 * page_prose)
             ctx.cleared = not ctx.boiler
 
     for i, block in enumerate(blocks):
@@ -842,7 +847,7 @@ def segment_html(html: str, settings: Settings) -> ParsedDocument:
     walker = _Walker()
     if body is not None:
         walker.walk(body)
-    _decide(walker)
+    _decide(walker, metadata.extra.get("page_kind") == "discussion")
     builder = SegmentBuilder(settings)
     _emit(builder, walker.blocks, html)
     if metadata.author is None:

@@ -17,6 +17,8 @@ _SPACE = re.compile(r"\s+")
 _ARTICLE_TYPES = ("article", "posting", "report", "webpage", "page", "review", "recipe", "product", "question",
                   "howto", "event", "course", "videoobject")
 _MAX_JSONLD_CHARS = 1_000_000
+# JSON-LD types that say the page is a discussion: its comments and answers are the content.
+_DISCUSSION_TYPES = ("qapage", "discussionforumposting", "socialmediaposting")
 _MAX_JSONLD_NODES = 5_000
 
 
@@ -79,9 +81,11 @@ def read_metadata(tree: Any) -> Metadata:
             meta.setdefault(key.strip().lower(), content)
 
     ld: dict[str, str] = {}
+    discussion = False
     for script in tree.css('script[type="application/ld+json"]'):
         for obj in _jsonld_objects(script.text(deep=True)):
             kinds = _types(obj)
+            discussion = discussion or any(k in kinds for k in _DISCUSSION_TYPES)
             if not any(k in kinds for k in _ARTICLE_TYPES):
                 continue
             for field, key in (("headline", "title"), ("name", "title"), ("datePublished", "date"),
@@ -123,6 +127,8 @@ def read_metadata(tree: Any) -> Metadata:
                         meta.get("twitter:description"))
     url = first(canonical, meta.get("og:url"), ld.get("url"))
     extra: dict[str, str] = {}
+    if discussion or "forum" in (meta.get("og:type") or "").lower():
+        extra["page_kind"] = "discussion"
     for key, source in (("site_name", meta.get("og:site_name")), ("modified", ld.get("modified")),
                         ("keywords", meta.get("keywords")), ("type", meta.get("og:type")),
                         ("html_title", title_tag)):
