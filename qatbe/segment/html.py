@@ -64,6 +64,16 @@ _CREDIT = re.compile(
     re.IGNORECASE,
 )
 _CREDIT_MAX = 120
+# Short lines that open with words naming page furniture (en, de, fr, es, it, pl: the evaluation languages).
+_FURNITURE_TEXT = re.compile(
+    r"\W*(?:read more|read also|see also|related (?:articles|posts|stories|content)|more (?:from|on|stories)\b"
+    r"|you (?:may|might) also like|share this|leave a (?:comment|reply)|post a comment"
+    r"|lesen sie auch|mehr zum thema|das könnte (?:dich|sie)|weitere (?:artikel|beiträge|themen|nachrichten"
+    r"|informationen|aktuelle)|aktuelle (?:news|nachrichten|artikel)|kommentare? schreiben|teilen:"
+    r"|à lire aussi|lire aussi|voir aussi|vos réactions|leer también|te puede interesar|artículos relacionados"
+    r"|zobacz (?:też|także)|czytaj (?:też|także)|leggi anche)\b",
+    re.IGNORECASE,
+)
 _TEASER_MAX = 400  # text under one linked headline, at most, for it to be a teaser
 _TEASER_SHARE = 0.5
 _TEASER_ARTICLE = 1000
@@ -627,6 +637,8 @@ def _decide(walker: _Walker, discussion: bool = False) -> None:
                     inside = not ctx.flagged
                 boiler = (not inside or block.kind == "list" or block.chars > _LONE_LINK
                           or _linky_neighbour(blocks, i))
+        if not boiler and block.kind in ("p", "h") and block.chars <= 60 and _FURNITURE_TEXT.match(block.text):
+            boiler = True  # "Read more", "Lesen Sie auch", "Leave a comment": the words of page furniture
         if not boiler and block.kind == "p" and _COPYRIGHT.match(block.text):
             boiler = True  # "© 2022 Example News. All rights reserved." is a notice, not the text
         if not boiler and block.chars <= _CREDIT_MAX and block.kind in ("caption", "p"):
