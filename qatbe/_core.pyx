@@ -381,8 +381,9 @@ cdef struct _Out:
     Py_ssize_t n, cap
 
 
-cdef int _emit(_Out* out, int32_t idx) except -1 nogil:
-    _grow(<void**> &out.ids, &out.cap, out.n + 1, sizeof(int32_t))
+cdef inline int _emit(_Out* out, int32_t idx) except -1 nogil:
+    if out.n >= out.cap:
+        _grow(<void**> &out.ids, &out.cap, out.n + 1, sizeof(int32_t))
     out.ids[out.n] = idx
     out.n += 1
     return 0
@@ -520,12 +521,12 @@ cdef int _scan(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t
         if simple and upper_late and has_lower:
             simple = False
         if simple:
-            for k in range(length):
-                if 65 <= buf[k] <= 90:
-                    buf[k] += 32
             if prefixes != NULL and not _has_prefix(buf, length, 0, 1, prefixes, n_prefixes):
                 _emit(out, 0)
                 continue
+            for k in range(length):
+                if 65 <= buf[k] <= 90:
+                    buf[k] += 32
         elif prefixes != NULL and _ascii(buf, length) and not _complex_match(buf, length, prefixes, n_prefixes):
             _emit(out, 0)
             continue
