@@ -71,4 +71,4 @@ def test_segment_speed_reports_ratios(tmp_path: Path, capsys: pytest.CaptureFixt
     _tiny_corpora(tmp_path)
     assert ex.main(["--datasets", "scrapinghub-aeb", "--corpora", str(tmp_path), "--segment-speed"]) == 0
     line = capsys.readouterr().out
-    assert line.startswith("scrapinghub-aeb: pages=1") and "ratio_median=" in line
+    assert line.startswith("scrapinghub-aeb: pages=1") and "segment_over_parse_median=" in line

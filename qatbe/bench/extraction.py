@@ -384,19 +384,29 @@ def _worst(dataset: str, scores: dict[str, list[PageScore]], k: int) -> str:
 
 
 def segment_speed(pages: Sequence[Page], repeats: int = 5) -> dict[str, float]:
-    """Per-page time of ``segment_html`` as a ratio to ``LexborHTMLParser(html)`` on the same page (best of
-    ``repeats`` each, so that machine noise inflates neither), plus time per kB on the smaller and larger half."""
+    """Per-page time of ``segment_html`` and ``qatbe.extract(tier="summary")`` as ratios to
+    ``LexborHTMLParser(html)`` on the same page (best of ``repeats`` each, so that machine noise inflates
+    neither), time per kB on the smaller and larger half, and trafilatura (``fast=True``, one run) against extract.
+    """
     from selectolax.lexbor import LexborHTMLParser
+
+    import qatbe
 
     from ..segment.decode import decode_bytes
     from ..segment.html import segment_html
     from ..settings import Settings
 
     settings = Settings()
+    try:
+        import trafilatura
 
-    def best(fn: Callable[[str], object], text: str) -> float:
+        peer: Any = trafilatura
+    except ImportError:  # pragma: no cover - a bench extra
+        peer = None
+
+    def best(fn: Callable[[str], object], text: str, runs: int) -> float:
         times = []
-        for _ in range(repeats):
+        for _ in range(runs):
             start = time.perf_counter()
             fn(text)
             times.append(time.perf_counter() - start)
@@ -405,20 +415,32 @@ def segment_speed(pages: Sequence[Page], repeats: int = 5) -> dict[str, float]:
     rows = []
     for page in pages:
         html = decode_bytes(page.html)
-        rows.append((len(html), best(LexborHTMLParser, html), best(lambda t: segment_html(t, settings), html)))
-    ratios = sorted(seg / parse for _, parse, seg in rows)
-    sizes = sorted(size for size, _, _ in rows)
-    cut = sizes[len(sizes) // 2] if sizes else 0
-    per_kb_small = [seg / size * 1e6 for size, _, seg in rows if size < cut]  # ms per kB = s/char * 1e6
-    per_kb_large = [seg / size * 1e6 for size, _, seg in rows if size >= cut]
+        parse = best(LexborHTMLParser, html, repeats)
+        segment = best(lambda t: segment_html(t, settings), html, repeats)
+        extract = best(lambda t: qatbe.extract(t, None, tier="summary", format="html"), html, repeats)
+        other = (best(lambda t: peer.extract(t, output_format="markdown", fast=True), html, 1)
+                 if peer is not None else float("nan"))
+        rows.append((len(html), parse, segment, extract, other))
+    if not rows:
+        return {"pages": 0}
+    med = statistics.median
+    ratios = sorted(r[2] / r[1] for r in rows)
+    sizes = sorted(r[0] for r in rows)
+    cut = sizes[len(sizes) // 2]
+    per_kb_small = [r[2] / r[0] * 1e6 for r in rows if r[0] < cut] or [0.0]  # ms per kB = s/char * 1e6
+    per_kb_large = [r[2] / r[0] * 1e6 for r in rows if r[0] >= cut]
     return {
         "pages": len(rows),
-        "parse_ms_median": statistics.median(p for _, p, _ in rows) * 1e3 if rows else 0.0,
-        "segment_ms_median": statistics.median(s for _, _, s in rows) * 1e3 if rows else 0.0,
-        "ratio_median": statistics.median(ratios) if ratios else 0.0,
-        "ratio_p95": ratios[int(0.95 * (len(ratios) - 1))] if ratios else 0.0,
-        "ms_per_kb_smaller_half": statistics.median(per_kb_small) if per_kb_small else 0.0,
-        "ms_per_kb_larger_half": statistics.median(per_kb_large) if per_kb_large else 0.0,
+        "parse_ms_median": med(r[1] for r in rows) * 1e3,
+        "segment_ms_median": med(r[2] for r in rows) * 1e3,
+        "extract_ms_median": med(r[3] for r in rows) * 1e3,
+        "trafilatura_fast_ms_median": med(r[4] for r in rows) * 1e3,
+        "segment_over_parse_median": med(ratios),
+        "segment_over_parse_p95": ratios[int(0.95 * (len(ratios) - 1))],
+        "extract_over_parse_median": med(r[3] / r[1] for r in rows),
+        "trafilatura_fast_over_extract_median": med(r[4] / r[3] for r in rows),
+        "segment_ms_per_kb_smaller_half": med(per_kb_small),
+        "segment_ms_per_kb_larger_half": med(per_kb_large),
     }
 
 
@@ -434,7 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache", type=Path, default=None, help="JSON file caching trafilatura outputs")
     parser.add_argument("--jobs", type=int, default=1, help="processes for trafilatura")
     parser.add_argument("--segment-speed", action="store_true",
-                        help="only time segment_html against the Lexbor parse on each dataset's pages")
+                        help="only time segment_html and extract against the Lexbor parse (and trafilatura)")
     return parser
 
 
