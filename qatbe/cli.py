@@ -61,6 +61,8 @@ def _build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--input-format", choices=["auto", "html", "markdown", "text"], default="auto")
     ex.add_argument("--estimator", choices=["chars_div4", "words", "whitespace"], default=None)
     ex.add_argument("--language", default=None, help="language code of the document (default: detected)")
+    ex.add_argument("--explain", action="store_true",
+                    help="print, per segment, matched terms, weights and why it is in or out (instead of the text)")
 
     seg = sub.add_parser("segment", help="list every typed segment of a document")
     seg.add_argument("path", nargs="?", help="file ('-' for stdin)")
@@ -94,7 +96,15 @@ def _run(argv: list[str]) -> int:
                               render="text" if args.format == "text" else "markdown",
                               estimator=args.estimator, language=args.language)
         result = extractor.extract(_source(args), query)
-        if args.format == "json":
+        if args.explain:
+            from .explain import format_reports
+
+            reports = result.explain()
+            if args.format == "json":
+                print(json.dumps([r.to_dict() for r in reports], ensure_ascii=False, indent=2))
+            else:
+                print(format_reports(reports))
+        elif args.format == "json":
             print(result.to_json())
         else:
             print(result.text)

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from ._backend import BACKEND
 from .errors import ConfigError, InputError
+from .explain import explain
 from .render import SEPARATOR, block, render
 from .result import Result
 from .score import score_segments
@@ -89,9 +90,7 @@ class Extractor:
         return parse(text, fmt, self.settings)
 
     def segment(self, source: str | bytes) -> list[Segment]:
-        doc = self.parse(source)
-        costs = measure(doc.segments, self.settings)
-        return [dataclasses.replace(s, tokens=int(c)) for s, c in zip(doc.segments, costs)]
+        return self._measured(self.parse(source).segments)
 
     def extract_many(self, documents: Any, query: object = None) -> Any:
         """``qatbe.extract_many`` with these settings (returns a ``ManyResult``)."""
@@ -110,7 +109,11 @@ class Extractor:
             s for s in doc.segments if settings.include_navigation or s.kind is not SegmentKind.NAVIGATION
         ]
         costs = measure(candidates, settings)
-        scores = score_segments(candidates, query_text, settings)
+        # The page's declared language (<html lang>) beats detection; an explicit option beats both.
+        score_settings = settings
+        if settings.language is None and doc.metadata.language:
+            score_settings = settings.with_(language=doc.metadata.language)
+        scores = score_segments(candidates, query_text, score_settings)
         weights = np.array([settings.weights[s.kind] for s in candidates], dtype=np.float64)
         weighted = scores.raw * weights if candidates else np.zeros(0)
         matched_mask = weighted > 0.0
@@ -162,7 +165,13 @@ class Extractor:
             evaluation_time_ms=(time.perf_counter() - started) * 1000.0,
             metadata=doc.metadata,
             backend=BACKEND,
+            _explain=lambda: explain(self._measured(doc.segments), candidates, scores, weights, costs, chosen_set,
+                                     chosen_plan.matched, bool(scores.query_terms)),
         )
+
+    def _measured(self, segments: Sequence[Segment]) -> list[Segment]:
+        costs = measure(segments, self.settings)
+        return [dataclasses.replace(s, tokens=int(c)) for s, c in zip(segments, costs)]
 
 
 def extract(

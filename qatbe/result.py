@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 
 from .errors import ConfigError
@@ -40,6 +42,12 @@ class Result:
     # budget at which each comes in.
     pending: tuple[Segment, ...] = field(default=(), repr=False, compare=False)
     pending_at: tuple[int, ...] | None = field(default=None, repr=False, compare=False)
+    _explain: Callable[[], list[Any]] | None = field(default=None, repr=False, compare=False)
+
+    def explain(self) -> list[Any]:
+        """One ``qatbe.explain.SegmentReport`` per segment of the document: matched terms and their
+        contributions, type weight, score per token, and why it is in or out."""
+        return self._explain() if self._explain is not None else []
 
     @property
     def was_truncated(self) -> bool:

@@ -71,3 +71,12 @@ def test_binary_file_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureF
     f.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(32)) * 200)
     assert main(["extract", str(f), "-q", "x"]) == 1
     assert "binary" in capsys.readouterr().err
+
+
+def test_explain_lists_every_segment(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["extract", "--demo", "--tier", "key_facts", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "dropped: boilerplate" in out and "matched" in out
+    assert main(["extract", "--demo", "--explain", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {"status", "terms", "type_weight", "density"} <= set(rows[0])

@@ -161,3 +161,25 @@ def test_named_estimators_hold_the_budget(estimator: str) -> None:
     r = qatbe.extract(DOC, "fee photos", budget=25, estimator=estimator)
     measure = (lambda s: (len(s) + 3) // 4) if estimator == "chars_div4" else (lambda s: len(s.split()))
     assert measure(r.text) == r.total_tokens <= 25
+
+
+def test_explain_accounts_for_every_segment() -> None:
+    r = qatbe.extract(DOC, "renewal fee", budget=30)
+    reports = r.explain()
+    every = qatbe.segment(DOC)
+    assert [x.index for x in reports] == [s.index for s in every]
+    chosen = {s.index for s in r.segments}
+    for rep in reports:
+        assert (rep.index in chosen) == (not rep.status.startswith("dropped"))
+    fee = next(x for x in reports if "92.50" in x.text)
+    assert fee.status == "matched" and {t for t, _ in fee.terms} >= {"fee"}
+    assert fee.weighted_score == pytest.approx(fee.raw_score * fee.type_weight)
+    history = next(x for x in reports if x.text.startswith("The agency was founded"))
+    assert history.status == "dropped: no query term" and not history.terms
+
+
+def test_declared_page_language_is_used_for_stemming() -> None:
+    html = ("<html lang='de'><body><main><p>Die Gebühren für Reisepässe steigen im April.</p>"
+            "<p>Das Wetter war schön und die Kinder spielten draußen im Garten.</p></main></body></html>")
+    r = qatbe.extract(html, "Reisepass Gebühr", budget=1000, fill="none")
+    assert [s.text for s in r.segments] == ["Die Gebühren für Reisepässe steigen im April."]
