@@ -8,10 +8,9 @@ English prose, which is the safe direction for a budget. Any callable ``str -> i
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Union
 
 Estimator = Callable[[str], int]
-EstimatorSpec = Union[str, Estimator]
+EstimatorSpec = str | Estimator
 
 
 def chars_div4(text: str) -> int:

@@ -10,7 +10,6 @@ dropped from inline text because a URL costs many tokens and rarely carries an a
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -19,7 +18,7 @@ from markdown_it.token import Token
 from selectolax.lexbor import LexborHTMLParser
 
 from ..settings import Settings
-from ..types import ParsedDocument, Metadata
+from ..types import Metadata, ParsedDocument
 from .builder import ListItem, SegmentBuilder
 
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..settings import Settings
-from ..types import ParsedDocument, Metadata
+from ..types import Metadata, ParsedDocument
 from .builder import SegmentBuilder
 
 _BLANK = re.compile(r"\n[ \t]*\n")
