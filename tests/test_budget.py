@@ -67,7 +67,7 @@ def test_output_never_exceeds_budget_less_reserve(doc: str, q: object, budget: i
 @given(document, query, st.integers(0, 1500), estimator, st.booleans())
 def test_dropped_count_and_tokens_are_exact(doc: str, q: object, budget: int, est: str, nested: bool) -> None:
     r = qatbe.extract(doc, q, budget=budget, estimator=spec(est), nested=nested)
-    every = [s for s in qatbe.segment(doc, estimator=spec(est)) if s.kind is not qatbe.SegmentKind.NAVIGATION]
+    every = [s for s in qatbe.segment(doc, estimator=spec(est), budget=budget, nested=nested) if s.kind is not qatbe.SegmentKind.NAVIGATION]
     kept = {s.index for s in r.segments}
     assert r.dropped_count == sum(1 for s in every if s.index not in kept)
     assert r.dropped_tokens == sum(s.tokens for s in every if s.index not in kept)
@@ -154,8 +154,10 @@ def test_reserve_and_options_are_validated() -> None:
 @pytest.mark.parametrize("strategy,marker", [("truncate_end", MARK_END), ("truncate_middle", MARK_MIDDLE)])
 def test_truncation_fills_the_space_a_drop_would_leave(strategy: str, marker: str) -> None:
     long_one = "# Section seven\n\n" + " ".join(f"Renewal step {i} has a fee." for i in range(20))
-    dropped = qatbe.extract(long_one, "renewal fee", budget=100, fill="none")
-    cut = qatbe.extract(long_one, "renewal fee", budget=100, fill="none", truncation=strategy)
+    # One paragraph larger than the budget (pinned unit size: by default it would be split for a small budget).
+    dropped = qatbe.extract(long_one, "renewal fee", budget=100, fill="none", max_segment_tokens=160)
+    cut = qatbe.extract(long_one, "renewal fee", budget=100, fill="none", truncation=strategy,
+                        max_segment_tokens=160)
     assert dropped.text == "" and marker in cut.text
     assert cut.total_tokens <= 100 and cut.text.startswith("Renewal step 0 has a fee.")
     assert cut.truncated_count == 1 and cut.was_truncated

@@ -75,7 +75,7 @@ def test_dropped_and_duplicate_accounting_is_exact(docs: list[object], q: str | 
     every = []
     for k, doc in enumerate(docs):
         source = doc.source if isinstance(doc, Document) else doc
-        every += [(k, s.index, s.tokens) for s in qatbe.segment(source, estimator=spec(est))
+        every += [(k, s.index, s.tokens) for s in qatbe.segment(source, estimator=spec(est), budget=budget)
                   if s.kind is not qatbe.SegmentKind.NAVIGATION]
     kept = {(p.document, p.segment.index) for p in r.passages}
     assert len(kept) == len(r.passages)
@@ -194,7 +194,7 @@ def test_bad_input_is_typed() -> None:
 
 def test_nothing_that_matched_fits_falls_back_to_reading_order() -> None:
     huge = "# Travel papers\n\n" + " ".join(["passport renewal"] * 400)
-    r = qatbe.extract_many([huge, OFF_TOPIC[0]], "passport", budget=60, citations=False)
+    r = qatbe.extract_many([huge, OFF_TOPIC[0]], "passport", budget=60, citations=False, max_segment_tokens=160)
     assert not r.no_match and "Boil the pasta" in r.text and r.total_tokens <= 60
 
 

@@ -183,3 +183,17 @@ def test_declared_page_language_is_used_for_stemming() -> None:
             "<p>Das Wetter war schön und die Kinder spielten draußen im Garten.</p></main></body></html>")
     r = qatbe.extract(html, "Reisepass Gebühr", budget=1000, fill="none")
     assert [s.text for s in r.segments] == ["Die Gebühren für Reisepässe steigen im April."]
+
+
+def test_unit_size_follows_the_budget() -> None:
+    para = " ".join(f"Sentence number {i} talks about the renewal fee in some detail." for i in range(9))
+    assert 100 < (len(para) + 3) // 4 < 160
+    small = qatbe.extract(para, "renewal fee", tier="key_facts")
+    assert all(s.tokens <= 81 for s in small.segments) and small.total_tokens <= 200
+    assert len(qatbe.segment(para, tier="key_facts")) > 1
+    assert len(qatbe.segment(para, tier="summary")) == 1
+    assert len(qatbe.segment(para, tier="key_facts", nested=True)) == 1
+    assert len(qatbe.segment(para, tier="summary", max_segment_tokens=40)) > 1
+    assert qatbe.Settings(budget=10).segment_tokens == 48
+    assert qatbe.Settings(budget=200).segment_tokens == 80
+    assert qatbe.Settings(tier="complete").segment_tokens == 160

@@ -77,9 +77,9 @@ def test_chosen_segments_in_document_order(doc: str, q: str | None, budget: int)
 @common
 @given(document, query)
 def test_everything_kept_when_everything_fits(doc: str, q: str | None) -> None:
-    every = qatbe.segment(doc)
+    every = qatbe.segment(doc, max_segment_tokens=160)
     budget = sum(s.tokens for s in every)
-    r = qatbe.extract(doc, q, budget=budget)
+    r = qatbe.extract(doc, q, budget=budget, max_segment_tokens=160)
     assert [s.index for s in r.segments] == [s.index for s in every]
     assert r.dropped_count == 0
 
@@ -87,7 +87,7 @@ def test_everything_kept_when_everything_fits(doc: str, q: str | None) -> None:
 @common
 @given(document, query, st.integers(0, 600))
 def test_dropped_accounting(doc: str, q: str | None, budget: int) -> None:
-    every = qatbe.segment(doc)
+    every = qatbe.segment(doc, budget=budget)
     r = qatbe.extract(doc, q, budget=budget)
     kept = {s.index for s in r.segments}
     assert r.dropped_count == sum(1 for s in every if s.index not in kept)
@@ -101,7 +101,7 @@ def test_no_heading_without_its_content(doc: str, q: str | None, budget: int) ->
     whole of the content is already in."""
     r = qatbe.extract(doc, q, budget=budget)
     content = [s for s in r.segments if s.kind is not qatbe.SegmentKind.HEADING]
-    every_content = [s for s in qatbe.segment(doc) if s.kind is not qatbe.SegmentKind.HEADING]
+    every_content = [s for s in qatbe.segment(doc, budget=budget) if s.kind is not qatbe.SegmentKind.HEADING]
     if len(content) == len(every_content):
         return
     for h in (s for s in r.segments if s.kind is qatbe.SegmentKind.HEADING):

@@ -1,7 +1,7 @@
 """Turns structural units (headings, paragraphs, lists, tables, code) into budget-sized ``Segment`` records.
 
 Both segmenters (HTML and markdown) walk their trees and call one builder, so the split rules live in one place:
-a unit that is larger than ``max_segment_tokens`` is split where a reader would split it, never inside a table
+a unit that is larger than ``settings.segment_tokens`` is split where a reader would split it, never inside a table
 row or a code line. Paragraphs split into runs of whole sentences, lists into runs of whole items, tables into row
 groups that each repeat the header row, code into runs of whole lines (preferring blank lines as cut points).
 """
@@ -56,7 +56,7 @@ class SegmentBuilder:
     def __init__(self, settings: Settings) -> None:
         # Split sizes are a layout decision, so they use chars/4 whatever estimator the budget is counted in.
         self._estimate = chars_div4
-        self._max = settings.max_segment_tokens
+        self._max = settings.segment_tokens
         self._segments: list[Segment] = []
         self._headings: list[tuple[int, str]] = []
         self._group = 0
