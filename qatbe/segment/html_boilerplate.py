@@ -56,7 +56,10 @@ _QUOTE_WORDS = frozenset(["quote", "blockquote", "bbcodequote", "pullquote"])
 _HIDDEN_CLASSES = frozenset(
     [
         "hidden", "d-none", "is-hidden", "visually-hidden", "sr-only", "screen-reader-text",
-        "screenreader", "hide", "invisible", "u-hidden", "a11y-hidden", "offscreen"
+        "screenreader", "hide", "invisible", "u-hidden", "a11y-hidden", "offscreen",
+        # Wikipedia sort keys (hidden by its stylesheet: .sortkey{display:none}); as text they glue onto the
+        # visible cell ("Halfin, EliezerEliezer Halfin") and break the answer.
+        "sortkey",
     ]
 )
 _SPLIT = re.compile(r"[\s_-]+")
@@ -126,6 +129,16 @@ def _name_string(attrs: dict[str, str | None]) -> str:
     if cls and ident:
         return cls + " " + ident
     return cls or ident or ""
+
+
+def hidden_by_class(tag: str, attrs: dict[str, str | None]) -> bool:
+    """Class names a site's stylesheet hides (see ``_HIDDEN_CLASSES``), and footnote markers
+    (``<sup class="reference">``): what a reader does not see, for the paths that do not call ``evidence``."""
+    cls = attrs.get("class")
+    if not cls:
+        return False
+    tokens = cls.lower().split()
+    return (tag == "sup" and "reference" in tokens) or any(t in _HIDDEN_CLASSES for t in tokens)
 
 
 def is_hidden(attrs: dict[str, str | None]) -> bool:
@@ -198,8 +211,9 @@ def evidence(tag: str, attrs: dict[str, str | None]) -> tuple[int, bool, bool, b
     level, quote, hidden_class, byline = _names(names) if names else (NONE, False, False, False)
     if itemprop and not byline:
         byline = _names(itemprop)[3]
-    # hidden
-    hidden = hidden_class or "hidden" in attrs
+    # hidden; a footnote marker (<sup class="reference">[3]</sup>) is not text either: it glues onto the word
+    # before it ("Eilatj[›]") and only costs tokens.
+    hidden = hidden_class or "hidden" in attrs or (tag == "sup" and "reference" in names.lower().split())
     if not hidden:
         aria = attrs.get("aria-hidden")
         if aria is not None and aria.strip().lower() == "true":

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .html_boilerplate import is_hidden
+from .html_boilerplate import hidden_by_class, is_hidden
 
 # Tags whose text never reaches a reader.
 SKIP_TAGS = frozenset(
@@ -24,7 +24,7 @@ SKIP_TAGS = frozenset(
 )
 # Inline tags that practically never carry hiding or naming evidence: their attributes are not read (speed).
 CHEAP_INLINE = frozenset(
-    {"a", "b", "i", "em", "strong", "code", "sup", "sub", "small", "abbr", "u", "s", "q", "cite", "tt", "kbd",
+    {"a", "b", "i", "em", "strong", "code", "sub", "small", "abbr", "u", "s", "q", "cite", "tt", "kbd",
      "var", "samp", "mark", "del", "ins", "dfn", "bdi", "bdo", "nobr", "big", "strike", "acronym", "wbr", "data",
      "time", "font", "rt", "rp", "ruby"}
 )
@@ -76,8 +76,10 @@ def flat_text(node: Any) -> FlatText:
             if tag == "br" or tag == "hr":
                 parts.append(" ")
                 continue
-            if tag not in CHEAP_INLINE and is_hidden(child.attributes):
-                continue
+            if tag not in CHEAP_INLINE:
+                child_attrs = child.attributes
+                if is_hidden(child_attrs) or hidden_by_class(tag, child_attrs):
+                    continue
             if tag in _STRUCTURE:
                 structure += 1
             if tag in SPACED:
