@@ -28,6 +28,13 @@ from ..errors import DataError
 from .args import REPO_ROOT, ArgumentParser, default_corpora
 
 FLOORS_FILE = REPO_ROOT / "benchmarks" / "quality_floors.json"
+
+
+def default_floors() -> Path:
+    """The checkout's floors file: the working directory's first (the gate runs from a clone, and a non-editable
+    install puts this module in site-packages, away from ``benchmarks/``), then the one beside this source tree."""
+    here = Path.cwd() / "benchmarks" / "quality_floors.json"
+    return here if here.is_file() else FLOORS_FILE
 DIGITS = 4
 
 DEFAULT_SUBSET: dict[str, Any] = {
@@ -270,7 +277,8 @@ def run_gate(
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(prog="qatbe bench gate",
                             description="Quality gate: retention and extraction scores against pinned floors.")
-    parser.add_argument("--floors", type=Path, default=FLOORS_FILE, help="floors file (default: %(default)s)")
+    parser.add_argument("--floors", type=Path, default=default_floors(),
+                        help="floors file (default: benchmarks/quality_floors.json of the working directory)")
     parser.add_argument("--corpora", type=Path, default=None,
                         help="corpora folder (default: $QATBE_CORPORA or ../shared/corpora)")
     parser.add_argument("--raise", dest="raise_floors", action="store_true",
