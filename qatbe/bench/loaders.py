@@ -186,10 +186,10 @@ def _layout_document(row: Mapping[str, Any], where: str, prefer: DocFormat) -> B
         assert text is not None
         return BenchDocument(doc_id, text, fmt)
     order = [prefer] + [f for f in DOC_FORMATS if f != prefer]
-    for fmt in order:
-        text = _str(row, fmt, where, required=False)
+    for candidate in order:
+        text = _str(row, candidate, where, required=False)
         if text is not None:
-            return BenchDocument(doc_id, text, fmt)  # type: ignore[arg-type]
+            return BenchDocument(doc_id, text, candidate)  # type: ignore[arg-type]
     raise DataError(f"{where}: document has none of the fields {', '.join(DOC_FORMATS)}")
 
 

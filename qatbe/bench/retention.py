@@ -193,7 +193,7 @@ def run_retention(
                     if keep_items:
                         items.extend(
                             {"dataset": dataset.name, "system": system.name, "budget": budget,
-                             **{k: getattr(s, k) for k in s.__slots__}}  # type: ignore[attr-defined]
+                             **{k: getattr(s, k) for k in s.__slots__}}
                             for s in scores
                         )
     return RetentionReport(rows, skipped, env, items)

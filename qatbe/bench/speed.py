@@ -107,7 +107,7 @@ def _qatbe(tier: str) -> Timed:
     def make(page: Page) -> Callable[[], object]:
         import qatbe
 
-        return lambda: qatbe.extract(page.html, page.query, tier=tier)  # type: ignore[attr-defined]
+        return lambda: qatbe.extract(page.html, page.query, tier=tier)
 
     return make
 
@@ -135,7 +135,7 @@ def segment_texts(page: Page) -> list[str]:
     if page.name not in _segments_cache:
         import qatbe
 
-        _segments_cache[page.name] = [s.text for s in qatbe.segment(page.html)]  # type: ignore[attr-defined]
+        _segments_cache[page.name] = [s.text for s in qatbe.segment(page.html)]
     return _segments_cache[page.name]
 
 
