@@ -53,9 +53,9 @@ def spec(name: str) -> str | Callable[[str], int]:
 def test_output_never_exceeds_budget_less_reserve(docs: list[object], q: str | None, budget: int, reserve: int,
                                                   est: str, citations: bool, buffer: int, note: bool,
                                                   truncation: str, ranking: str, cap: int | None) -> None:
-    kwargs = dict(budget=budget, reserve_tokens=reserve, estimator=spec(est), citations=citations,
-                  citation_buffer=buffer, partial_note=note, truncation=truncation, ranking=ranking,
-                  max_document_tokens=cap)
+    kwargs = {"budget": budget, "reserve_tokens": reserve, "estimator": spec(est), "citations": citations,
+              "citation_buffer": buffer, "partial_note": note, "truncation": truncation, "ranking": ranking,
+              "max_document_tokens": cap}
     r = qatbe.extract_many(docs, q, **kwargs)  # type: ignore[arg-type]
     measured = ESTIMATORS[est](r.text) if r.text else 0
     assert measured == r.total_tokens <= max(budget - reserve, 0)

@@ -171,8 +171,9 @@ def decide(
     old_hashes: Mapping[str, str] = pinned.get("corpus_sha256", {})
     changed = sorted(k for k, v in m.hashes.items() if k in old_hashes and old_hashes[k] != v)
     if changed and not allow_lower:
-        return Decision(2, [*lines, f"corpus changed since the floors were pinned ({', '.join(changed)}): "
-                                    "the numbers are not comparable; re-pin with --allow-lower"], None)
+        message = (f"corpus changed since the floors were pinned ({', '.join(changed)}): "
+                   "the numbers are not comparable; re-pin with --allow-lower")
+        return Decision(2, [*lines, message], None)
     floors: dict[str, float] = dict(pinned.get("floors", {}))
     new_floors = dict(floors)
     regressions = 0

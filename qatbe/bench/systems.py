@@ -240,7 +240,7 @@ def _coerce(name: str, raw: str, annotation: str) -> object:
         if low in ("false", "no", "0", "off"):
             return False
         raise ConfigError(f"option {name} needs true or false, not {raw!r}")
-    if annotation.startswith("int") or annotation.startswith("int |"):
+    if annotation.startswith("int"):
         try:
             return int(raw)
         except ValueError:
