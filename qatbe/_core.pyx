@@ -72,6 +72,16 @@ cdef int _check_query(const int[::1] query_terms, Py_ssize_t n_terms) except -1:
     return 0
 
 
+cdef inline void _fill_qmap(int* qmap, Py_ssize_t n_terms, const int[::1] query_terms) noexcept nogil:
+    """Dense term id -> first query slot map (-1: not a query term); both kernels count only query terms."""
+    cdef Py_ssize_t i
+    for i in range(n_terms):
+        qmap[i] = -1
+    for i in range(query_terms.shape[0]):
+        if qmap[query_terms[i]] < 0:
+            qmap[query_terms[i]] = <int> i
+
+
 def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
                 const int[::1] query_terms, const double[::1] query_weights,
                 double k1=1.2, double b=0.75, int variant=0, double delta=0.5,
@@ -118,11 +128,7 @@ def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
     cdef double total = 0.0, avgdl, dl, norm, f, c, mean_idf, N, dfq
     try:
         with nogil:
-            for i in range(n_terms):
-                qmap[i] = -1
-            for q in range(n_q):
-                if qmap[query_terms[q]] < 0:
-                    qmap[query_terms[q]] = <int> q
+            _fill_qmap(qmap, n_terms, query_terms)
             for d in range(n_docs):
                 if doc_lengths is not None:
                     total += doc_lengths[d]
@@ -212,11 +218,7 @@ def proximity_pairs(const int[::1] doc_terms, const long long[::1] doc_offsets, 
     cdef long long lo, p
     try:
         with nogil:
-            for i in range(n_terms):
-                qmap[i] = -1
-            for q in range(n_q):
-                if qmap[query_terms[q]] < 0:
-                    qmap[query_terms[q]] = <int> q
+            _fill_qmap(qmap, n_terms, query_terms)
             for d in range(n_docs):
                 lo = doc_offsets[d]
                 for q in range(n_q):
