@@ -1,0 +1,327 @@
+"""Deciding which raw blocks of a page are boilerplate, by evidence weighed against the whole page.
+
+The walk (``html_walk``) records evidence per element; this step weighs it with page-level facts: how much of the
+page's prose lies under each flagged element, whether a ``<main>``/``<article>`` holds most of the prose, which
+container box holds most of it, link density, runs of link-heavy blocks, teaser lists, repeated lines, trailing
+labels and headings left with nothing under them. Blocks are only marked (``Block.boiler``), never removed, so
+``qatbe.segment`` can still show them as NAVIGATION.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .html_boilerplate import STRONG, WEAK
+from .html_walk import Block, Ctx, Walker
+
+_BYLINE_MAX = 200
+# A short caption that only credits an image ("Foto: dpa", "Photo: Getty Images", "© Reuters") is not text.
+_CREDIT_LABEL = re.compile(
+    r"\W*(?:foto|fotos|photo|photos|bild|bilder|image|images|credit|credits|crédit|titelbild|photograph)\s*:",
+    re.IGNORECASE,
+)
+_CREDIT = re.compile(
+    r"^\W*(?:quelle|source)\s*:|©|\(c\)|getty\s*images|shutterstock|thinkstock|istock|imago|picture[- ]alliance|\bdpa\b|\breuters\b|"
+    r"\bafp\b|\bap photo\b",
+    re.IGNORECASE,
+)
+_CREDIT_MAX = 120
+# Short lines that open with words naming page furniture (en, de, fr, es, it, pl: the evaluation languages).
+_FURNITURE_TEXT = re.compile(
+    r"\W*(?:read more|read also|see also|related (?:articles|posts|stories|content)|more (?:from|on|stories)\b"
+    r"|you (?:may|might) also like|share this|leave a (?:comment|reply)|post a comment"
+    r"|lesen sie auch|mehr zum thema|das könnte (?:dich|sie)|weitere (?:artikel|beiträge|themen|nachrichten"
+    r"|informationen|aktuelle)|aktuelle (?:news|nachrichten|artikel)|kommentare? schreiben|teilen:"
+    r"|à lire aussi|lire aussi|voir aussi|vos réactions|leer también|te puede interesar|artículos relacionados"
+    r"|zobacz (?:też|także)|czytaj (?:też|także)|leggi anche)\b",
+    re.IGNORECASE,
+)
+_TEASER_MAX = 400  # text under one linked headline, at most, for it to be a teaser
+_TEASER_SHARE = 0.5
+_TEASER_ARTICLE = 1000
+_COPYRIGHT = re.compile(r"\W{0,3}(?:©|\(c\)\s*\d{4}|copyright\b)", re.IGNORECASE)
+
+# A flagged element holding more than this share of the page's prose (at low link density) is a wrapper whose name
+# lies (``<div class="layout has-sidebar">`` around everything), not furniture.
+_WRAPPER_SHARE = 0.5
+# A ``<main>``/``<article>`` is trusted as the main content only when it holds at least this share of the prose.
+_MAIN_SHARE = 0.4
+_LINKY = 0.5
+_MIN_PROSE = 300
+_ARTICLE_PROSE = 1000  # prose outside a comment section for the page to be an article with comments
+_SHORT = 80
+_LONE_LINK = 120  # a link paragraph this short inside the main text is an action ("Start now"), not a menu
+# The main box must hold at least this share of the page's prose.
+_BOX_SHARE = 0.75
+
+
+def _good(block: Block) -> int:
+    return max(block.chars - block.link, 0)
+
+
+def _prose(block: Block) -> int:
+    """Text that reads like content: blocks of some length with few links (headings and menus do not count).
+
+    Lists and tables must be nearly link-free to count: a list of teasers (linked headline and a line of text
+    each) is long and fairly text-dense, yet it is what surrounds an article, not the article.
+    """
+    if block.kind == "h" or block.chars < 80:
+        return 0
+    limit = 0.1 if block.kind == "list" or block.kind == "table" else 0.3
+    if block.link > limit * block.chars:
+        return 0
+    return _good(block)
+
+
+def decide(walker: Walker, discussion: bool = False) -> None:
+    blocks = walker.blocks
+    ctxs = walker.ctxs
+    for block in blocks:
+        ctx = block.ctx
+        ctx.chars += block.chars
+        ctx.good += _good(block)
+        ctx.prose += _prose(block)
+    for ctx in ctxs:
+        ctx.total = ctx.chars
+        ctx.total_good = ctx.good
+    for ctx in reversed(ctxs):  # children were created after their parents
+        parent = ctx.parent
+        if parent is not None:
+            parent.total += ctx.total
+            parent.total_good += ctx.total_good
+            parent.prose += ctx.prose
+            held = ctx.prose if ctx.pos else ctx.pos_prose
+            parent.pos_prose = max(parent.pos_prose, held)
+    root = walker.root
+    if root.prose == 0:  # a page of short lines only: measure shares in plain visible text instead
+        for ctx in ctxs:
+            ctx.prose = ctx.total_good
+    page_prose = max(root.prose, 1)
+    page_chars = max(root.total, 1)
+
+    # The main container: the tightest <main>/<article>/role=main that still holds most of the prose.
+    main: Ctx | None = None
+    candidates = [c for c in ctxs if c.pos and not c.hidden and c.prose > 0 and c.prose >= _MAIN_SHARE * page_prose]
+    for ctx in candidates:
+        if main is None or ctx.prose <= main.prose:
+            main = ctx
+    protected: set[int] = set()
+    node = main
+    while node is not None:
+        protected.add(node.order)
+        node = node.parent
+    if any(c.order not in protected for c in candidates):
+        # Two sibling <article> posts both hold much of the prose: neither is "the" main text.
+        main = None
+        protected = set()
+
+    # The main box: the tightest container holding most of the prose (a readability-style density argument,
+    # without trusting any name). On pages where prose is spread out, that is the body and nothing is pruned.
+    boxes = walker.boxes
+    for block in blocks:
+        if block.box is not None and not block.ctx.boiler:
+            block.box.prose += _prose(block)
+    for box in reversed(boxes):
+        if box.parent is not None:
+            box.parent.prose += box.prose
+    main_box = boxes[0]
+    need = _BOX_SHARE * boxes[0].prose
+    for box in boxes:
+        if box.prose >= need and box.prose <= main_box.prose:
+            main_box = box
+    for box in boxes:
+        box.inside = box is main_box or (box.parent is not None and box.parent.inside)
+    # With only a line or two of prose on the page, where it sits says nothing about where the content is.
+    pruning_box = main_box is not boxes[0] and boxes[0].prose >= _MIN_PROSE
+
+    for ctx in ctxs:
+        parent = ctx.parent
+        if parent is None:
+            continue
+        ctx.main = parent.main or ctx is main
+        ctx.byline = ctx.byline or parent.byline
+        ctx.flagged = parent.flagged or bool(ctx.neg) or ctx.hidden
+        ctx.cleared = parent.cleared
+        if parent.boiler:
+            ctx.boiler = True
+            continue
+        if ctx.order in protected:
+            continue
+        reference = main.prose if (main is not None and parent.main) else page_prose
+        share = ctx.prose / max(reference, 1)
+        # An element named like furniture that holds most of the prose, or that holds an <article> carrying
+        # most of its own prose, is a wrapper whose name lies (``class="layout sidebar-first"``).
+        wrapper = share > _WRAPPER_SHARE or (
+            ctx.pos_prose >= 0.5 * max(ctx.prose, 1) and ctx.pos_prose >= 0.1 * page_prose
+        )
+        if ctx.hidden:
+            ctx.boiler = share <= _WRAPPER_SHARE
+        elif ctx.neg == STRONG:
+            ctx.boiler = not wrapper
+        elif ctx.neg == WEAK:
+            # Weak names (comments, header, toc) are content when they hold much of the prose, when they are also
+            # an <article>, or when an enclosing weak element already proved to be content (posts of a thread).
+            ctx.boiler = share < 0.25 and not wrapper and not ctx.pos and not ctx.cleared
+            if not ctx.boiler and not ctx.cleared and not discussion and "comment" in ctx.name.lower():
+                # Comments under an article are furniture however many there are; a thread whose first post is
+                # itself a "comment" has no prose outside them.
+                ctx.boiler = page_prose - ctx.prose >= max(_ARTICLE_PROSE, 0.15 * page_prose)
+            ctx.cleared = not ctx.boiler
+
+    for i, block in enumerate(blocks):
+        ctx = block.ctx
+        boiler = ctx.boiler
+        if boiler and block.kind == "h" and block.level == 1 and not ctx.hidden and ctx.neg != STRONG:
+            boiler = False
+        density = block.link / block.chars if block.chars else 0.0
+        if not boiler and main is not None and not ctx.main:
+            boiler = ctx.flagged or not _stands_alone(block, density)
+        if not boiler and pruning_box and block.box is not None and not block.box.inside:
+            boiler = ctx.flagged or not _near_prose(block, density)
+        if not boiler and density > _LINKY and block.kind != "h" and block.kind != "code":
+            if block.kind == "table":
+                # Data tables link their entities (Wikipedia); only a header-less grid of links is a menu.
+                boiler = block.table is not None and block.table.header is None and density > 0.8
+            elif block.kind == "list" and block.chars >= 0.3 * page_chars:
+                boiler = False  # a list of links that is the bulk of the page is what the page lists
+            else:
+                # Inside the main text a lone link ("Start now", "Download the form") is content; runs of
+                # links and link lists are menus.
+                if main is not None:
+                    inside = ctx.main
+                elif pruning_box:
+                    inside = block.box is not None and block.box.inside
+                else:  # no container stands out: anything not named like furniture may be main text
+                    inside = not ctx.flagged
+                boiler = (not inside or block.kind == "list" or block.chars > _LONE_LINK
+                          or _linky_neighbour(blocks, i))
+        if not boiler and block.kind in ("p", "h") and block.chars <= 60 and _FURNITURE_TEXT.match(block.text):
+            boiler = True  # "Read more", "Lesen Sie auch", "Leave a comment": the words of page furniture
+        if not boiler and block.kind == "p" and _COPYRIGHT.match(block.text):
+            boiler = True  # "© 2022 Example News. All rights reserved." is a notice, not the text
+        if not boiler and block.chars <= _CREDIT_MAX and block.kind in ("caption", "p"):
+            if _CREDIT_LABEL.match(block.text):
+                boiler = True
+            elif block.kind == "caption" or ctx.byline:
+                boiler = bool(_CREDIT.search(block.text))
+        block.boiler = boiler
+        block.meta = ctx.byline and block.kind == "p" and block.chars <= _BYLINE_MAX
+
+    if main is None:
+        _teasers(blocks)
+    _repeats(blocks)
+    _trailing_labels(blocks)
+    _orphan_headings(blocks)
+
+
+def _teasers(blocks: list[Block]) -> None:
+    """Linked headlines, each with a line or two under it, are teasers for other pages ("More stories").
+
+    Used only when no <main>/<article> marks the main text, and only while teasers are a minority of the kept
+    text: on a listing page the teasers are the content.
+    """
+    sections: list[list[Block]] = []
+    current: list[Block] | None = None
+    for block in blocks:
+        if block.kind == "h":
+            current = None
+            if not block.boiler and block.chars and block.link >= 0.6 * block.chars:
+                current = [block]
+                sections.append(current)
+        elif current is not None and not block.boiler:
+            current.append(block)
+    teasers = [sec for sec in sections if sum(b.chars for b in sec[1:]) < _TEASER_MAX]
+    if len(teasers) < 2:
+        return
+    in_teasers = {id(b) for sec in teasers for b in sec}
+    teaser_chars = sum(b.chars for sec in teasers for b in sec)
+    other_prose = sum(_prose(b) for b in blocks if not b.boiler and id(b) not in in_teasers)
+    if other_prose < max(_TEASER_ARTICLE, _TEASER_SHARE * teaser_chars):
+        return  # no article beside them: the teasers are the page
+    for sec in teasers:
+        for block in sec:
+            block.boiler = True
+
+
+def _repeats(blocks: list[Block]) -> None:
+    """A line of text said again later (a slideshow caption, a pull quote, a repeated teaser) is kept once."""
+    seen: set[str] = set()
+    for block in blocks:
+        if block.boiler or block.kind not in ("p", "caption", "quote") or block.chars < 30:
+            continue
+        if block.text in seen:
+            block.boiler = True
+        else:
+            seen.add(block.text)
+
+
+def _is_label(block: Block) -> bool:
+    """A few words with no sentence in them: "Read more", "Kontakt:", "À lire aussi", "Zu allen Beiträgen"."""
+    if block.kind not in ("p", "h") or block.meta or block.link * 2 > block.chars:
+        return False  # a lone link ("Start now") is an action, judged by the link rules
+    text = block.text
+    if len(text) > 60 or text[-1:] in ".!?…" or any(ch.isdigit() for ch in text):
+        return False
+    return len(text.split()) <= 6
+
+
+def _trailing_labels(blocks: list[Block]) -> None:
+    """Labels after the last real block of text introduce furniture ("More on this topic:", "Back to the index").
+
+    One or two of them; a longer run of short lines at the end is a list of names (a listing page), not labels.
+    """
+    labels: list[Block] = []
+    for block in reversed(blocks):
+        if block.boiler:
+            continue
+        if not _is_label(block):
+            if len(labels) <= 2:  # only after real text: a page whose only words are a label keeps them
+                for label in labels:
+                    label.boiler = True
+            return
+        labels.append(block)
+
+
+def _stands_alone(block: Block, density: float) -> bool:
+    """Outside the main container, only the page title and real prose survive."""
+    if block.kind == "h":
+        return block.level == 1
+    if block.kind == "p":
+        return block.chars >= 250 and density < 0.2
+    return False
+
+
+def _near_prose(block: Block, density: float) -> bool:
+    """Outside the densest box the evidence is weaker than outside a <main>: keep what reads like text."""
+    if density > 0.3:
+        return False
+    if block.kind == "h":
+        return True
+    return block.kind in ("p", "quote", "summary") and block.chars >= _SHORT
+
+
+def _linky_neighbour(blocks: list[Block], i: int) -> bool:
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(blocks):
+            other = blocks[j]
+            if other.chars and other.link / other.chars > _LINKY and other.kind != "h":
+                return True
+    return False
+
+
+def _orphan_headings(blocks: list[Block]) -> None:
+    """A heading whose section holds nothing but boilerplate ("Related stories", "Share") is boilerplate too."""
+    content_after = [False] * 7  # index = heading level; True when kept content follows before a same-level heading
+    for block in reversed(blocks):
+        if block.kind == "h":
+            level = block.level
+            if not block.boiler and not content_after[level]:
+                block.boiler = True
+            if not block.boiler:
+                for lv in range(1, level):
+                    content_after[lv] = True
+            for lv in range(level, 7):
+                content_after[lv] = False
+        elif not block.boiler:
+            for lv in range(1, 7):
+                content_after[lv] = True

@@ -1,0 +1,439 @@
+"""The HTML walk: one iterative pass over the Lexbor tree that turns it into raw blocks in document order.
+
+Blocks are headings, paragraphs, lists, tables, code, quotes, captions and bylines. Each block remembers the nearest
+enclosing element that carried evidence (a ``Ctx``: ``<nav>``, ``class="sidebar"``, ``hidden``, ``<main>``, ...),
+the container box it sits in, and how much of its text sits inside links. Nothing is dropped here except text no
+reader sees (scripts, styles, forms, SVG, ...): deciding what is boilerplate is ``html_decide``'s job, with
+page-level facts the walk cannot know while it is still walking.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .html_boilerplate import NONE, STRONG, WEAK, evidence
+from .html_tables import CHEAP_INLINE, SKIP_TAGS, TableData, read_table
+
+_TEXT = "-text"
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_LISTS = frozenset({"ul", "ol", "menu", "dl"})
+# Elements that end the current run of inline text.
+_BLOCKS = frozenset(
+    {"p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "address", "center", "hgroup",
+     "fieldset", "legend", "form", "details", "figure", "tr", "td", "th", "tbody", "thead", "tfoot", "table",
+     "body", "dialog", "search", "li", "dt", "dd", "blockquote", "pre", "figcaption", "caption", "summary", "hr",
+     "ul", "ol", "dl", "menu", "h1", "h2", "h3", "h4", "h5", "h6", "frameset", "label", "option", "noscript"}
+)
+SCRIPT_LIKE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "select",
+                "textarea", "button", "math")
+# <label> names a form control; like the control itself it is not text (a comment form's "Your email").
+_WALK_SKIP = (SKIP_TAGS - {"noscript"}) | {"label"}
+_PLAIN = frozenset({"li", "dt", "dd", "tr", "td", "th", "tbody", "thead", "tfoot"})
+_NO_ATTRS: dict[str, str | None] = {}
+_MAIN_LIKE = 'main, article, [role="main"], p, h1, h2, table, pre, blockquote'
+_CODE_LANG = re.compile(
+    r"(?:^|\s)(?:language|lang|highlight-source|brush:?)[-:\s]?([A-Za-z0-9_+#.-]+)", re.IGNORECASE
+)
+
+# Frame kinds (what to do when an element is left).
+# Containers whose share of the page's prose is measured (see decide).
+_BOX_TAGS = frozenset({"div", "section", "article", "main", "td", "th", "center", "form", "aside", "header",
+                       "footer", "nav", "noscript", "details", "blockquote", "body"})
+
+_K_INLINE = 0
+_K_LINK = 1
+_K_BLOCK = 2
+_K_SPACE = 3
+_K_HEADING = 4
+_K_LIST = 5
+_K_ITEM = 6
+_K_QUOTE = 7
+_K_CAPTION = 8
+_K_SUMMARY = 9
+
+# Modes (what a run of inline text becomes when it ends).
+_M_PARA = 0
+_M_HEADING = 1
+_M_ITEM = 2
+_M_QUOTE = 3
+_M_CAPTION = 4
+_M_SUMMARY = 5
+_LEAF_MODES = frozenset({_M_HEADING, _M_ITEM, _M_CAPTION, _M_SUMMARY})
+
+
+class Ctx:
+    """An element that carried evidence; blocks point at their nearest one, which points at its parent."""
+
+    __slots__ = (
+        "boiler",
+        "byline",
+        "chars",
+        "cleared",
+        "flagged",
+        "good",
+        "hidden",
+        "main",
+        "name",
+        "neg",
+        "order",
+        "parent",
+        "pos",
+        "pos_prose",
+        "prose",
+        "tag",
+        "total",
+        "total_good",
+    )
+
+    def __init__(self, parent: Ctx | None, tag: str, neg: int, pos: bool, hidden: bool, byline: bool,
+                 order: int) -> None:
+        self.parent = parent
+        self.tag = tag
+        self.neg = neg
+        self.pos = pos
+        self.hidden = hidden
+        self.byline = byline
+        self.chars = 0  # text directly attributed to this context
+        self.good = 0  # ... of which not inside links
+        self.total = 0
+        self.total_good = 0
+        self.boiler = False
+        self.main = False
+        self.order = order
+        self.name = ""  # class/id, for debugging and reports
+        self.prose = 0  # prose under this element (see _prose)
+        self.pos_prose = 0  # the most prose held by one <main>/<article> below it
+        self.flagged = False  # this element or an ancestor carries negative or hiding evidence
+        self.cleared = False  # an ancestor with weak evidence was judged content (a thread's posts below it)
+
+
+class Box:
+    """A container element (div, section, td, ...): where prose concentrates tells where the main text is."""
+
+    __slots__ = ("inside", "parent", "prose")
+
+    def __init__(self, parent: Box | None) -> None:
+        self.parent = parent
+        self.prose = 0
+        self.inside = False
+
+
+class Block:
+    __slots__ = (
+        "boiler",
+        "box",
+        "chars",
+        "ctx",
+        "furniture",
+        "items",
+        "kind",
+        "lang",
+        "level",
+        "link",
+        "meta",
+        "table",
+        "text",
+    )
+
+    def __init__(self, kind: str, text: str, ctx: Ctx, chars: int, link: int, level: int = 0) -> None:
+        self.kind = kind  # "h", "p", "quote", "caption", "summary", "list", "table", "code"
+        self.text = text
+        self.ctx = ctx
+        self.chars = chars
+        self.link = link
+        self.level = level
+        self.items: list[tuple[str, int, bool, int, Ctx]] = []
+        self.table: TableData | None = None
+        self.lang: str | None = None
+        self.boiler = False
+        self.meta = False
+        self.box: Box | None = None
+        self.furniture = False  # a flagged subtree emitted whole (see Walker._furniture)
+
+
+@dataclass(frozen=True, slots=True)
+class _ListState:
+    ordered: bool
+    counter: list[int]
+
+
+class Walker:
+    """One pass over the body, producing raw blocks and evidence contexts (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.root = Ctx(None, "body", NONE, False, False, False, 0)
+        self.ctxs: list[Ctx] = [self.root]
+        self.ctx = self.root
+        self.blocks: list[Block] = []
+        self.buf: list[str] = []
+        self.link = 0
+        self.in_link = 0
+        self.modes: list[tuple[int, int]] = [(_M_PARA, 0)]
+        self.lists: list[_ListState] = []
+        self.list_block: Block | None = None
+        self.in_article = 0
+        self.box = Box(None)
+        self.boxes: list[Box] = [self.box]
+        self.page_chars = 1
+
+    # -- emitting ----------------------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        buf = self.buf
+        if not buf:
+            return
+        # Collapsed here, once per block, so that lengths and densities measure visible text, not indentation.
+        text = " ".join("".join(buf).split())
+        if "\xad" in text or "\u200b" in text:  # soft hyphens and zero-width spaces are invisible
+            text = text.replace("\xad", "").replace("\u200b", "")
+        buf.clear()
+        link = self.link
+        self.link = 0
+        if not text:
+            return
+        mode, level = self.modes[-1]
+        ctx = self.ctx
+        if mode == _M_ITEM:
+            block = self.list_block
+            if block is None:  # an item outside any list: a list of one
+                block = self._open_list_block()
+            state = self.lists[-1] if self.lists else _ListState(False, [1])
+            depth = max(len(self.lists) - 1, 0) + level
+            block.items.append((text, depth, state.ordered, state.counter[0], ctx))
+            block.chars += len(text)
+            block.link += link
+            return
+        kind = ("p", "h", "p", "quote", "caption", "summary")[mode]
+        block = Block(kind, text, ctx, len(text), link, level)
+        block.box = self.box
+        self.blocks.append(block)
+
+    def _open_list_block(self) -> Block:
+        block = Block("list", "", self.ctx, 0, 0)
+        block.box = self.box
+        self.blocks.append(block)
+        self.list_block = block
+        return block
+
+    def _break_list(self) -> None:
+        """A structure that cannot live inside a list item interrupts the list: later items start a new block."""
+        if self.lists:
+            self.list_block = None
+
+    # -- the walk ----------------------------------------------------------------------------------------
+
+    def walk(self, body: Any) -> None:
+        self.page_chars = max(len(body.text(deep=True)), 1)
+        stack: list[tuple[Any, int, Ctx | None, Box | None]] = [
+            (body.iter(include_text=True), _K_BLOCK, None, None)
+        ]
+        buf = self.buf
+        blocks_set = _BLOCKS
+        while stack:
+            for node in stack[-1][0]:
+                tag = node.tag
+                if tag == _TEXT:
+                    s = node.text_content
+                    if s:
+                        buf.append(s)
+                        if self.in_link:
+                            self.link += len(s.strip())
+                    continue
+                if tag in _WALK_SKIP or tag[0] in "-!_":
+                    continue
+                if tag == "br":
+                    buf.append(" ")
+                    continue
+                if tag in CHEAP_INLINE:
+                    if tag == "a" and self.modes[-1][0] == _M_HEADING and _same_page(node):
+                        # A heading's permalink (href="#...", documentation sites) is not a link away.
+                        stack.append((node.iter(include_text=True), _K_INLINE, None, None))
+                    elif tag == "a":
+                        self.in_link += 1
+                        stack.append((node.iter(include_text=True), _K_LINK, None, None))
+                    else:
+                        stack.append((node.iter(include_text=True), _K_INLINE, None, None))
+                    break
+                if tag == "hr":
+                    self.flush()
+                    continue
+                # List items and table parts take their evidence from their list or table (speed: ~a third
+                # of all elements, and reading attributes builds a dict).
+                attrs = _NO_ATTRS if tag in _PLAIN else node.attributes
+                saved: Ctx | None = None
+                neg, pos, hidden, byline = evidence(tag, attrs)
+                # <noscript> is what a reader without JavaScript sees (Discourse serves its posts there): kept
+                # like hidden content, i.e. only when it holds the page's prose.
+                if tag == "noscript":
+                    hidden = True
+                elif hidden and tag not in blocks_set and "-" not in tag:
+                    continue  # hidden inline text (icons, screen-reader labels) is simply not there
+                if tag == "form" and neg < WEAK:
+                    # Form controls never become text; a form's prose (a shop's product description, a
+                    # page-wrapping ASP.NET form) is content only when it holds a fair share of the page.
+                    neg = WEAK
+                if neg and tag == "header" and self.in_article:
+                    neg = NONE  # an article's own header holds its title and byline
+                if pos and neg and (tag == "main" or neg == WEAK):
+                    neg = NONE  # <main class="hasSidebar">: the element's role outranks a layout class name
+                if byline and tag in _HEADINGS:
+                    byline = False
+                if neg or pos or hidden or byline:
+                    saved = self.ctx
+                    self.ctx = Ctx(saved, tag, neg, pos, hidden, byline, len(self.ctxs))
+                    self.ctx.name = f"{attrs.get('id') or ''}.{attrs.get('class') or ''}"[:80]
+                    self.ctxs.append(self.ctx)
+                    if pos:
+                        self.in_article += 1
+                    elif (neg == STRONG or hidden) and self._furniture(node):
+                        self.ctx = saved
+                        continue
+                kind = self._enter(node, tag, attrs)
+                if kind < 0:  # consumed whole (table, pre)
+                    if saved is not None:
+                        if self.ctx.pos:
+                            self.in_article -= 1
+                        self.ctx = saved
+                    continue
+                saved_box = None
+                if kind == _K_BLOCK and tag in _BOX_TAGS:
+                    saved_box = self.box
+                    self.box = Box(saved_box)
+                    self.boxes.append(self.box)
+                stack.append((node.iter(include_text=True), kind, saved, saved_box))
+                break
+            else:
+                _, kind, saved, saved_box = stack.pop()
+                if kind == _K_LINK:
+                    self.in_link -= 1
+                elif kind != _K_INLINE:
+                    self._leave(kind)
+                if saved is not None:
+                    if self.ctx.pos:
+                        self.in_article -= 1
+                    self.ctx = saved
+                if saved_box is not None:
+                    self.box = saved_box
+        self.flush()
+
+    def _furniture(self, node: Any) -> bool:
+        """Emit a small flagged subtree (a menu, a footer, a hidden panel) as one block without walking it.
+
+        Why: such subtrees are a third or more of a typical page's elements, and reading them node by node in
+        Python is the walk's main cost. Only subtrees too small to be a mislabelled wrapper are cut short (under
+        a fifth of the page's text, no <main>/<article> inside); the decision step still judges their context.
+        """
+        text = " ".join(node.text(deep=True, separator=" ").split())
+        if len(text) * 5 >= self.page_chars or node.css_first(_MAIN_LIKE) is not None:
+            return False
+        self.flush()
+        if text:
+            self._break_list()
+            block = Block("p", text, self.ctx, len(text), len(text))  # counted as links: never prose
+            block.box = self.box
+            block.furniture = True
+            self.blocks.append(block)
+        return True
+
+    def _enter(self, node: Any, tag: str, attrs: dict[str, str | None]) -> int:
+        mode = self.modes[-1][0]
+        level = _HEADINGS.get(tag)
+        if level is not None:
+            self.flush()
+            self._break_list()
+            self.modes.append((_M_HEADING, level))
+            return _K_HEADING
+        if tag in _LISTS:
+            self.flush()
+            if self.list_block is None:
+                self._open_list_block()
+            start = attrs.get("start")
+            first = int(start) if start and start.strip().isdigit() and len(start) < 9 else 1
+            self.lists.append(_ListState(tag == "ol", [first - 1]))
+            self.modes.append((_M_PARA, 0))
+            return _K_LIST
+        if tag == "li" or tag == "dt" or tag == "dd":
+            self.flush()
+            if self.list_block is None:
+                self._open_list_block()
+            if self.lists and tag == "li":
+                self.lists[-1].counter[0] += 1
+            self.modes.append((_M_ITEM, 1 if tag == "dd" else 0))
+            return _K_ITEM
+        if tag == "table":
+            self.flush()
+            self._break_list()
+            data = read_table(node)
+            if data is None:  # a layout table: its cells are page regions, walked like any container
+                return _K_SPACE if mode in _LEAF_MODES else _K_BLOCK
+            block = Block("table", "", self.ctx, data.chars, data.link_chars)
+            block.box = self.box
+            block.table = data
+            self.blocks.append(block)
+            return -1
+        if tag == "pre":
+            self.flush()
+            self._break_list()
+            code = node.text(deep=True)
+            block = Block("code", code, self.ctx, len(code), 0)
+            block.box = self.box
+            block.lang = _code_language(node, attrs)
+            self.blocks.append(block)
+            return -1
+        if tag == "blockquote" and mode not in _LEAF_MODES:
+            self.flush()
+            self.modes.append((_M_QUOTE, 0))
+            return _K_QUOTE
+        if tag == "figcaption" or tag == "caption":
+            self.flush()
+            self.modes.append((_M_CAPTION, 0))
+            return _K_CAPTION
+        if tag == "summary" and mode not in _LEAF_MODES:
+            self.flush()
+            self.modes.append((_M_SUMMARY, 0))
+            return _K_SUMMARY
+        if tag in _BLOCKS or "-" in tag:
+            if mode in _LEAF_MODES:
+                self.buf.append(" ")
+                return _K_SPACE
+            self.flush()
+            return _K_BLOCK
+        return _K_INLINE
+
+    def _leave(self, kind: int) -> None:
+        if kind == _K_SPACE:
+            self.buf.append(" ")
+            return
+        self.flush()
+        if kind == _K_BLOCK:
+            return
+        self.modes.pop()  # list, heading, item, quote, caption, summary each pushed one mode
+        if kind == _K_LIST:
+            self.lists.pop()
+            if not self.lists:
+                self.list_block = None
+
+
+def _same_page(node: Any) -> bool:
+    href = node.attributes.get("href") or ""
+    return href.startswith("#")
+
+
+def _code_language(node: Any, attrs: dict[str, str | None]) -> str | None:
+    for cls in (attrs.get("class"), attrs.get("data-lang"), attrs.get("data-language")):
+        if cls:
+            match = _CODE_LANG.search(cls)
+            if match:
+                return match.group(1).lower()
+            if cls is not attrs.get("class"):
+                return cls.strip().lower() or None
+    child = node.css_first("code")
+    if child is not None:
+        cls = child.attributes.get("class")
+        if cls:
+            match = _CODE_LANG.search(cls)
+            if match:
+                return match.group(1).lower()
+    return None
