@@ -37,3 +37,6 @@ def remap(
     starts: npt.NDArray[np.int64],
     terms: npt.NDArray[np.int32],
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
+def letter_runs(
+    text: str, ranges: npt.NDArray[np.int64], max_words: int
+) -> tuple[npt.NDArray[np.int64], int, list[str], npt.NDArray[np.int64], int]: ...

@@ -6,6 +6,8 @@ Written as plain loops on purpose, so that it reads like the formulas in ``_core
 from __future__ import annotations
 
 import math
+import re
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -338,3 +340,36 @@ def remap(
             ids.extend(int(x) for x in terms[st[toks[i]] : st[toks[i] + 1]])
         out_offsets.append(len(ids))
     return np.asarray(ids, dtype=np.int32), np.asarray(out_offsets, dtype=np.int64)
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def letter_runs(
+    text: str, ranges: npt.NDArray[np.int64], max_words: int
+) -> tuple[npt.NDArray[np.int64], int, list[str], npt.NDArray[np.int64], int]:
+    """What a stopword vote needs of ``text``: ``(in_range, letters, words, counts, n_ascii)``.
+
+    See ``qatbe._core.letter_runs``; this is the regex definition it must match.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"letter_runs expects a str, got {type(text).__name__}")
+    bounds = np.asarray(ranges, dtype=np.int64)
+    if bounds.ndim != 2 or bounds.shape[1] != 2:
+        raise ValueError("ranges must have shape (k, 2)")
+    if max_words < 0:
+        raise ValueError("max_words must be >= 0")
+    in_range = np.zeros(len(bounds), dtype=np.int64)
+    for r, (lo, hi) in enumerate(bounds.tolist()):
+        lo, hi = max(lo, 0), min(hi, sys.maxunicode)
+        if lo <= hi:
+            in_range[r] = len(re.findall(f"[{re.escape(chr(lo))}-{re.escape(chr(hi))}]", text))
+    found = _LETTERS.findall(text)
+    tally: dict[str, int] = {}
+    for w in found[:max_words]:
+        key = w.lower() if w.isascii() else w
+        tally[key] = tally.get(key, 0) + 1
+    ascii_words = [w for w in tally if w.isascii()]
+    words = ascii_words + [w for w in tally if not w.isascii()]
+    counts = np.asarray([tally[w] for w in words], dtype=np.int64)
+    return in_range, sum(map(len, found)), words, counts, len(ascii_words)
