@@ -152,8 +152,43 @@ def test_explanations_add_up_to_the_score() -> None:
                        Settings(language="en", heading_share=0.3, context_weight=0.5))
     for i in range(len(doc)):
         e = s.explain(i)
-        assert sum(c for _, c in e.terms) + e.proximity + e.lead_in + e.heading == pytest.approx(e.total)
+        assert sum(c for _, c in e.terms) + e.proximity + e.lead_in + e.heading + e.bridge == pytest.approx(e.total)
         assert e.total == pytest.approx(s.raw[i])
         assert all(t in s.query_terms and c > 0 for t, c in e.terms)
     assert {t for t, _ in s.explain(1).terms} == {"passport"}
     assert s.explain(4).total == 0 and s.explain(4).to_dict()["terms"] == {}
+
+
+def test_a_best_segment_that_names_another_section_bridges_to_it() -> None:
+    """Multi-hop: the question names the first hop; its answer names the section that holds the second."""
+    doc = segs((H, "Kevin Sumlin"), "Sumlin coached at the University of Houston from 2007 to 2011 and now "
+               "coaches the Texas Aggies.", (H, "Texas Aggies"), "The program competes in the Western Division.",
+               (H, "Harbour Museum"), "The museum opens at nine.")
+    query = "Who coached at Houston from 2007 to 2011?"
+    on = score_segments(doc, query, Settings(language="en", bridge=0.3))
+    off = score_segments(doc, query, Settings(language="en", bridge=0.0))
+    assert off.raw[3] == 0 and on.raw[3] > 0 and on.raw[5] == 0
+    assert on.bridge is not None and on.bridge[3] == pytest.approx(on.raw[3]) and on.bridge[1] == 0
+    assert on.explain(3).bridge == pytest.approx(on.raw[3])
+
+
+def test_a_heading_named_everywhere_or_made_of_the_question_is_no_bridge() -> None:
+    """Credit is divided by how many segments name the heading; the question's own words never bridge."""
+    specific = segs("Visas are issued by the Consular Office.", (H, "Consular Office"), "It opens at nine.")
+    common = segs("Visas are issued by the Consular Office.", "The Consular Office is closed on Sunday.",
+                  "The Consular Office moved in May.", (H, "Consular Office"), "It opens at nine.")
+    query = "who issues visas"
+    one = score_segments(specific, query, Settings(language="en"))
+    many = score_segments(common, query, Settings(language="en"))
+    assert one.raw[2] > 0
+    assert 0 < many.raw[4] < one.raw[2]
+    asked = segs("Visas are issued by the Consular Office.", (H, "Visas"), "It opens at nine.")
+    made_of_question = score_segments(asked, query, Settings(language="en")).bridge
+    assert made_of_question is not None and not made_of_question.any()
+
+
+def test_bridge_option_is_validated() -> None:
+    from qatbe.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="bridge"):
+        Settings(bridge=-1.0)

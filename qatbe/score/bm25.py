@@ -5,8 +5,9 @@ Steps: pick the language (``settings.language``, else a cheap guess from the pag
 with the compiled tokenizer; score with the compiled BM25 kernel (default variant BM25L, whose IDF
 ln((N + 1) / (df + 0.5)) is positive for every df <= N, so no term ever counts against a segment); then add what a
 bag of words misses: query words close together (proximity pairs), the lead-in a block follows ("You can use it
-to:"), and the heading a segment sits under (a paragraph under "## Fees" is about fees). Optional: a background
-document-frequency prior from wordfreq (``background_prior``) and pseudo-relevance feedback (``feedback``); both
+to:"), the heading a segment sits under (a paragraph under "## Fees" is about fees), and the second hop of a
+multi-hop question (a best segment that names another section's heading points to it: ``bridge_scores``).
+Optional: a background document-frequency prior from wordfreq (``background_prior``) and pseudo-relevance feedback (``feedback``); both
 are off by default because they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
 """
 
@@ -38,6 +39,10 @@ LEADIN_SHARE = 1.0
 FEEDBACK_SEGMENTS = 2
 FEEDBACK_TERMS = 8
 FEEDBACK_COMMON_ZIPF = 5.0
+# Second-hop bridges: the BRIDGE_TOP best segments may point to a section whose heading they name (at least
+# BRIDGE_MIN of the heading's words that the question does not use).
+BRIDGE_TOP = 3
+BRIDGE_MIN = 0.5
 
 
 @dataclass(frozen=True)
@@ -49,18 +54,20 @@ class Explanation:
     lead_in: float
     heading: float
     total: float
+    bridge: float = 0.0
 
     def to_dict(self) -> dict[str, object]:
         return {"terms": dict(self.terms), "proximity": self.proximity, "lead_in": self.lead_in,
-                "heading": self.heading, "total": self.total}
+                "heading": self.heading, "bridge": self.bridge, "total": self.total}
 
 
 @dataclass(frozen=True)
 class Scores:
     """Raw relevance per segment (before type weights) and what was searched for.
 
-    ``raw = bm25 + proximity + lead_in + heading`` (arrays, one value per segment). ``raw[i] > 0`` iff segment
-    ``i`` contains a query term or inherits from a lead-in or heading that does. ``relevant`` is the relative
+    ``raw = bm25 + proximity + lead_in + heading + bridge`` (arrays, one value per segment). ``raw[i] > 0`` iff
+    segment ``i`` contains a query term, inherits from a lead-in or heading that does, or sits in a section whose
+    heading a best-matching segment names (``bridge``). ``relevant`` is the relative
     floor: matching segments scoring at least ``settings.relevance_floor`` x the best score. ``language`` is the
     analysis language (None: no stemming); ``query_terms`` the index terms searched for, in query order, with
     their ``weights`` (1 for the question's words, less for context words and expansions).
@@ -75,6 +82,7 @@ class Scores:
     proximity: npt.NDArray[np.float64] | None = None
     lead_in: npt.NDArray[np.float64] | None = None
     heading: npt.NDArray[np.float64] | None = None
+    bridge: npt.NDArray[np.float64] | None = None
     _per_term: Callable[[], npt.NDArray[np.float64]] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -95,7 +103,8 @@ class Scores:
         def part(a: npt.NDArray[np.float64] | None) -> float:
             return float(a[i]) if a is not None else 0.0
 
-        return Explanation(terms, part(self.proximity), part(self.lead_in), part(self.heading), float(self.raw[i]))
+        return Explanation(terms, part(self.proximity), part(self.lead_in), part(self.heading), float(self.raw[i]),
+                           part(self.bridge))
 
 
 def choose_language(segments: Sequence[Segment], settings: Settings) -> str | None:
@@ -194,6 +203,66 @@ def heading_ancestors(segments: Sequence[Segment]) -> list[list[int]]:
     return out
 
 
+def bridge_scores(
+    an: Analyzer, segments: Sequence[Segment], texts: Sequence[str], raw: npt.NDArray[np.float64],
+    asked: set[str], ancestors: Sequence[Sequence[int]],
+) -> npt.NDArray[np.float64]:
+    """Second-hop relevance: a best-matching segment that names another section's heading points to it.
+
+    Why: a multi-hop question ("the coach at Houston from 2007 to 2011 -- which team does he coach now?") names
+    the first hop; the segment that answers the first hop names the second ("head coach at Texas A&M"), whose
+    section shares no word with the question. Like a hyperlink, the mention carries the mentioning segment's
+    score over to that section. Only the heading's words that the question does not already use count (a
+    heading made of the question's words is found by BM25 and the heading share), at least ``BRIDGE_MIN`` of
+    them must be in the mentioning segment, and the credit is divided by how many segments outside the section
+    mention the heading: a heading named everywhere ("How to apply") is no pointer. Returns, per segment, the
+    best credit of the sections it sits in (not yet multiplied by ``settings.bridge``).
+    """
+    n = len(segments)
+    out = np.zeros(n, dtype=np.float64)
+    heads = [i for i, s in enumerate(segments) if s.kind is SegmentKind.HEADING]
+    body = [i for i in range(n) if segments[i].kind is not SegmentKind.HEADING and raw[i] > 0]
+    if not heads or not body:
+        return out
+    top = sorted(body, key=lambda i: (-raw[i], i))[:BRIDGE_TOP]
+    top_terms = {i: set(an.terms(texts[i])) for i in top}
+    credit: dict[int, float] = {}
+    wanted: dict[int, list[str]] = {}
+    for h in heads:
+        new = sorted(set(an.terms(texts[h])) - asked)
+        if not new:
+            continue
+        best = 0.0
+        for i in top:
+            if h not in ancestors[i]:
+                share = sum(t in top_terms[i] for t in new) / len(new)
+                if share >= BRIDGE_MIN:
+                    best = max(best, share * float(raw[i]))
+        if best > 0:
+            credit[h] = best
+            wanted[h] = new
+    if not credit:
+        return out
+    # How many segments mention each candidate heading: one compiled pass over the page for their words only.
+    vocab = {t: k for k, t in enumerate(sorted({t for ts in wanted.values() for t in ts}))}
+    k = len(vocab)
+    flat, offs, _ = an.index(texts, dict(vocab), False, list(vocab))
+    owner = np.repeat(np.arange(n), np.diff(offs))
+    mask = flat < k
+    present = np.zeros((n, k), dtype=bool)
+    present[owner[mask], flat[mask]] = True
+    is_body = np.array([s.kind is not SegmentKind.HEADING for s in segments], dtype=bool)
+    for h, terms in wanted.items():
+        cols = [vocab[t] for t in terms]
+        mentions = is_body & (present[:, cols].sum(axis=1) >= BRIDGE_MIN * len(cols))
+        inside = [i for i in np.flatnonzero(mentions).tolist() if h in ancestors[i]]
+        count = int(mentions.sum()) - len(inside)
+        credit[h] /= max(1, count)
+    for i, anc in enumerate(ancestors):
+        out[i] = max((credit[h] for h in anc if h in credit), default=0.0)
+    return out
+
+
 def score_segments(segments: Sequence[Segment], query: str | None, settings: Settings) -> Scores:
     n = len(segments)
     if not query or not query.strip() or n == 0:
@@ -260,13 +329,18 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         lead_in = LEADIN_SHARE * lead
         raw = raw + lead_in
     heading = zeros
+    ancestors = heading_ancestors(segments) if settings.heading_share > 0 or settings.bridge > 0 else []
     if settings.heading_share > 0:
         inherited = np.zeros(n, dtype=np.float64)
-        for i, anc in enumerate(heading_ancestors(segments)):
+        for i, anc in enumerate(ancestors):
             if anc:
                 inherited[i] = max(raw[j] for j in anc)
         heading = settings.heading_share * inherited
         raw = raw + heading
+    bridge = zeros
+    if settings.bridge > 0 and raw.max() > 0:
+        bridge = settings.bridge * bridge_scores(an, segments, texts, raw, set(q_terms), ancestors)
+        raw = raw + bridge
     best = float(raw.max())
     relevant = (raw > 0) & (raw >= settings.relevance_floor * best)
 
@@ -281,4 +355,4 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         return out
 
     return Scores(raw, tuple(q_terms), relevant, language, tuple(float(w) for w in weights), base, proximity,
-                  lead_in, heading, per_term)
+                  lead_in, heading, bridge, per_term)

@@ -20,6 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+COST_EXPONENT = 1.0
+
+
+def density(scores: npt.NDArray[np.float64], costs: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """Value per token, the greedy's sort key."""
+    return np.where(costs > 0, scores / np.maximum(costs, 1) ** COST_EXPONENT, 0.0)
+
 
 @dataclass(frozen=True)
 class Selection:
@@ -90,11 +97,7 @@ def select(
     n = len(scores)
     if n == 0 or budget <= 0:
         return Selection((), frozenset(), frozenset(), frozenset(), 0)
-    positions = np.arange(n)
-    density = np.where(costs > 0, scores / np.maximum(costs, 1), 0.0)
-    match_idx = np.flatnonzero(matched_mask)
-    # Sort by density descending, then by position ascending (lexsort sorts by the last key first).
-    order = match_idx[np.lexsort((positions[match_idx], -density[match_idx]))].tolist()
+    order = priority_order(scores, costs, matched_mask)
 
     taken, heads, spent = _greedy(order, costs, parents, budget, include_headings)
     fits = [i for i in order if costs[i] <= budget]
@@ -120,9 +123,10 @@ def priority_order(
 ) -> list[int]:
     """Matched slots by weighted score per token, descending; ties by position (the greedy's order)."""
     positions = np.arange(len(scores))
-    density = np.where(costs > 0, scores / np.maximum(costs, 1), 0.0)
+    value = density(scores, costs)
     match_idx = np.flatnonzero(matched_mask)
-    return match_idx[np.lexsort((positions[match_idx], -density[match_idx]))].tolist()  # type: ignore[no-any-return]
+    # Sort by density descending, then by position ascending (lexsort sorts by the last key first).
+    return match_idx[np.lexsort((positions[match_idx], -value[match_idx]))].tolist()  # type: ignore[no-any-return]
 
 
 def neighbor_order(n: int, anchors: Sequence[int], exclude: set[int] | frozenset[int]) -> list[int]:
