@@ -188,18 +188,23 @@ def feedback_terms(
     return [(t, surface_of[t]) for t, _ in best]
 
 
-def heading_ancestors(segments: Sequence[Segment]) -> list[list[int]]:
-    """For each segment, the indices of the headings above it (nearest first), from the heading levels."""
-    out: list[list[int]] = []
+def heading_ancestors(segments: Sequence[Segment]) -> list[tuple[int, ...]]:
+    """For each segment, the indices of the headings above it (nearest first), from the heading levels.
+
+    The segments between two headings share one tuple (immutable, so sharing is safe): the chain is rebuilt once
+    per heading, not once per segment."""
+    out: list[tuple[int, ...]] = []
     stack: list[tuple[int, int]] = []
+    above: tuple[int, ...] = ()
     for i, seg in enumerate(segments):
         if seg.kind is SegmentKind.HEADING:
             while stack and stack[-1][0] >= seg.level:
                 stack.pop()
-            out.append([j for _, j in reversed(stack)])
+            out.append(tuple(j for _, j in reversed(stack)))
             stack.append((seg.level, i))
+            above = tuple(j for _, j in reversed(stack))
         else:
-            out.append([j for _, j in reversed(stack)])
+            out.append(above)
     return out
 
 
