@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import os
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -22,6 +23,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from qatbe.segment import html_walk
 from qatbe.segment.html_guard import limit_nesting
+from qatbe.segment.html_metadata import _clean
 
 _SOURCE = Path(html_walk.__file__).with_name("html_walk.py")
 _COMPILED = not html_walk.__file__.endswith(".py")
@@ -146,3 +148,10 @@ def test_walk_of_deep_nesting_stays_iterative() -> None:
     for module in (html_walk, PURE):
         _, _, blocks = _dump(module, html)
         assert [b[1] for b in blocks] == ["deep words"]
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "é", " ", "\t", "\n", "\x0b", "\x1c", "\x85", "\xa0", "\u2003",
+                                         "\u3000", "\u200b", "\ufeff", "z"]), max_size=40))
+def test_metadata_whitespace_cleaning_is_the_regex_it_replaced(value: str) -> None:
+    expected = re.sub(r"\s+", " ", value).strip()[:1000] or None
+    assert _clean(value) == expected
