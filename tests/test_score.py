@@ -192,3 +192,16 @@ def test_bridge_option_is_validated() -> None:
 
     with pytest.raises(ConfigError, match="bridge"):
         Settings(bridge=-1.0)
+
+
+def test_the_next_part_of_a_split_table_inherits_from_the_part_that_matches() -> None:
+    """The row after the one the question names may open the next part of a split table."""
+    def part(text: str, i: int, group: int, n: int) -> Segment:
+        return Segment(kind=SegmentKind.TABLE, text=text, markdown=text, position=i * 100, index=i, group=group,
+                       part=n)
+
+    doc = [part("1 | Petri Skriko | Finland", 0, 7, 0), part("2 | Andre Cote | Canada", 1, 7, 1),
+           part("3 | Juha Nurmi | Finland", 2, 8, 0)]
+    s = score_segments(doc, "who was drafted after Petri Skriko?", Settings(language="en"))
+    assert s.raw[0] > 0 and s.raw[1] > 0 and s.raw[2] == 0
+    assert s.sibling is not None and s.raw[1] == pytest.approx(s.sibling[1]) and s.raw[1] < s.raw[0]

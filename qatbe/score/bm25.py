@@ -5,10 +5,10 @@ Steps: pick the language (``settings.language``, else a cheap guess from the pag
 with the compiled tokenizer; score with the compiled BM25 kernel (default variant BM25L, whose IDF
 ln((N + 1) / (df + 0.5)) is positive for every df <= N, so no term ever counts against a segment); then add what a
 bag of words misses: query words close together (proximity pairs), the lead-in a block follows ("You can use it
-to:"), the heading a segment sits under (a paragraph under "## Fees" is about fees), and the second hop of a
-multi-hop question (a best segment that names another section's heading points to it: ``bridge_scores``).
-Optional: a background document-frequency prior from wordfreq (``background_prior``) and pseudo-relevance feedback (``feedback``); both
-are off by default because they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
+to:"), the heading a segment sits under (a paragraph under "## Fees" is about fees), the adjacent parts of a
+split table or paragraph, and the second hop of a multi-hop question (a best segment that names another
+section's heading points to it: ``bridge_scores``). Optional: a background document-frequency prior from
+wordfreq (``background_prior``) and pseudo-relevance feedback (``feedback``); both are off by default because they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ FEEDBACK_COMMON_ZIPF = 5.0
 # Second-hop bridges: the BRIDGE_TOP best segments may point to a section whose heading they name (at least
 # BRIDGE_MIN of the heading's words that the question does not use).
 BRIDGE_TOP = 3
+# A part of a split unit (table rows, a long paragraph) inherits this share of its adjacent parts' score.
+SIBLING_SHARE = 0.15
 BRIDGE_MIN = 0.5
 
 
@@ -55,19 +57,21 @@ class Explanation:
     heading: float
     total: float
     bridge: float = 0.0
+    sibling: float = 0.0
 
     def to_dict(self) -> dict[str, object]:
         return {"terms": dict(self.terms), "proximity": self.proximity, "lead_in": self.lead_in,
-                "heading": self.heading, "bridge": self.bridge, "total": self.total}
+                "heading": self.heading, "bridge": self.bridge, "sibling": self.sibling,
+                "total": self.total}
 
 
 @dataclass(frozen=True)
 class Scores:
     """Raw relevance per segment (before type weights) and what was searched for.
 
-    ``raw = bm25 + proximity + lead_in + heading + bridge`` (arrays, one value per segment). ``raw[i] > 0`` iff
-    segment ``i`` contains a query term, inherits from a lead-in or heading that does, or sits in a section whose
-    heading a best-matching segment names (``bridge``). ``relevant`` is the relative
+    ``raw = bm25 + proximity + lead_in + heading + sibling + bridge`` (arrays, one value per segment).
+    ``raw[i] > 0`` iff segment ``i`` contains a query term, inherits from a lead-in, heading or adjacent part of
+    its split unit that does, or sits in a section whose heading a best-matching segment names (``bridge``). ``relevant`` is the relative
     floor: matching segments scoring at least ``settings.relevance_floor`` x the best score. ``language`` is the
     analysis language (None: no stemming); ``query_terms`` the index terms searched for, in query order, with
     their ``weights`` (1 for the question's words, less for context words and expansions).
@@ -83,6 +87,7 @@ class Scores:
     lead_in: npt.NDArray[np.float64] | None = None
     heading: npt.NDArray[np.float64] | None = None
     bridge: npt.NDArray[np.float64] | None = None
+    sibling: npt.NDArray[np.float64] | None = None
     _per_term: Callable[[], npt.NDArray[np.float64]] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -104,7 +109,7 @@ class Scores:
             return float(a[i]) if a is not None else 0.0
 
         return Explanation(terms, part(self.proximity), part(self.lead_in), part(self.heading), float(self.raw[i]),
-                           part(self.bridge))
+                           part(self.bridge), part(self.sibling))
 
 
 def choose_language(segments: Sequence[Segment], settings: Settings) -> str | None:
@@ -205,6 +210,26 @@ def heading_ancestors(segments: Sequence[Segment]) -> list[tuple[int, ...]]:
             above = tuple(j for _, j in reversed(stack))
         else:
             out.append(above)
+    return out
+
+
+def sibling_scores(segments: Sequence[Segment], raw: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Per segment, the best score of the adjacent parts of the same split unit (``Segment.group``).
+
+    Why: the splitter cuts a long table or paragraph into parts; "who was drafted after Petri Skriko?" matches
+    the row of Skriko, and the answer is the next row, which may open the next part and share no query word.
+    """
+    n = len(segments)
+    out = np.zeros(n, dtype=np.float64)
+    groups = [s.group for s in segments]
+    for i in range(n):
+        g = groups[i]
+        if g < 0:
+            continue
+        if i > 0 and groups[i - 1] == g:
+            out[i] = raw[i - 1]
+        if i + 1 < n and groups[i + 1] == g and raw[i + 1] > out[i]:
+            out[i] = raw[i + 1]
     return out
 
 
@@ -342,6 +367,10 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
                 inherited[i] = max(raw[j] for j in anc)
         heading = settings.heading_share * inherited
         raw = raw + heading
+    sibling = zeros
+    if SIBLING_SHARE > 0:
+        sibling = SIBLING_SHARE * sibling_scores(segments, raw)
+        raw = raw + sibling
     bridge = zeros
     if settings.bridge > 0 and raw.max() > 0:
         bridge = settings.bridge * bridge_scores(an, segments, texts, raw, set(q_terms), ancestors)
@@ -360,4 +389,4 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         return out
 
     return Scores(raw, tuple(q_terms), relevant, language, tuple(float(w) for w in weights), base, proximity,
-                  lead_in, heading, bridge, per_term)
+                  lead_in, heading, bridge, sibling, per_term)
