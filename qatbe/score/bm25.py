@@ -1,7 +1,8 @@
 """Scoring stage: segments + query -> raw relevance per segment (before type weights).
 
 Steps: pick the language (``settings.language``, else a cheap guess from the page); weight the query's words
-(question sentence 1, context sentences ``context_weight``, optional synonyms less); analyse every segment once
+(question sentence 1, context sentences ``context_weight``, the other English spelling of a word -- honor,
+honour -- as the word itself, optional synonyms less); analyse every segment once
 with the compiled tokenizer; score with the compiled BM25 kernel (default variant BM25L, whose IDF
 ln((N + 1) / (df + 0.5)) is positive for every df <= N, so no term ever counts against a segment); then add what a
 bag of words misses: query words close together (proximity pairs), the lead-in a block follows ("You can use it
@@ -27,7 +28,7 @@ from ..settings import Settings
 from ..types import Segment, SegmentKind
 from . import languages
 from .analyze import Analyzer, analyzer, raw_terms
-from .expand import expansions
+from .expand import expansions, spellings
 
 _VARIANT = {"lucene": 0, "okapi": 1, "plus": 2, "l": 3}
 
@@ -44,6 +45,8 @@ FEEDBACK_COMMON_ZIPF = 5.0
 BRIDGE_TOP = 3
 # A part of a split unit (table rows, a long paragraph) inherits this share of its adjacent parts' score.
 SIBLING_SHARE = 0.15
+# English queries also search the other spelling of each word (expand.spellings): "honored" finds "honours".
+SPELLINGS = True
 BRIDGE_MIN = 0.5
 
 
@@ -305,6 +308,11 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     q_terms = [t for t, _ in q]
     surfaces = [x for _, x in q]
     weights = query_weights(an, query, q_terms, settings.context_weight)
+    if SPELLINGS:
+        spelled = spellings(an, q, weights.tolist())
+        q_terms += [t for t, _, _ in spelled]
+        surfaces += [x for _, x, _ in spelled]
+        weights = np.concatenate([weights, [w for _, _, w in spelled]])
     if settings.expand_query or settings.synonyms:
         expanded = expansions(an, q, weights.tolist(), settings.synonyms, settings.expand_query)
         q_terms += [t for t, _, _ in expanded]
