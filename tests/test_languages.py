@@ -61,43 +61,76 @@ def _reference_detect(sample: str) -> str | None:
     return code
 
 
+words = st.lists(st.one_of(st.sampled_from(_STOP), st.text(min_size=1, max_size=4)), max_size=12, unique=True)
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@settings(max_examples=200, deadline=None)
+@given(words)
+def test_compiled_and_python_string_tables_agree(keys: list[str]) -> None:
+    assert _compiled is not None
+    values = list(range(len(keys)))
+    for a, b in zip(_compiled.string_table(keys, values), _core_py.string_table(keys, values)):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+
+
 @pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
 @settings(max_examples=400, deadline=None)
 @given(texts, st.integers(0, 50), st.lists(st.tuples(st.integers(-5, 0x110005), st.integers(-5, 0x110005)),
-                                            max_size=4))
-def test_compiled_and_python_letter_runs_agree(text: str, max_words: int, spans: list[tuple[int, int]]) -> None:
+                                            max_size=4), words, st.integers(1, 4))
+def test_compiled_and_python_letter_runs_agree(text: str, max_words: int, spans: list[tuple[int, int]],
+                                               keys: list[str], n_votes: int) -> None:
     assert _compiled is not None
     ranges = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
-    a = _compiled.letter_runs(text, ranges, max_words)
-    b = _core_py.letter_runs(text, ranges, max_words)
+    table = _core_py.string_table(keys, [i % n_votes for i in range(len(keys))])
+    a = _compiled.letter_runs(text, ranges, max_words, *table, n_votes)
+    b = _core_py.letter_runs(text, ranges, max_words, *table, n_votes)
     np.testing.assert_array_equal(a[0], b[0])
     assert a[1:3] == b[1:3] and a[4] == b[4]
     np.testing.assert_array_equal(a[3], b[3])
-    assert a[0].dtype == a[3].dtype == np.int64
+    np.testing.assert_array_equal(a[5], b[5])
+    assert a[0].dtype == a[3].dtype == a[5].dtype == np.int64
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 def test_letter_runs_follow_the_regex_definition(kernel: ModuleType) -> None:
     text = "The THE the x2y snake_case Straße STRASSE 東京 кошка Кошка 12"
-    in_range, letters, words, counts, n_ascii = kernel.letter_runs(text, RANGES, 100)
-    assert letters == sum(map(len, re.findall(r"[^\W\d_]+", text)))
-    assert words == ["the", "x", "y", "snake", "case", "strasse", "Straße", "東京", "кошка", "Кошка"]
-    assert counts.tolist() == [3, 1, 1, 1, 1, 1, 1, 1, 1, 1] and n_ascii == 6
+    table = kernel.string_table(["the", "strasse", "case", "straße"], [1, 2, 2, 0])
+    in_range, letters, runs, votes, found, counts = kernel.letter_runs(text, RANGES, 100, *table, 3)
+    assert letters == sum(map(len, re.findall(r"[^\W\d_]+", text))) and runs == 12
+    # ASCII runs are lower-cased and looked up; the others come back as written, for Python's casefold
+    assert votes.tolist() == [0, 3, 2] and found == ["Straße", "東京", "кошка", "Кошка"]
+    assert counts.tolist() == [1, 1, 1, 1]
     assert dict(zip(languages._SCRIPTS, in_range.tolist())) == {"zh": 2, "ja": 0, "ko": 0, "cyr": 10, "el": 0,
                                                                  "ar": 0}
-    # only the first max_words runs are words; letters still counts them all
-    _, letters2, words2, counts2, _ = kernel.letter_runs(text, RANGES, 2)
-    assert letters2 == letters and words2 == ["the"] and counts2.tolist() == [2]
+    # only the first max_words runs are read; letters still counts them all
+    _, letters2, runs2, votes2, found2, _ = kernel.letter_runs(text, RANGES, 2, *table, 3)
+    assert letters2 == letters and runs2 == 2 and votes2.tolist() == [0, 2, 0] and found2 == []
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
-def test_letter_runs_reject_bad_input(kernel: ModuleType) -> None:
+def test_letter_runs_and_string_table_reject_bad_input(kernel: ModuleType) -> None:
+    table = kernel.string_table(["a"], [0])
     with pytest.raises(TypeError):
-        kernel.letter_runs(b"bytes", RANGES, 10)
+        kernel.letter_runs(b"bytes", RANGES, 10, *table, 1)
     with pytest.raises(ValueError):
-        kernel.letter_runs("a", np.zeros((2, 3), dtype=np.int64), 10)
+        kernel.letter_runs("a", np.zeros((2, 3), dtype=np.int64), 10, *table, 1)
     with pytest.raises(ValueError):
-        kernel.letter_runs("a", RANGES, -1)
+        kernel.letter_runs("a", RANGES, -1, *table, 1)
+    with pytest.raises(ValueError):  # a value outside [0, n_votes)
+        kernel.letter_runs("a", RANGES, 10, *kernel.string_table(["a"], [1]), 1)
+    chars, starts, values, slots = table
+    with pytest.raises(ValueError):  # a full table would make a lookup probe forever
+        kernel.letter_runs("a", RANGES, 10, chars, starts, values, np.zeros(1, dtype=np.int32), 1)
+    with pytest.raises(ValueError):
+        kernel.letter_runs("a", RANGES, 10, chars, starts[:1], values, slots, 1)
+    with pytest.raises(ValueError):
+        kernel.string_table(["a", "a"], [0, 1])
+    with pytest.raises(ValueError):
+        kernel.string_table(["a"], [0, 1])
+    with pytest.raises(TypeError):
+        kernel.string_table([b"a"], [0])
 
 
 @settings(max_examples=300, deadline=None)
