@@ -152,7 +152,8 @@ def test_explanations_add_up_to_the_score() -> None:
                        Settings(language="en", heading_share=0.3, context_weight=0.5))
     for i in range(len(doc)):
         e = s.explain(i)
-        assert sum(c for _, c in e.terms) + e.proximity + e.lead_in + e.heading + e.bridge == pytest.approx(e.total)
+        parts = e.proximity + e.lead_in + e.heading + e.bridge + e.sibling + e.answer_type
+        assert sum(c for _, c in e.terms) + parts == pytest.approx(e.total)
         assert e.total == pytest.approx(s.raw[i])
         assert all(t in s.query_terms and c > 0 for t, c in e.terms)
     assert {t for t, _ in s.explain(1).terms} == {"passport"}
@@ -205,3 +206,17 @@ def test_the_next_part_of_a_split_table_inherits_from_the_part_that_matches() ->
     s = score_segments(doc, "who was drafted after Petri Skriko?", Settings(language="en"))
     assert s.raw[0] > 0 and s.raw[1] > 0 and s.raw[2] == 0
     assert s.sibling is not None and s.raw[1] == pytest.approx(s.sibling[1]) and s.raw[1] < s.raw[0]
+
+
+def test_a_question_asking_for_a_number_prefers_the_segment_that_holds_one() -> None:
+    """Same shared words; "how long" asks for a number, so the sentence with "10 days" wins; "why" does not."""
+    doc = segs("The court will write to you within 10 days.", "The court will write to you about the hearing.")
+    cfg = Settings(language="en")
+    asked = score_segments(doc, "My son lives with me. How long before the court writes to me?", cfg)
+    assert asked.raw[0] > asked.raw[1] and asked.answer_type is not None and asked.answer_type[1] == 0
+    why = score_segments(doc, "Why does the court write to me?", cfg)
+    assert why.raw[0] == pytest.approx(why.raw[1])
+    # A number the question itself names is no answer to it.
+    named = score_segments(segs("Form 10 is sent by the court.", "The court sends a form."),
+                           "When is form 10 sent by the court?", cfg)
+    assert named.answer_type is not None and not named.answer_type.any()

@@ -2,14 +2,15 @@
 
 Steps: pick the language (``settings.language``, else a cheap guess from the page); weight the query's words
 (question sentence 1, context sentences ``context_weight``, the other English spelling of a word -- honor,
-honour -- as the word itself, optional synonyms less); analyse every segment once
-with the compiled tokenizer; score with the compiled BM25 kernel (default variant BM25L, whose IDF
-ln((N + 1) / (df + 0.5)) is positive for every df <= N, so no term ever counts against a segment); then add what a
-bag of words misses: query words close together (proximity pairs), the lead-in a block follows ("You can use it
-to:"), the heading a segment sits under (a paragraph under "## Fees" is about fees), the adjacent parts of a
-split table or paragraph, and the second hop of a multi-hop question (a best segment that names another
-section's heading points to it: ``bridge_scores``). Optional: a background document-frequency prior from
-wordfreq (``background_prior``) and pseudo-relevance feedback (``feedback``); both are off by default because they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
+honour -- as the word itself, optional synonyms less); analyse every segment once with the compiled tokenizer;
+score with the compiled BM25 kernel (default variant BM25L, whose IDF ln((N + 1) / (df + 0.5)) is positive for
+every df <= N, so no term ever counts against a segment); then add what a bag of words misses: query words close
+together (proximity pairs), the lead-in a block follows ("You can use it to:"), the heading a segment sits under
+(a paragraph under "## Fees" is about fees), the adjacent parts of a split table or paragraph, the second hop of
+a multi-hop question (a best segment that names another section's heading points to it: ``bridge_scores``), and
+a number where the question asks for one (``number_cue``). Optional: a background document-frequency prior from
+wordfreq (``background_prior``) and pseudo-relevance feedback (``feedback``); both are off by default because
+they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ BRIDGE_TOP = 3
 SIBLING_SHARE = 0.15
 # English queries also search the other spelling of each word (expand.spellings): "honored" finds "honours".
 SPELLINGS = True
+# A question that asks for a number or date ("how many", "when", "what year") adds this share of a segment's
+# score when the segment holds a number the question does not (``number_cue``).
+NUMBER_CUE = 0.2
 BRIDGE_MIN = 0.5
 
 
@@ -61,18 +65,19 @@ class Explanation:
     total: float
     bridge: float = 0.0
     sibling: float = 0.0
+    answer_type: float = 0.0
 
     def to_dict(self) -> dict[str, object]:
         return {"terms": dict(self.terms), "proximity": self.proximity, "lead_in": self.lead_in,
                 "heading": self.heading, "bridge": self.bridge, "sibling": self.sibling,
-                "total": self.total}
+                "answer_type": self.answer_type, "total": self.total}
 
 
 @dataclass(frozen=True)
 class Scores:
     """Raw relevance per segment (before type weights) and what was searched for.
 
-    ``raw = bm25 + proximity + lead_in + heading + sibling + bridge`` (arrays, one value per segment).
+    ``raw = bm25 + proximity + lead_in + heading + sibling + bridge + answer_type`` (arrays, one per segment).
     ``raw[i] > 0`` iff segment ``i`` contains a query term, inherits from a lead-in, heading or adjacent part of
     its split unit that does, or sits in a section whose heading a best-matching segment names (``bridge``). ``relevant`` is the relative
     floor: matching segments scoring at least ``settings.relevance_floor`` x the best score. ``language`` is the
@@ -91,6 +96,7 @@ class Scores:
     heading: npt.NDArray[np.float64] | None = None
     bridge: npt.NDArray[np.float64] | None = None
     sibling: npt.NDArray[np.float64] | None = None
+    answer_type: npt.NDArray[np.float64] | None = None
     _per_term: Callable[[], npt.NDArray[np.float64]] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -112,7 +118,7 @@ class Scores:
             return float(a[i]) if a is not None else 0.0
 
         return Explanation(terms, part(self.proximity), part(self.lead_in), part(self.heading), float(self.raw[i]),
-                           part(self.bridge), part(self.sibling))
+                           part(self.bridge), part(self.sibling), part(self.answer_type))
 
 
 def choose_language(segments: Sequence[Segment], settings: Settings) -> str | None:
@@ -213,6 +219,31 @@ def heading_ancestors(segments: Sequence[Segment]) -> list[tuple[int, ...]]:
             above = tuple(j for _, j in reversed(stack))
         else:
             out.append(above)
+    return out
+
+
+_NUMERIC_QUESTION = re.compile(
+    r"\b(?:how (?:many|much|long|old|far|tall|large|big|often)|when|what (?:year|date|percentage|age|time)|"
+    r"which year|in what year)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def number_cue(query: str, texts: Sequence[str]) -> npt.NDArray[np.float64]:
+    """1 for each segment holding a number the query does not, when the question asks for a number or a date.
+
+    Why: "How long will it be before I hear back from the court?" shares one word ("court") with its answer
+    ("Within 10 days of receiving your application the court will ..."), and as many with every other sentence
+    about the court; what sets the answer apart is that it holds what was asked for, a number. Only the
+    question sentences of a query count (a scenario before the question may mention dates of its own).
+    """
+    asked = [x for x in _SENTENCE.split(query.strip()) if x.rstrip().endswith(("?", "？"))] or [query]
+    out = np.zeros(len(texts), dtype=np.float64)
+    if not any(_NUMERIC_QUESTION.search(x) for x in asked):
+        return out
+    known = set(_NUMBER.findall(query))
+    for i, t in enumerate(texts):
+        if any(m not in known for m in _NUMBER.findall(t)):
+            out[i] = 1.0
     return out
 
 
@@ -383,6 +414,10 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     if settings.bridge > 0 and raw.max() > 0:
         bridge = settings.bridge * bridge_scores(an, segments, texts, raw, set(q_terms), ancestors)
         raw = raw + bridge
+    answer_type = zeros
+    if NUMBER_CUE > 0 and raw.max() > 0:
+        answer_type = NUMBER_CUE * raw * number_cue(query, texts)
+        raw = raw + answer_type
     best = float(raw.max())
     relevant = (raw > 0) & (raw >= settings.relevance_floor * best)
 
@@ -397,4 +432,4 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         return out
 
     return Scores(raw, tuple(q_terms), relevant, language, tuple(float(w) for w in weights), base, proximity,
-                  lead_in, heading, bridge, sibling, per_term)
+                  lead_in, heading, bridge, sibling, answer_type, per_term)
