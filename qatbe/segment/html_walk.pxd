@@ -21,13 +21,13 @@ cdef class Walker:
     cdef public Py_ssize_t page_chars
     cdef public object body
     cdef public set main_holders
-    cdef public dict bare_evidence
+    cdef public dict evidence_memo
 
     cpdef flush(self)
     cdef _open_list_block(self)
     cdef _break_list(self)
 
-    @cython.locals(stack=list, buf=list, bare=dict, found=tuple, tag=str, s=str, kind=int,  attrs=dict)
+    @cython.locals(stack=list, buf=list, memo=dict, found=tuple, tag=str, s=str, kind=int,  attrs=dict)
     cpdef walk(self, body)
 
     @cython.locals(text=str)

@@ -180,9 +180,9 @@ class Walker:
         self.body: Any = None
         # mem_ids of the elements that are or contain a main-like element (see _holds_main), filled on first use.
         self.main_holders: set[int] | None = None
-        # evidence() of elements without attributes depends on the tag alone (it is a pure function of its
-        # arguments); most elements have none, so the answer is kept per tag.
-        self.bare_evidence: dict[str, tuple[int, bool, bool, bool]] = {}
+        # evidence() is a pure function of the tag and the attributes, and a page repeats its elements (list
+        # entries, cards, posts): answers are kept per (tag, attributes), or per tag for elements without any.
+        self.evidence_memo: dict[object, tuple[int, bool, bool, bool]] = {}
 
     # -- emitting ----------------------------------------------------------------------------------------
 
@@ -238,7 +238,7 @@ class Walker:
         """
         self.page_chars = max(len(body.text(deep=True)), 1)
         self.body = body
-        bare = self.bare_evidence
+        memo = self.evidence_memo
         # One frame per open element: (its next sibling, frame kind, context to restore, box to restore).
         stack: list[tuple[Any, int, Ctx | None, Box | None]] = []
         buf = self.buf
@@ -263,7 +263,9 @@ class Walker:
             tag = node.tag
             if tag == _TEXT:
                 s = node.text_content
-                if s:
+                # Whitespace before any text would only be collapsed away by flush (and with an empty buffer
+                # there is no link text to reset either): not buffering it saves a flush per block boundary.
+                if s and (buf or not s.isspace()):
                     buf.append(s)
                     if self.in_link:
                         self.link += len(s.strip())
@@ -295,13 +297,11 @@ class Walker:
             # of all elements, and reading attributes builds a dict).
             attrs = _NO_ATTRS if tag in _PLAIN else node.attributes
             saved: Ctx | None = None
-            if attrs:
-                neg, pos, hidden, byline = evidence(tag, attrs)
-            else:
-                found = bare.get(tag)
-                if found is None:
-                    found = bare[tag] = evidence(tag, attrs)
-                neg, pos, hidden, byline = found
+            key: object = (tag, tuple(attrs.items())) if attrs else tag
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = evidence(tag, attrs)
+            neg, pos, hidden, byline = found
             # <noscript> is what a reader without JavaScript sees (Discourse serves its posts there): kept
             # like hidden content, i.e. only when it holds the page's prose.
             if tag == "noscript":
