@@ -107,7 +107,7 @@ def test_compiled_walk_matches_the_source_on_fixtures(path: Path) -> None:
 
 
 @pytest.mark.skipif(not _COMPILED, reason="html_walk is not compiled here: nothing to compare the source with")
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(markup())
 def test_compiled_walk_matches_the_source_on_generated_markup(html: str) -> None:
     assert _dump(html_walk, html) == _dump(PURE, html)
@@ -132,7 +132,7 @@ def _holds_main_everywhere(html: str) -> None:
         assert walker._holds_main(node) == (node.css_first(PURE._MAIN_LIKE) is not None), node.html
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(markup())
 def test_main_holders_answer_like_a_css_query(html: str) -> None:
     _holds_main_everywhere(html)
