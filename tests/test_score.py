@@ -220,3 +220,15 @@ def test_a_question_asking_for_a_number_prefers_the_segment_that_holds_one() -> 
     named = score_segments(segs("Form 10 is sent by the court.", "The court sends a form."),
                            "When is form 10 sent by the court?", cfg)
     assert named.answer_type is not None and not named.answer_type.any()
+
+
+def test_a_query_word_the_page_never_uses_matches_page_words_that_share_a_long_prefix() -> None:
+    """The stemmer keeps "septicemia" and "septicemic" apart; the page uses only the second."""
+    doc = segs("Others point to septicemic and pneumonic forms of the plague.", "The museum opens at nine.")
+    s = score_segments(doc, "What is septicemia?", Settings(language="en"))
+    assert s.raw[0] > 0 and s.raw[1] == 0 and "septicem" in s.query_terms
+    # When the page uses the word itself, near forms are not searched; short words never are.
+    both = segs("Septicemia is blood poisoning.", "Septicemic plague spreads.")
+    s = score_segments(both, "What is septicemia?", Settings(language="en"))
+    assert s.raw[0] > 0 and s.raw[1] == 0
+    assert score_segments(segs("The cats sleep.", "Dogs bark."), "catalog", Settings(language="en")).raw.max() == 0

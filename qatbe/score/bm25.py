@@ -16,6 +16,7 @@ they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +52,10 @@ SPELLINGS = True
 # A question that asks for a number or date ("how many", "when", "what year") adds this share of a segment's
 # score when the segment holds a number the question does not (``number_cue``).
 NUMBER_CUE = 0.2
+# A query word of PREFIX_MIN+ letters that the page never uses also searches page words sharing its first
+# PREFIX_MIN letters (``prefix_matches``), at PREFIX_WEIGHT of its weight.
+PREFIX_MIN = 6
+PREFIX_WEIGHT = 0.8
 BRIDGE_MIN = 0.5
 
 
@@ -247,6 +252,35 @@ def number_cue(query: str, texts: Sequence[str]) -> npt.NDArray[np.float64]:
     return out
 
 
+def prefix_matches(
+    terms: Sequence[str], n_typed: int, flat: npt.NDArray[np.int32], vocab: dict[str, int]
+) -> list[tuple[int, str]]:
+    """(query slot, page term) for each typed query word (the first ``n_typed`` of ``terms``) the page never
+    uses, paired with the page words that are not query terms already and share its
+    first ``PREFIX_MIN`` letters or more (and all but the last two of the shorter word's letters).
+
+    Why: stemmers leave some derived forms apart ("septicemia" / "septicemic", "Mongolia" / "Mongol"); a word
+    the page never uses scores nothing, and a page word that long and that close is most likely the same word.
+    ``vocab`` is the index's term table after indexing (every analysed page term).
+    """
+    present = np.zeros(len(vocab), dtype=bool)
+    present[flat] = True
+    missing = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN and not present[vocab[t]]]
+    if not missing:
+        return []
+    out: list[tuple[int, str]] = []
+    known = set(terms)
+    for j, t in missing:
+        for page_term, k in vocab.items():
+            if page_term in known or not present[k] or page_term[:PREFIX_MIN] != t[:PREFIX_MIN]:
+                continue
+            common = len(os.path.commonprefix([t, page_term]))
+            if common >= max(PREFIX_MIN, min(len(t), len(page_term)) - 2):
+                out.append((j, page_term))
+                known.add(page_term)
+    return out
+
+
 def sibling_scores(segments: Sequence[Segment], raw: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Per segment, the best score of the adjacent parts of the same split unit (``Segment.group``).
 
@@ -364,6 +398,15 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
 
     base, params = run(q_terms, weights, flat, offs, len(vocab))
     n_query = len(q)  # proximity counts pairs of the words the user typed
+    if PREFIX_MIN:
+        near = prefix_matches(q_terms, n_query, flat, vocab)
+        if near:
+            q_terms = q_terms + [t for _, t in near]
+            surfaces = surfaces + [t for _, t in near]
+            weights = np.concatenate([weights, [PREFIX_WEIGHT * weights[j] for j, _ in near]])
+            vocab = {t: i for i, t in enumerate(q_terms)}
+            flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
+            base, params = run(q_terms, weights, flat, offs, len(vocab))
     if settings.feedback > 0 and base.max() > 0:
         extra = feedback_terms(an, texts, base, set(q_terms), FEEDBACK_SEGMENTS, FEEDBACK_TERMS)
         if extra:
