@@ -263,7 +263,7 @@ def prefix_matches(
     the page never uses scores nothing, and a page word that long and that close is most likely the same word.
     ``vocab`` is the index's term table after indexing (every analysed page term).
     """
-    present = np.zeros(len(vocab), dtype=bool)
+    present = np.zeros(max(len(vocab), int(flat.max(initial=-1)) + 1), dtype=bool)
     present[flat] = True
     missing = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN and not present[vocab[t]]]
     if not missing:
