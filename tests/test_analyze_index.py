@@ -1,0 +1,67 @@
+"""Analyzer.index memoises each token's terms across calls; the result must not depend on what was memoised
+(earlier pages, other queries, keep_stopwords), so it is checked against the plain per-token loop."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qatbe._backend import kernel
+from qatbe.score.analyze import _PREFIX_STEMMERS, Analyzer, _fold, split_word
+
+pieces = st.one_of(
+    st.sampled_from(["the", "Passport", "passports", "e-mail", "E-Mail", "getUserName", "snake_case", "don't",
+                     "don’t", "l’homme", "3.11", "U.S.", "Gebühren", "Straße", "кошка", "Кошки", "東京", "dying",
+                     "iPhone", "fees", "Fee", "mail", "user", "a", "i", " ", ". ", "\n"]),
+    st.text(alphabet="abefgmprsuxEFP_-.'’ ", max_size=8),
+)
+texts = st.lists(st.lists(pieces, max_size=10).map(" ".join), max_size=5)
+queries = st.lists(st.sampled_from(["passport", "mail", "fee", "user", "getusernam", "email", "кошк", "gebühr",
+                                    "e", "the", "snake"]), max_size=4, unique=True)
+
+
+def _reference(an: Analyzer, texts: Sequence[str], vocab: dict[str, int], keep_stopwords: bool,
+               only: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The plain loop: every interned token's surfaces analysed on every call, no memo."""
+    prefixes = None
+    if only is not None and an.language not in _PREFIX_STEMMERS and all(len(t) >= 2 for t in only):
+        prefixes = sorted({t[:2] for t in only})
+    tok_ids, tok_offsets, tokens, simple = kernel.tokenize(texts, prefixes)
+    wanted = frozenset(prefixes) if prefixes is not None else None
+    other = vocab.setdefault("", len(vocab))
+    flat: list[int] = []
+    ends = [0]
+    for tok, flag in zip(tokens, simple):
+        for s in ([tok] if flag else split_word(tok)):
+            if not s or (wanted is not None and not flag and s.isascii() and s[:2] not in wanted):
+                flat.append(other)
+                continue
+            t = an.term(s)
+            if t is None:
+                t = _fold(s) if keep_stopwords else ""
+            flat.append(vocab.setdefault(t, len(vocab)) if t else other)
+        ends.append(len(flat))
+    ids, offsets = kernel.remap(tok_ids, tok_offsets, np.asarray(ends, dtype=np.int64),
+                                np.asarray(flat, dtype=np.int32))
+    return ids, offsets, np.diff(tok_offsets).astype(np.float64)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["en", "de", "ru", None]), st.lists(st.tuples(texts, queries, st.booleans()), min_size=1,
+                                                            max_size=4))
+def test_index_matches_the_plain_loop_whatever_was_memoised(language: str | None,
+                                                            calls: list[tuple[list[str], list[str], bool]]) -> None:
+    an = Analyzer(language)  # a fresh analyzer: the memo fills during this sequence of calls
+    for items, query, keep in calls:
+        only = [t for t in (an.term(q) for q in query) if t] or None
+        base = {t: i for i, t in enumerate(only or [])}
+        got_vocab, want_vocab = dict(base), dict(base)
+        got = an.index(items, got_vocab, keep, only)
+        want = _reference(an, items, want_vocab, keep, only)
+        assert got_vocab == want_vocab
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+            assert a.dtype == b.dtype
