@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from .html_boilerplate import STRONG, WEAK
+from .html_tables import TableData
 from .html_walk import Block, Ctx, Walker
 
 _BYLINE_MAX = 200
@@ -53,6 +54,8 @@ _SHORT = 80
 _LONE_LINK = 120  # a link paragraph this short inside the main text is an action ("Start now"), not a menu
 # The main box must hold at least this share of the page's prose.
 _BOX_SHARE = 0.75
+_MENU_TABLE_DENSITY = 0.8  # a table this link-dense is a menu unless it has the shape of data
+_DATA_CELL = 40  # the median cell of a data table is a name, a date or a number: short
 
 
 def _good(block: Block) -> int:
@@ -180,8 +183,9 @@ def decide(walker: Walker, discussion: bool = False) -> None:
             boiler = ctx.flagged or not _near_prose(block, density)
         if not boiler and density > _LINKY and block.kind != "h" and block.kind != "code":
             if block.kind == "table":
-                # Data tables link their entities (Wikipedia); only a header-less grid of links is a menu.
-                boiler = block.table is not None and block.table.header is None and density > 0.8
+                # Data tables link their entities (Wikipedia); only a grid of links is a menu.
+                # A header row is left alone: header cells are what a data table has and a menu does not.
+                boiler = block.table is not None and block.table.header is None and _menu_table(block.table, density)
             elif block.kind == "list" and block.chars >= 0.3 * page_chars:
                 boiler = False  # a list of links that is the bulk of the page is what the page lists
             else:
@@ -298,6 +302,20 @@ def _near_prose(block: Block, density: float) -> bool:
     if block.kind == "h":
         return True
     return block.kind in ("p", "quote", "summary") and block.chars >= _SHORT
+
+
+def _menu_table(table: TableData, density: float) -> bool:
+    """A grid of links is a menu (a navbox: a label cell beside a cell of dozens of links); a table of many rows
+    of a few short cells is data even when every name in it is a link (a list of office holders, of winners)."""
+    if density <= _MENU_TABLE_DENSITY:
+        return False
+    cells = sorted(len(cell) for row in table.rows for cell in row if cell)
+    if not cells:
+        return True
+    width = max(len(row) for row in table.rows)
+    short = cells[len(cells) // 2] <= _DATA_CELL
+    # Three columns at least: a footer's two-column grid of short links is still a menu.
+    return not (len(table.rows) >= 3 and width >= 3 and short)
 
 
 def _linky_neighbour(blocks: list[Block], i: int) -> bool:
