@@ -37,6 +37,16 @@ _FURNITURE_TEXT = re.compile(
     r"|zobacz (?:też|także)|czytaj (?:też|także)|leggi anche)\b",
     re.IGNORECASE,
 )
+# A post's filing line ("This entry was posted in News on May 3", "Dieser Eintrag wurde veröffentlicht in ...",
+# "Erstellt am ...", "Publié le ..."): what the blog software says about the text, not the text.
+_POST_META = re.compile(
+    r"\W*(?:this (?:entry|post|article) was (?:posted|published|filed)|filed under\b|posted in\b"
+    r"|last (?:updated|modified)\b|(?:dieser|der) (?:eintrag|beitrag|artikel|text) wurde\b"
+    r"|(?:veröffentlicht|erstellt|aktualisiert|geschrieben) am\b|zuletzt (?:aktualisiert|geändert)\b"
+    r"|publié le\b|mis à jour le\b|publicado (?:el|por)\b|actualizado el\b|pubblicato il\b|opublikowano\b)",
+    re.IGNORECASE,
+)
+_POST_META_MAX = 300
 _TEASER_MAX = 400  # text under one linked headline, at most, for it to be a teaser
 _TEASER_SHARE = 0.5
 _TEASER_ARTICLE = 1000
@@ -118,8 +128,51 @@ def decide(walker: Walker, discussion: bool = False) -> None:
         main = None
         protected = set()
 
+    # The prose of each element's nearest <article>/<main> (itself included), by creation order.
+    article_prose = [0] * len(ctxs)
+    for ctx in ctxs:
+        parent = ctx.parent
+        if ctx.pos:
+            article_prose[ctx.order] = ctx.prose
+        elif parent is not None:
+            article_prose[ctx.order] = article_prose[parent.order]
+        if parent is None:
+            continue
+        ctx.main = parent.main or ctx is main
+        ctx.byline = ctx.byline or parent.byline
+        ctx.flagged = parent.flagged or bool(ctx.neg) or ctx.hidden
+        ctx.cleared = parent.cleared
+        if parent.boiler:
+            ctx.boiler = True
+            continue
+        if ctx.order in protected:
+            continue
+        reference = main.prose if (main is not None and parent.main) else page_prose
+        share = ctx.prose / max(reference, 1)
+        # An element named like furniture that holds most of the prose, or that holds an <article> carrying
+        # most of its own prose, is a wrapper whose name lies (``class="layout sidebar-first"``).
+        # So is one that holds most of its own <article>'s prose (``<div class="paywall-container">`` around the
+        # article's body, on a page whose comments outweigh the article).
+        wrapper = share > _WRAPPER_SHARE or (
+            ctx.pos_prose >= 0.5 * max(ctx.prose, 1) and ctx.pos_prose >= 0.1 * page_prose
+        ) or (not ctx.pos and ctx.prose > _WRAPPER_SHARE * article_prose[ctx.order] > 0)
+        if ctx.hidden:
+            ctx.boiler = share <= _WRAPPER_SHARE
+        elif ctx.neg == STRONG:
+            ctx.boiler = not wrapper
+        elif ctx.neg == WEAK:
+            # Weak names (comments, header, toc) are content when they hold much of the prose, when they are also
+            # an <article>, or when an enclosing weak element already proved to be content (posts of a thread).
+            ctx.boiler = share < 0.25 and not wrapper and not ctx.pos and not ctx.cleared
+            if not ctx.boiler and not ctx.cleared and not discussion and "comment" in ctx.name.lower():
+                # Comments under an article are furniture however many there are; a thread whose first post is
+                # itself a "comment" has no prose outside them.
+                ctx.boiler = page_prose - ctx.prose >= max(_ARTICLE_PROSE, 0.15 * page_prose)
+            ctx.cleared = not ctx.boiler
+
     # The main box: the tightest container holding most of the prose (a readability-style density argument,
     # without trusting any name). On pages where prose is spread out, that is the body and nothing is pruned.
+    # Measured after the decisions above, so that a comment section that outweighs its article is not the box.
     boxes = walker.boxes
     for block in blocks:
         if block.box is not None and not block.ctx.boiler:
@@ -137,45 +190,13 @@ def decide(walker: Walker, discussion: bool = False) -> None:
     # With only a line or two of prose on the page, where it sits says nothing about where the content is.
     pruning_box = main_box is not boxes[0] and boxes[0].prose >= _MIN_PROSE
 
-    for ctx in ctxs:
-        parent = ctx.parent
-        if parent is None:
-            continue
-        ctx.main = parent.main or ctx is main
-        ctx.byline = ctx.byline or parent.byline
-        ctx.flagged = parent.flagged or bool(ctx.neg) or ctx.hidden
-        ctx.cleared = parent.cleared
-        if parent.boiler:
-            ctx.boiler = True
-            continue
-        if ctx.order in protected:
-            continue
-        reference = main.prose if (main is not None and parent.main) else page_prose
-        share = ctx.prose / max(reference, 1)
-        # An element named like furniture that holds most of the prose, or that holds an <article> carrying
-        # most of its own prose, is a wrapper whose name lies (``class="layout sidebar-first"``).
-        wrapper = share > _WRAPPER_SHARE or (
-            ctx.pos_prose >= 0.5 * max(ctx.prose, 1) and ctx.pos_prose >= 0.1 * page_prose
-        )
-        if ctx.hidden:
-            ctx.boiler = share <= _WRAPPER_SHARE
-        elif ctx.neg == STRONG:
-            ctx.boiler = not wrapper
-        elif ctx.neg == WEAK:
-            # Weak names (comments, header, toc) are content when they hold much of the prose, when they are also
-            # an <article>, or when an enclosing weak element already proved to be content (posts of a thread).
-            ctx.boiler = share < 0.25 and not wrapper and not ctx.pos and not ctx.cleared
-            if not ctx.boiler and not ctx.cleared and not discussion and "comment" in ctx.name.lower():
-                # Comments under an article are furniture however many there are; a thread whose first post is
-                # itself a "comment" has no prose outside them.
-                ctx.boiler = page_prose - ctx.prose >= max(_ARTICLE_PROSE, 0.15 * page_prose)
-            ctx.cleared = not ctx.boiler
-
+    title_seen = False
     for i, block in enumerate(blocks):
         ctx = block.ctx
         boiler = ctx.boiler
         if boiler and block.kind == "h" and block.level == 1 and not ctx.hidden and ctx.neg != STRONG:
-            boiler = False
+            # The page's title, even inside a header; a later <h1> in furniture ("Want to read on?") stays out.
+            boiler = title_seen
         density = block.link / block.chars if block.chars else 0.0
         if not boiler and main is not None and not ctx.main:
             boiler = ctx.flagged or not _stands_alone(block, density)
@@ -201,6 +222,8 @@ def decide(walker: Walker, discussion: bool = False) -> None:
                           or _linky_neighbour(blocks, i))
         if not boiler and block.kind in ("p", "h") and block.chars <= 60 and _FURNITURE_TEXT.match(block.text):
             boiler = True  # "Read more", "Lesen Sie auch", "Leave a comment": the words of page furniture
+        if not boiler and block.kind == "p" and block.chars <= _POST_META_MAX and _POST_META.match(block.text):
+            boiler = True
         if not boiler and block.kind == "p" and _COPYRIGHT.match(block.text):
             boiler = True  # "© 2022 Example News. All rights reserved." is a notice, not the text
         if not boiler and block.chars <= _CREDIT_MAX and block.kind in ("caption", "p"):
@@ -209,6 +232,8 @@ def decide(walker: Walker, discussion: bool = False) -> None:
             elif block.kind == "caption" or ctx.byline:
                 boiler = bool(_CREDIT.search(block.text))
         block.boiler = boiler
+        if block.kind == "h" and block.level == 1 and not boiler:
+            title_seen = True
         block.meta = ctx.byline and block.kind == "p" and block.chars <= _BYLINE_MAX
 
     if main is None:
