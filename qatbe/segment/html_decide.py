@@ -34,7 +34,10 @@ _FURNITURE_TEXT = re.compile(
     r"|lesen sie auch|mehr zum thema|das könnte (?:dich|sie)|weitere (?:artikel|beiträge|themen|nachrichten"
     r"|informationen|aktuelle)|aktuelle (?:news|nachrichten|artikel)|kommentare? schreiben|teilen:"
     r"|à lire aussi|lire aussi|voir aussi|vos réactions|leer también|te puede interesar|artículos relacionados"
-    r"|zobacz (?:też|także)|czytaj (?:też|także)|leggi anche)\b",
+    r"|zobacz (?:też|także)|czytaj (?:też|także)|leggi anche"
+    r"|about the author|über (?:den autor|die autorin)|zurück zu[mr]?|back to (?:top|overview|home|the (?:top|list))"
+    r"|tags(?=\s*:)|schlagw[öo]rte?|stichw[öo]rte?(?=\s*:)|bild (?:anzeigen|schließen|vergrößern)|noch keine bewertungen"
+    r"|(?:%d|\d+)?\s*bloggern gefällt das|(?:\d+\s+)?bloggers? like this)\b",
     re.IGNORECASE,
 )
 # A post's filing line ("This entry was posted in News on May 3", "Dieser Eintrag wurde veröffentlicht in ...",
@@ -46,7 +49,7 @@ _POST_META = re.compile(
     r"|publié le\b|mis à jour le\b|publicado (?:el|por)\b|actualizado el\b|pubblicato il\b|opublikowano\b)",
     re.IGNORECASE,
 )
-_POST_META_MAX = 300
+_POST_META_MAX = 400
 _TEASER_MAX = 400  # text under one linked headline, at most, for it to be a teaser
 _TEASER_SHARE = 0.5
 _TEASER_ARTICLE = 1000
