@@ -204,7 +204,9 @@ def decide(walker: Walker, discussion: bool = False) -> None:
         if not boiler and main is not None and not ctx.main:
             boiler = ctx.flagged or not _stands_alone(block, density)
         if not boiler and pruning_box and block.box is not None and not block.box.inside:
-            boiler = ctx.flagged or not _near_prose(block, density)
+            boiler = ctx.flagged or not (_near_prose(block, density) or (
+                # Inside the <article>, a list without a single link (ingredients, facts) is the article's.
+                ctx.main and block.kind == "list" and block.link == 0 and len(block.items) >= 3))
         if not boiler and density > _LINKY and block.kind != "h" and block.kind != "code":
             if block.kind == "table":
                 # Data tables link their entities (Wikipedia); only a grid of links is a menu.
