@@ -50,6 +50,7 @@ _POST_META = re.compile(
     re.IGNORECASE,
 )
 _POST_META_MAX = 400
+_ORPHAN_MAX = 100  # a heading longer than this is a sentence, kept even with nothing under it
 _TEASER_MAX = 400  # text under one linked headline, at most, for it to be a teaser
 _TEASER_SHARE = 0.5
 _TEASER_ARTICLE = 1000
@@ -358,12 +359,15 @@ def _linky_neighbour(blocks: list[Block], i: int) -> bool:
 
 
 def _orphan_headings(blocks: list[Block]) -> None:
-    """A heading whose section holds nothing but boilerplate ("Related stories", "Share") is boilerplate too."""
+    """A heading whose section holds nothing but boilerplate ("Related stories", "Share") is boilerplate too.
+
+    Not a long one: a sentence set as a heading (a standfirst in an ``<h4>`` above the first subheading) is text.
+    """
     content_after = [False] * 7  # index = heading level; True when kept content follows before a same-level heading
     for block in reversed(blocks):
         if block.kind == "h":
             level = block.level
-            if not block.boiler and not content_after[level]:
+            if not block.boiler and not content_after[level] and block.chars <= _ORPHAN_MAX:
                 block.boiler = True
             if not block.boiler:
                 for lv in range(1, level):
