@@ -35,6 +35,8 @@ _FURNITURE_TEXT = re.compile(
     r"|informationen|aktuelle)|aktuelle (?:news|nachrichten|artikel)|kommentare? schreiben|teilen:"
     r"|à lire aussi|lire aussi|voir aussi|vos réactions|leer también|te puede interesar|artículos relacionados"
     r"|zobacz (?:też|także)|czytaj (?:też|także)|leggi anche"
+    r"|lue myös|lees ook|läs också|les også|læs også|leia também|veja também|čtěte také|citește și"
+    r"|keep reading|continue reading|lire la suite|sigue leyendo|seguir leyendo|continua a leggere"
     r"|about the author|über (?:den autor|die autorin)|zurück zu[mr]?|back to (?:top|overview|home|the (?:top|list))"
     r"|tags(?=\s*:)|schlagw[öo]rte?|stichw[öo]rte?(?=\s*:)|bild (?:anzeigen|schließen|vergrößern)|noch keine bewertungen"
     r"|(?:%d|\d+)?\s*bloggern gefällt das|(?:\d+\s+)?bloggers? like this)\b",
@@ -50,7 +52,8 @@ _POST_META = re.compile(
     re.IGNORECASE,
 )
 _POST_META_MAX = 400
-_ORPHAN_MAX = 100  # a heading longer than this is a sentence, kept even with nothing under it
+_ORPHAN_MAX = 100
+_TEASER_LINK = 300  # a linked line after a "read also" label, at most  # a heading longer than this is a sentence, kept even with nothing under it
 _TEASER_MAX = 400  # text under one linked headline, at most, for it to be a teaser
 _TEASER_SHARE = 0.5
 _TEASER_ARTICLE = 1000
@@ -195,6 +198,7 @@ def decide(walker: Walker, discussion: bool = False) -> None:
     pruning_box = main_box is not boxes[0] and boxes[0].prose >= _MIN_PROSE
 
     title_seen = False
+    label_before = False
     for i, block in enumerate(blocks):
         ctx = block.ctx
         boiler = ctx.boiler
@@ -228,6 +232,12 @@ def decide(walker: Walker, discussion: bool = False) -> None:
                           or _linky_neighbour(blocks, i))
         if not boiler and block.kind in ("p", "h") and block.chars <= 60 and _FURNITURE_TEXT.match(block.text):
             boiler = True  # "Read more", "Lesen Sie auch", "Leave a comment": the words of page furniture
+            label_before = True
+        elif (not boiler and label_before and block.kind in ("p", "list") and block.chars <= _TEASER_LINK
+              and density > _LINKY):
+            boiler = True  # the link that "Lesen Sie auch:" / "Lue myös:" introduces is a teaser for another page
+        else:
+            label_before = False
         if not boiler and block.kind == "p" and block.chars <= _POST_META_MAX and _POST_META.match(block.text):
             boiler = True
         if not boiler and block.kind == "p" and _COPYRIGHT.match(block.text):
