@@ -1,4 +1,7 @@
-"""Build the one compiled kernel, qatbe/_core.pyx.
+"""Build the compiled kernel, qatbe/_core.pyx, and the compiled HTML walk.
+
+The HTML walk is qatbe/segment/html_walk.py compiled as it is, with the C types of html_walk.pxd beside it (Cython's
+"augmenting .pxd"): one source, so the pure-Python fallback and the compiled module cannot disagree.
 
 Build options are environment variables, read strictly:
   QATBE_NO_EXTENSION=1  skip the extension (the pure-Python twin is then used, with a warning at import).
@@ -49,6 +52,12 @@ if not _flag("QATBE_NO_EXTENSION"):
             "cdivision": True,
             "initializedcheck": False,
         },
+    )
+    # annotation_typing=False: the .py's type hints are for mypy (``int`` there may hold a bool); the C types
+    # come from the .pxd only, so the compiled module keeps Python semantics.
+    ext_modules += cythonize(
+        [Extension("qatbe.segment.html_walk", ["qatbe/segment/html_walk.py"], extra_compile_args=["-O3"])],
+        compiler_directives={"language_level": "3", "annotation_typing": False},
     )
 
 setup(ext_modules=ext_modules, cmdclass={"build_ext": _OptionalBuildExt})

@@ -5,8 +5,9 @@
 The segments are 1,000 paragraphs of SQuAD dev articles when ``../shared/corpora`` is present (real prose, about
 750 characters each), else 1,000 deterministic synthetic paragraphs with Zipf-distributed words. ``score`` is the
 whole scoring stage (``qatbe.score.score_segments``: tokenize, analyse, BM25, proximity); ``bm25`` and
-``tokenize`` time the two kernels alone. The Python rows swap the twin in for the compiled module. ``str.split``
-over the same texts is timed as a machine anchor (scores are reported as a multiple of it).
+``tokenize`` time the two kernels alone; ``detect`` the language guess for a page that declares none. The
+Python rows swap the twin in for the compiled module. ``str.split`` over the same texts is timed as a machine
+anchor (scores are reported as a multiple of it).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 import pytest
 
 from qatbe import _core_py
-from qatbe.score import analyze, bm25
+from qatbe.score import analyze, bm25, languages
 from qatbe.settings import Settings
 from qatbe.types import Segment, SegmentKind
 
@@ -66,6 +67,7 @@ def kernel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
         pytest.skip("the compiled core is not built")
     monkeypatch.setattr(bm25, "kernel", module)
     monkeypatch.setattr(analyze, "kernel", module)
+    monkeypatch.setattr(languages, "kernel", module)
     yield module
 
 
@@ -94,6 +96,14 @@ def test_bm25(benchmark: Any, kernel: ModuleType) -> None:
     args = _arrays()
     run: Callable[[], object] = lambda: kernel.bm25_scores(*args)
     benchmark(run)
+
+
+def test_detect(benchmark: Any, kernel: ModuleType) -> None:
+    """Language detection as the scorer runs it for a page without a declared language (``Settings()``): the
+    stopword vote over an 8,000-character sample of the segments."""
+    _info(benchmark, kernel)
+    auto = Settings()
+    benchmark(lambda: bm25.choose_language(SEGMENTS, auto))
 
 
 def test_tokenize(benchmark: Any, kernel: ModuleType) -> None:

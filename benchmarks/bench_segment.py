@@ -1,12 +1,34 @@
-"""Segmenter throughput (MB/s in ``extra_info``): HTML with Lexbor and markdown with markdown-it-py."""
+"""Segmenter throughput (MB/s in ``extra_info``): HTML with Lexbor and markdown with markdown-it-py.
+
+Run as a script for the HTML segmenter's time per stage against the Lexbor parse (the speed target is a ratio to
+the parse, which also makes runs on a loaded machine comparable)::
+
+    python benchmarks/bench_segment.py [GLOB] [--runs N]
+
+Each stage of each page is timed N times in CPU time (``time.thread_time``) and the minimum is kept. The first run
+is also reported on its own: it is the only one in which the walk meets each class name for the first time (the
+boilerplate evidence caches them), as a real page does.
+"""
 
 from __future__ import annotations
+
+import argparse
+import gzip
+import time
+from pathlib import Path
 
 import pytest
 from conftest import html_inputs, markdown_inputs, mb_per_s
 from selectolax.lexbor import LexborHTMLParser
 
 import qatbe
+from qatbe.segment import html_walk
+from qatbe.segment.builder import SegmentBuilder
+from qatbe.segment.html import _emit, segment_html
+from qatbe.segment.html_decide import decide
+from qatbe.segment.html_guard import limit_nesting
+from qatbe.segment.html_metadata import read_metadata
+from qatbe.settings import Settings
 
 HTML = html_inputs()
 MARKDOWN = markdown_inputs()
@@ -31,3 +53,69 @@ def test_segment_markdown(benchmark: object, label: str, markdown: str) -> None:
     segments = benchmark(qatbe.segment, markdown, format="markdown")  # type: ignore[operator]
     assert segments
     mb_per_s(benchmark, len(markdown.encode("utf-8")))
+
+
+_STAGES = ("guard", "parse", "metadata", "strip", "walk", "decide", "emit", "segment_html", "extract")
+
+
+def stage_times(pages: list[str], runs: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Milliseconds per page for each stage of ``segment_html`` (and the whole of ``extract``): the minimum over
+    ``runs``, and the first run alone."""
+    settings = Settings()
+    best = [[float("inf")] * len(_STAGES) for _ in pages]
+    first: list[tuple[float, ...]] = []
+    clock = time.thread_time
+    for _ in range(runs):
+        for i, page in enumerate(pages):
+            t0 = clock()
+            source = limit_nesting(page)
+            t1 = clock()
+            tree = LexborHTMLParser(source)
+            t2 = clock()
+            read_metadata(tree)
+            t3 = clock()
+            tree.strip_tags(list(html_walk.SCRIPT_LIKE))
+            t4 = clock()
+            walker = html_walk.Walker()
+            walker.walk(tree.body or tree.root)
+            t5 = clock()
+            decide(walker, False)
+            t6 = clock()
+            _emit(SegmentBuilder(settings), walker.blocks, page)
+            t7 = clock()
+            segment_html(page, settings)
+            t8 = clock()
+            qatbe.extract(page, "what is the main topic")
+            t9 = clock()
+            times = (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6, t8 - t7, t9 - t8)
+            best[i] = [min(a, b) for a, b in zip(best[i], times)]
+            if len(first) < len(pages):
+                first.append(times)
+
+    def per_page(rows: list[list[float]] | list[tuple[float, ...]]) -> dict[str, float]:
+        return {name: sum(row[k] for row in rows) * 1000 / len(pages) for k, name in enumerate(_STAGES)}
+
+    return per_page(best), per_page(first)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    default = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "scrapinghub-aeb" / "html"
+    parser.add_argument("glob", nargs="?", default=str(default / "*.html.gz"))
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+    files = sorted(Path("/").glob(args.glob.lstrip("/"))) if args.glob.startswith("/") else sorted(Path().glob(args.glob))
+    if not files:
+        print(f"no pages match {args.glob}")
+        return 1
+    pages = [(gzip.decompress(f.read_bytes()) if f.suffix == ".gz" else f.read_bytes()).decode("utf-8", "replace")
+             for f in files]
+    table, first = stage_times(pages, args.runs)
+    print(f"{len(pages)} pages, CPU ms/page (min of {args.runs} runs | first run); walk: {Path(html_walk.__file__).name}")
+    for name, ms in table.items():
+        print(f"{name:13s} {ms:7.2f} {ms / table['parse']:5.2f} x parse | {first[name]:7.2f} {first[name] / first['parse']:5.2f} x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,10 +1,12 @@
 """Quick answer-retention check on the four dev QA sets, for tuning the scoring stage.
 
     python benchmarks/retention_quick.py [--sets squad,cqa,hotpot,wtq] [--budgets 200,1000,5000] [--limit N]
-        [--baseline] [--option name=value ...]
+        [--baseline] [--option name=value ...] [--misses FILE]
 
-Retention = share of questions whose output contains any gold answer (case-folded, whitespace-normalised);
-yes/no and not-answerable questions are skipped. ``--baseline`` also runs "paragraphs ranked by rank-bm25"
+Retention = share of questions whose output contains any gold answer, matched as the harness matches
+(``qatbe.bench.metrics.contains``: NFKC, case-folded, punctuation to spaces, on word boundaries); yes/no and
+not-answerable questions are skipped. ``--misses FILE`` writes every question missed at the smallest budget
+(query, answers, the output) as JSONL, to read what was kept instead of the answer. ``--baseline`` also runs "paragraphs ranked by rank-bm25"
 (trafilatura text for HTML, blank-line blocks for markdown; packed best-first to the budget; document order).
 The full harness lives in ``qatbe.bench``; this script exists so that every scoring change can be measured in a
 minute. ``--option`` passes Settings fields (``--option bm25=okapi``), parsed as JSON when they parse.
@@ -21,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import qatbe
+from qatbe.bench.metrics import contains, normalize
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 _WS = re.compile(r"\s+")
@@ -91,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--baseline", action="store_true")
     ap.add_argument("--option", action="append", default=[])
-    ap.add_argument("--const", action="append", default=[], help="tuning: qatbe.score.bm25 constant NAME=VALUE")
+    ap.add_argument("--const", action="append", default=[], help="tuning: a module constant [MODULE.]NAME=VALUE (MODULE under qatbe, default score.bm25)")
+    ap.add_argument("--misses", type=Path, default=None, help="write the questions missed at the smallest budget")
     args = ap.parse_args(argv)
     if not CORPORA.is_dir():
         print(f"no corpora at {CORPORA}", file=sys.stderr)
@@ -103,14 +107,17 @@ def main(argv: list[str] | None = None) -> int:
             options[key] = json.loads(value)
         except json.JSONDecodeError:
             options[key] = value
-    from qatbe.score import bm25 as _bm25
+    import importlib
 
     for c in args.const:
         key, _, value = c.partition("=")
-        setattr(_bm25, key, type(getattr(_bm25, key))(float(value)))
+        module_name, _, key = key.rpartition(".")
+        module = importlib.import_module(f"qatbe.{module_name or 'score.bm25'}")
+        setattr(module, key, type(getattr(module, key))(float(value)))
     budgets = [int(b) for b in args.budgets.split(",")]
     extractors = {b: qatbe.Extractor(budget=b, **options) for b in budgets}
     print(f"backend={qatbe.BACKEND} options={options} const={args.const}")
+    misses = args.misses.open("w", encoding="utf-8") if args.misses else None
     for name in args.sets.split(","):
         items = load(name)
         if args.limit:
@@ -120,18 +127,23 @@ def main(argv: list[str] | None = None) -> int:
         cache: dict[str, list[str]] = {}
         started = time.perf_counter()
         for source, query, answers, fmt in items:
-            gold = [norm(a) for a in answers]
             for b in budgets:
-                text = norm(extractors[b].extract(source, query).text)
-                hits[b] += any(g in text for g in gold)
+                out = extractors[b].extract(source, query).text
+                hit = any(contains(normalize(out), a) for a in answers)
+                hits[b] += hit
+                if misses is not None and not hit and b == min(budgets):
+                    row = {"set": name, "budget": b, "query": query, "answers": answers, "output": out}
+                    misses.write(json.dumps(row, ensure_ascii=False) + "\n")
                 if args.baseline:
-                    btext = norm(baseline(source, fmt, query, b, cache))
-                    base[b] += any(g in btext for g in gold)
+                    btext = normalize(baseline(source, fmt, query, b, cache))
+                    base[b] += any(contains(btext, a) for a in answers)
         n = len(items)
         row = "  ".join(f"@{b}: {hits[b] / n:.3f}" for b in budgets)
         if args.baseline:
             row += "   baseline " + "  ".join(f"@{b}: {base[b] / n:.3f}" for b in budgets)
         print(f"{name:7s} n={n:4d}  {row}   ({time.perf_counter() - started:.1f}s)", flush=True)
+    if misses is not None:
+        misses.close()
     return 0
 
 

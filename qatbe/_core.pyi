@@ -37,3 +37,10 @@ def remap(
     starts: npt.NDArray[np.int64],
     terms: npt.NDArray[np.int32],
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
+def string_table(
+    words: list[str] | tuple[str, ...], values: list[int] | tuple[int, ...]
+) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32]]: ...
+def letter_runs(
+    text: str, ranges: npt.NDArray[np.int64], max_words: int, chars: npt.NDArray[np.uint32],
+    starts: npt.NDArray[np.int64], values: npt.NDArray[np.int64], slots: npt.NDArray[np.int32], n_votes: int,
+) -> tuple[npt.NDArray[np.int64], int, int, npt.NDArray[np.int64], list[str], npt.NDArray[np.int64]]: ...

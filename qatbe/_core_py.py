@@ -6,7 +6,10 @@ Written as plain loops on purpose, so that it reads like the formulas in ``_core
 from __future__ import annotations
 
 import math
+import re
+import sys
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -338,3 +341,110 @@ def remap(
             ids.extend(int(x) for x in terms[st[toks[i]] : st[toks[i] + 1]])
         out_offsets.append(len(ids))
     return np.asarray(ids, dtype=np.int32), np.asarray(out_offsets, dtype=np.int64)
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+_MASK64 = (1 << 64) - 1
+
+
+def _fnv(key: str) -> int:
+    h = 1469598103934665603
+    for ch in key:
+        h = ((h ^ ord(ch)) * 1099511628211) & _MASK64
+    return h
+
+
+def string_table(
+    words: Sequence[str], values: Sequence[int]
+) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32]]:
+    """A read-only map from strings to ints as four arrays ``(chars, starts, values, slots)``.
+
+    See ``qatbe._core.string_table``: the same arrays, built the same way.
+    """
+    items = list(words)
+    vals = list(values)
+    if len(vals) != len(items):
+        raise ValueError("words and values must have the same length")
+    if len(set(items)) != len(items):
+        raise ValueError("words must be distinct")
+    for w in items:
+        if not isinstance(w, str):
+            raise TypeError(f"string_table expects str words, got {type(w).__name__}")
+    size = 8
+    while size < 2 * len(items):
+        size *= 2
+    slots = [-1] * size
+    starts = [0]
+    for i, w in enumerate(items):
+        starts.append(starts[-1] + len(w))
+        j = _fnv(w) & (size - 1)
+        while slots[j] >= 0:
+            j = (j + 1) & (size - 1)
+        slots[j] = i
+    chars = np.asarray([ord(ch) for w in items for ch in w], dtype=np.uint32)
+    return (chars, np.asarray(starts, dtype=np.int64), np.asarray(vals, dtype=np.int64).reshape(len(items)),
+            np.asarray(slots, dtype=np.int32))
+
+
+@lru_cache(maxsize=8)
+def _decode_table(chars: bytes, starts: bytes, values: bytes) -> dict[str, int]:
+    """A ``string_table``'s words and values as a dict (the caller passes the same table for every page)."""
+    code_points = np.frombuffer(chars, dtype=np.uint32).tolist()
+    offs = np.frombuffer(starts, dtype=np.int64).tolist()
+    vals = np.frombuffer(values, dtype=np.int64).tolist()
+    table: dict[str, int] = {}
+    for j, value in enumerate(vals):
+        table.setdefault("".join(map(chr, code_points[offs[j] : offs[j + 1]])), value)
+    return table
+
+
+def letter_runs(
+    text: str, ranges: npt.NDArray[np.int64], max_words: int, chars: npt.NDArray[np.uint32],
+    starts: npt.NDArray[np.int64], values: npt.NDArray[np.int64], slots: npt.NDArray[np.int32], n_votes: int,
+) -> tuple[npt.NDArray[np.int64], int, int, npt.NDArray[np.int64], list[str], npt.NDArray[np.int64]]:
+    """What a stopword vote needs of ``text``: ``(in_range, letters, runs, votes, words, counts)``.
+
+    See ``qatbe._core.letter_runs``; this is the regex definition it must match, with a dict for the table.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"letter_runs expects a str, got {type(text).__name__}")
+    bounds = np.asarray(ranges, dtype=np.int64)
+    if bounds.ndim != 2 or bounds.shape[1] != 2:
+        raise ValueError("ranges must have shape (k, 2)")
+    if max_words < 0 or n_votes < 0:
+        raise ValueError("max_words and n_votes must be >= 0")
+    offs = np.asarray(starts, dtype=np.int64)
+    vals = np.asarray(values, dtype=np.int64)
+    table_slots = np.asarray(slots, dtype=np.int64)
+    n_words, size = len(vals), len(table_slots)
+    if len(offs) != n_words + 1 or offs[0] != 0 or offs[-1] != len(chars):
+        raise ValueError("starts must hold len(values) + 1 offsets from 0 to len(chars)")
+    if size < 1 or size & (size - 1) or size < n_words:
+        raise ValueError("slots must be a power of two, at least len(values)")
+    if (np.diff(offs) < 0).any():
+        raise ValueError("starts must be non-decreasing")
+    if ((vals < 0) | (vals >= n_votes)).any():
+        raise ValueError("values must lie in [0, n_votes)")
+    if ((table_slots < -1) | (table_slots >= n_words)).any():
+        raise ValueError("slots must hold -1 or a word index")
+    if not (table_slots == -1).any():
+        raise ValueError("slots must have an empty entry")
+    table = _decode_table(np.asarray(chars, dtype=np.uint32).tobytes(), offs.tobytes(), vals.tobytes())
+    in_range = np.zeros(len(bounds), dtype=np.int64)
+    for r, (lo, hi) in enumerate(bounds.tolist()):
+        lo, hi = max(lo, 0), min(hi, sys.maxunicode)
+        if lo <= hi:
+            in_range[r] = len(re.findall(f"[{re.escape(chr(lo))}-{re.escape(chr(hi))}]", text))
+    found = _LETTERS.findall(text)
+    read = found[:max_words]
+    votes = np.zeros(n_votes, dtype=np.int64)
+    tally: dict[str, int] = {}
+    for w in read:
+        if w.isascii():
+            value = table.get(w.lower())
+            if value is not None:
+                votes[value] += 1
+        else:
+            tally[w] = tally.get(w, 0) + 1
+    counts = np.asarray(list(tally.values()), dtype=np.int64)
+    return in_range, sum(map(len, found)), len(read), votes, list(tally), counts

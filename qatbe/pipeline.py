@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -28,18 +29,40 @@ from .source import load_source
 from .types import ParsedDocument, Segment, SegmentKind
 
 _FIELDS = frozenset(f.name for f in dataclasses.fields(Settings))
+_LANGUAGES_KEPT = 64  # declared languages whose scoring settings an Extractor keeps
 
 
 def resolve_settings(settings: Settings | None, options: dict[str, Any]) -> Settings:
     """One validated Settings from a base object plus keyword overrides (``None`` values mean "not given")."""
+    return _resolve(settings, options)[0]
+
+
+_Key = tuple[tuple[str, str, Any], ...]
+_PLAIN = (str, int, float, bool)
+
+
+@lru_cache(maxsize=128)
+def _default_with(changes: _Key) -> Settings:
+    """``Settings()`` with these changes, validated once. Why: ``qatbe.extract(page, query, budget=...)`` is
+    called with the same options for every page of a scrape, and validating a Settings (then its variant with
+    the page's declared language) cost more than rendering the output. Settings are frozen, so sharing is safe."""
+    return Settings().with_(**{name: value for name, _, value in changes})
+
+
+def _resolve(settings: Settings | None, options: dict[str, Any]) -> tuple[Settings, _Key | None]:
+    """``resolve_settings``, plus the key under which ``_default_with`` holds the result (None: not shared)."""
     if settings is not None and not isinstance(settings, Settings):
         raise ConfigError(f"settings must be a qatbe.Settings, not {type(settings).__name__}")
     unknown = sorted(set(options) - _FIELDS)
     if unknown:
         raise ConfigError(f"unknown option {unknown[0]!r}; known options: {', '.join(sorted(_FIELDS))}")
     changes = {k: v for k, v in options.items() if v is not None}
-    base = settings or Settings()
-    return base.with_(**changes) if changes else base
+    if settings is not None:
+        return (settings.with_(**changes) if changes else settings), None
+    if not all(type(v) in _PLAIN for v in changes.values()):  # a mapping or a callable: not shared
+        return Settings().with_(**changes), None
+    key = tuple((k, type(v).__name__, v) for k, v in sorted(changes.items()))  # the type: True == 1 == 1.0
+    return _default_with(key), key
 
 
 def _check_query(query: object) -> str | None:
@@ -64,6 +87,14 @@ def measure(segments: Sequence[Segment], settings: Settings) -> npt.NDArray[np.i
     return costs
 
 
+def with_outcome(seg: Segment, tokens: int, score: float, matched: bool) -> Segment:
+    """``dataclasses.replace(seg, tokens=..., score=..., matched=...)`` without replace's generic walk over the
+    fields, which cost more than selecting the segments (tests/test_pipeline.py checks it against replace)."""
+    return Segment(kind=seg.kind, text=seg.text, markdown=seg.markdown, position=seg.position, index=seg.index,
+                   level=seg.level, heading_path=seg.heading_path, language=seg.language, group=seg.group,
+                   part=seg.part, header=seg.header, tokens=tokens, score=score, matched=matched)
+
+
 def heading_parents(segments: Sequence[Segment]) -> npt.NDArray[np.int64]:
     """For each segment, the slot of its nearest enclosing heading among ``segments`` (-1 if none)."""
     parents = np.full(len(segments), -1, dtype=np.int64)
@@ -83,7 +114,20 @@ class Extractor:
     """Validated settings, reused across many documents (a scrape or search pipeline)."""
 
     def __init__(self, settings: Settings | None = None, **options: Any) -> None:
-        self.settings = resolve_settings(settings, options)
+        self.settings, self._key = _resolve(settings, options)
+        self._by_language: dict[str, Settings] = {}
+
+    def _with_language(self, language: str) -> Settings:
+        """These settings for a page that declares ``language`` (built once per language, not once per page)."""
+        found = self._by_language.get(language)
+        if found is None:
+            if self._key is not None:
+                found = _default_with(self._key + (("language", "str", language),))
+            else:
+                found = self.settings.with_(language=language)
+            if len(self._by_language) < _LANGUAGES_KEPT:
+                self._by_language[language] = found
+        return found
 
     def parse(self, source: str | bytes) -> ParsedDocument:
         text, fmt = load_source(source, self.settings)
@@ -112,7 +156,7 @@ class Extractor:
         # The page's declared language (<html lang>) beats detection; an explicit option beats both.
         score_settings = settings
         if settings.language is None and doc.metadata.language:
-            score_settings = settings.with_(language=doc.metadata.language)
+            score_settings = self._with_language(doc.metadata.language)
         scores = score_segments(candidates, query_text, score_settings)
         weights = np.array([settings.weights[s.kind] for s in candidates], dtype=np.float64)
         weighted = scores.raw * weights if candidates else np.zeros(0)
@@ -138,8 +182,7 @@ class Extractor:
         chosen_set = set(chosen)
 
         def record(i: int) -> Segment:
-            return dataclasses.replace(candidates[i], tokens=int(costs[i]), score=float(weighted[i]),
-                                       matched=i in chosen_plan.matched)
+            return with_outcome(candidates[i], int(costs[i]), float(weighted[i]), i in chosen_plan.matched)
 
         out = tuple(record(i) for i in chosen)
         dropped = [i for i in range(len(candidates)) if i not in chosen_set]
@@ -171,7 +214,7 @@ class Extractor:
 
     def _measured(self, segments: Sequence[Segment]) -> list[Segment]:
         costs = measure(segments, self.settings)
-        return [dataclasses.replace(s, tokens=int(c)) for s, c in zip(segments, costs)]
+        return [with_outcome(s, c, s.score, s.matched) for s, c in zip(segments, costs.tolist())]
 
 
 def extract(

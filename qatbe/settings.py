@@ -111,6 +111,8 @@ class Settings:
     relevance_floor: float = 0.2
     context_weight: float = 0.5  # weight of query words outside the question sentence of a multi-sentence query
     feedback: float = 0.0  # weight of pseudo-relevance-feedback terms (rare words of the best segments); 0 = off
+    # Share of a best segment's score carried to a section whose heading it names (second hop; 0 = off).
+    bridge: float = 0.3
     # Caller's synonyms: word -> words or phrases, used (at a lower weight) whenever the word is in a query.
     synonyms: Mapping[str, tuple[str, ...]] | None = None
     max_segment_tokens: int | None = None
@@ -158,6 +160,7 @@ class Settings:
         _check_number("relevance_floor", self.relevance_floor, 0.0, 1.0)
         _check_number("context_weight", self.context_weight, 0.0, 1.0)
         _check_number("feedback", self.feedback, 0.0, 1.0)
+        _check_number("bridge", self.bridge, 0.0, 10.0)
         if self.synonyms is not None:
             if not isinstance(self.synonyms, Mapping) or not all(
                 isinstance(k, str) and not isinstance(v, str) and isinstance(v, (list, tuple))

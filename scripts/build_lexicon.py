@@ -19,11 +19,11 @@ The gzip header carries no timestamp or name (mtime=0), so the bytes depend on t
 from __future__ import annotations
 
 import argparse
-import gzip
-import io
 import math
 import sys
 from pathlib import Path
+
+from reproducible import gzip_lines
 
 LANGUAGES = (
     "ar", "ca", "cs", "da", "de", "el", "en", "es", "fi", "fr", "hu", "id", "it", "ja", "ko", "lt", "nb", "nl",
@@ -47,11 +47,7 @@ def build(lang: str) -> bytes:
     iso = stopwordsiso.stopwords(lang) if stopwordsiso.has_lang(lang) else set()
     for w in sorted(iso & frequent):
         lines.append(f"{w}\ts")
-    raw = ("\n".join(lines) + "\n").encode("utf-8")
-    buf = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
-        gz.write(raw)
-    return buf.getvalue()
+    return gzip_lines(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import io
 import sys
 from pathlib import Path
+
+from reproducible import gzip_lines
 
 WORDNET = Path("/usr/share/wordnet")
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,11 +111,7 @@ def build() -> bytes:
     for acronym, phrase in TECH_ACRONYMS.items():
         add(acronym, phrase)
     lines = [f"{w}\t{'|'.join(s)}" for w, s in sorted(table.items()) if s]
-    raw = ("\n".join(lines) + "\n").encode("utf-8")
-    buf = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
-        gz.write(raw)
-    return buf.getvalue()
+    return gzip_lines(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import markdown_documents
 
 import qatbe
 from qatbe import ConfigError
@@ -16,17 +17,7 @@ from qatbe.select.truncate import MARK_END, MARK_MIDDLE
 WORDS = ["passport", "fee", "renew", "photo", "post", "online", "apply", "travel", "weeks", "form", "the", "of",
          "is", "ü", "数据", "3.11", "x_y"]
 word = st.sampled_from(WORDS)
-sentence = st.lists(word, min_size=1, max_size=14).map(lambda ws: " ".join(ws).capitalize() + ".")
-paragraph = st.lists(sentence, min_size=1, max_size=12).map(" ".join)
-heading = st.tuples(st.integers(1, 3), st.lists(word, min_size=1, max_size=3)).map(
-    lambda t: "#" * t[0] + " " + " ".join(t[1]))
-bullets = st.lists(st.lists(word, min_size=1, max_size=6).map(" ".join), min_size=1, max_size=10).map(
-    lambda items: "\n".join("- " + i for i in items))
-table = st.lists(st.lists(word, min_size=2, max_size=2), min_size=1, max_size=14).map(
-    lambda rows: "| A | B |\n|---|---|\n" + "\n".join(f"| {a} | {b} |" for a, b in rows))
-code = st.lists(st.lists(word, min_size=0, max_size=5).map(" ".join), min_size=1, max_size=14).map(
-    lambda lines: "```py\n" + "\n".join(lines) + "\n```")
-document = st.lists(st.one_of(heading, paragraph, bullets, table, code), min_size=0, max_size=14).map("\n\n".join)
+document = markdown_documents(WORDS, max_blocks=14, max_heading_level=3, max_sentences=12, max_rows=14)
 query = st.one_of(st.none(), st.lists(word, min_size=0, max_size=4).map(" ".join),
                   st.lists(word, min_size=1, max_size=4).map(lambda ws: qatbe.Query(" ".join(ws), agent="t")))
 

@@ -11,7 +11,7 @@ import pytest
 from qatbe.errors import ConfigError
 from qatbe.score import score_segments
 from qatbe.score.analyze import Analyzer
-from qatbe.score.expand import EXPANSION_WEIGHT, expansions, table
+from qatbe.score.expand import EXPANSION_WEIGHT, expansions, spelling_variants, table
 from qatbe.settings import Settings
 from qatbe.types import Segment, SegmentKind
 
@@ -70,3 +70,25 @@ def test_shipped_synonym_table_is_what_the_build_script_makes() -> None:
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_synonyms.py"), "--check"],
                           capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(("asked", "written"), [("honored", "honours"), ("license", "licence"),
+                                                 ("center", "centre"), ("organize", "organisation"),
+                                                 ("defence", "defense")])
+def test_british_and_american_spellings_match_each_other(asked: str, written: str) -> None:
+    doc = segs(f"Apply for the {written} here.", "The museum opens at nine.")
+    s = score_segments(doc, f"how do I get the {asked}", Settings(language="en"))
+    assert s.raw[0] > 0 and s.raw[1] == 0
+
+
+def test_spelling_variants_are_other_words_and_only_for_long_ascii_words() -> None:
+    assert "honoured" in spelling_variants("honored") and "honor" in spelling_variants("honour")
+    assert spelling_variants("tour") == [] and spelling_variants("état") == []
+    for word in ("colour", "analyse", "travelled", "theatre", "catalogue"):
+        assert all(v != word and v.isalpha() for v in spelling_variants(word))
+
+
+def test_other_languages_get_no_spelling_variants() -> None:
+    doc = segs("Die Lizenz kostet 20 Euro.", "Das Museum öffnet um neun.")
+    s = score_segments(doc, "licence", Settings(language="de"))
+    assert len(s.query_terms) == 1

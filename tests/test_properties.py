@@ -6,26 +6,12 @@ from collections.abc import Callable
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import markdown_documents, queries
 
 import qatbe
 
-WORDS = ["passport", "fee", "renew", "photo", "crowns", "post", "online", "apply", "travel", "weeks", "form",
-         "the", "a", "of", "is", "and", "ü", "数据", "3.11", "x_y", "camelCase"]
-
-word = st.sampled_from(WORDS)
-sentence = st.lists(word, min_size=1, max_size=14).map(lambda ws: " ".join(ws).capitalize() + ".")
-paragraph = st.lists(sentence, min_size=1, max_size=8).map(" ".join)
-heading = st.tuples(st.integers(1, 4), st.lists(word, min_size=1, max_size=4)).map(
-    lambda t: "#" * t[0] + " " + " ".join(t[1]))
-bullets = st.lists(st.lists(word, min_size=1, max_size=6).map(" ".join), min_size=1, max_size=8).map(
-    lambda items: "\n".join("- " + i for i in items))
-table = st.lists(st.lists(word, min_size=2, max_size=2), min_size=1, max_size=12).map(
-    lambda rows: "| A | B |\n|---|---|\n" + "\n".join(f"| {a} | {b} |" for a, b in rows))
-code = st.lists(st.lists(word, min_size=0, max_size=5).map(" ".join), min_size=1, max_size=10).map(
-    lambda lines: "```\n" + "\n".join(lines) + "\n```")
-document = st.lists(st.one_of(heading, paragraph, bullets, table, code), min_size=0, max_size=25).map(
-    "\n\n".join)
-query = st.one_of(st.none(), st.lists(word, min_size=0, max_size=5).map(" ".join))
+document = markdown_documents()
+query = queries()
 
 ESTIMATORS: dict[str, Callable[[str], int]] = {
     "chars_div4": lambda s: (len(s) + 3) // 4,

@@ -152,8 +152,83 @@ def test_explanations_add_up_to_the_score() -> None:
                        Settings(language="en", heading_share=0.3, context_weight=0.5))
     for i in range(len(doc)):
         e = s.explain(i)
-        assert sum(c for _, c in e.terms) + e.proximity + e.lead_in + e.heading == pytest.approx(e.total)
+        parts = e.proximity + e.lead_in + e.heading + e.bridge + e.sibling + e.answer_type
+        assert sum(c for _, c in e.terms) + parts == pytest.approx(e.total)
         assert e.total == pytest.approx(s.raw[i])
         assert all(t in s.query_terms and c > 0 for t, c in e.terms)
     assert {t for t, _ in s.explain(1).terms} == {"passport"}
     assert s.explain(4).total == 0 and s.explain(4).to_dict()["terms"] == {}
+
+
+def test_a_best_segment_that_names_another_section_bridges_to_it() -> None:
+    """Multi-hop: the question names the first hop; its answer names the section that holds the second."""
+    doc = segs((H, "Kevin Sumlin"), "Sumlin coached at the University of Houston from 2007 to 2011 and now "
+               "coaches the Texas Aggies.", (H, "Texas Aggies"), "The program competes in the Western Division.",
+               (H, "Harbour Museum"), "The museum opens at nine.")
+    query = "Who coached at Houston from 2007 to 2011?"
+    on = score_segments(doc, query, Settings(language="en", bridge=0.3))
+    off = score_segments(doc, query, Settings(language="en", bridge=0.0))
+    assert off.raw[3] == 0 and on.raw[3] > 0 and on.raw[5] == 0
+    assert on.bridge is not None and on.bridge[3] == pytest.approx(on.raw[3]) and on.bridge[1] == 0
+    assert on.explain(3).bridge == pytest.approx(on.raw[3])
+
+
+def test_a_heading_named_everywhere_or_made_of_the_question_is_no_bridge() -> None:
+    """Credit is divided by how many segments name the heading; the question's own words never bridge."""
+    specific = segs("Visas are issued by the Consular Office.", (H, "Consular Office"), "It opens at nine.")
+    common = segs("Visas are issued by the Consular Office.", "The Consular Office is closed on Sunday.",
+                  "The Consular Office moved in May.", (H, "Consular Office"), "It opens at nine.")
+    query = "who issues visas"
+    one = score_segments(specific, query, Settings(language="en"))
+    many = score_segments(common, query, Settings(language="en"))
+    assert one.raw[2] > 0
+    assert 0 < many.raw[4] < one.raw[2]
+    asked = segs("Visas are issued by the Consular Office.", (H, "Visas"), "It opens at nine.")
+    made_of_question = score_segments(asked, query, Settings(language="en")).bridge
+    assert made_of_question is not None and not made_of_question.any()
+
+
+def test_bridge_option_is_validated() -> None:
+    from qatbe.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="bridge"):
+        Settings(bridge=-1.0)
+
+
+def test_the_next_part_of_a_split_table_inherits_from_the_part_that_matches() -> None:
+    """The row after the one the question names may open the next part of a split table."""
+    def part(text: str, i: int, group: int, n: int) -> Segment:
+        return Segment(kind=SegmentKind.TABLE, text=text, markdown=text, position=i * 100, index=i, group=group,
+                       part=n)
+
+    doc = [part("1 | Petri Skriko | Finland", 0, 7, 0), part("2 | Andre Cote | Canada", 1, 7, 1),
+           part("3 | Juha Nurmi | Finland", 2, 8, 0)]
+    s = score_segments(doc, "who was drafted after Petri Skriko?", Settings(language="en"))
+    assert s.raw[0] > 0 and s.raw[1] > 0 and s.raw[2] == 0
+    assert s.sibling is not None and s.raw[1] == pytest.approx(s.sibling[1]) and s.raw[1] < s.raw[0]
+
+
+def test_a_question_asking_for_a_number_prefers_the_segment_that_holds_one() -> None:
+    """Same shared words; "how long" asks for a number, so the sentence with "10 days" wins; "why" does not."""
+    doc = segs("The court will write to you within 10 days.", "The court will write to you about the hearing.")
+    cfg = Settings(language="en")
+    asked = score_segments(doc, "My son lives with me. How long before the court writes to me?", cfg)
+    assert asked.raw[0] > asked.raw[1] and asked.answer_type is not None and asked.answer_type[1] == 0
+    why = score_segments(doc, "Why does the court write to me?", cfg)
+    assert why.raw[0] == pytest.approx(why.raw[1])
+    # A number the question itself names is no answer to it.
+    named = score_segments(segs("Form 10 is sent by the court.", "The court sends a form."),
+                           "When is form 10 sent by the court?", cfg)
+    assert named.answer_type is not None and not named.answer_type.any()
+
+
+def test_a_query_word_the_page_never_uses_matches_page_words_that_share_a_long_prefix() -> None:
+    """The stemmer keeps "septicemia" and "septicemic" apart; the page uses only the second."""
+    doc = segs("Others point to septicemic and pneumonic forms of the plague.", "The museum opens at nine.")
+    s = score_segments(doc, "What is septicemia?", Settings(language="en"))
+    assert s.raw[0] > 0 and s.raw[1] == 0 and "septicem" in s.query_terms
+    # When the page uses the word itself, near forms are not searched; short words never are.
+    both = segs("Septicemia is blood poisoning.", "Septicemic plague spreads.")
+    s = score_segments(both, "What is septicemia?", Settings(language="en"))
+    assert s.raw[0] > 0 and s.raw[1] == 0
+    assert score_segments(segs("The cats sleep.", "Dogs bark."), "catalog", Settings(language="en")).raw.max() == 0

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qatbe.select import select
+from qatbe.select.knapsack import priority_order
 
 
 def _arrays(scores: list[float], costs: list[int], parents: list[int] | None = None):
@@ -19,7 +20,8 @@ def _arrays(scores: list[float], costs: list[int], parents: list[int] | None = N
 
 def test_best_single_guard_beats_density_greedy() -> None:
     # Greedy by density takes the small item first and then cannot fit the big one.
-    s, c, p, m = _arrays([1.1, 10.0], [1, 10])
+    s, c, p, m = _arrays([4.0, 10.0], [1, 10])
+    assert priority_order(s, c, m) == [0, 1]
     chosen = select(s, c, p, m, 10, fill="none").chosen
     assert chosen == (1,)
 
@@ -82,3 +84,26 @@ def test_fill_and_headings_never_exceed_budget(items: list[tuple[float, int, int
     assert list(sel.chosen) == sorted(set(sel.chosen))
     if int(c.sum()) <= budget:
         assert sel.chosen == tuple(range(len(items)))
+
+
+def test_a_fragment_does_not_outrank_a_paragraph_scoring_far_more() -> None:
+    """Scores are already length-normalised: a 10-token fragment at a third of the score of a 40-token paragraph
+    comes after it (score per token would put it first), while of two equal scores the cheaper still leads."""
+    s, c, _, m = _arrays([1.0, 3.0], [10, 40])
+    assert priority_order(s, c, m) == [1, 0]
+    s, c, _, m = _arrays([2.0, 2.0], [40, 10])
+    assert priority_order(s, c, m) == [1, 0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.01, 100.0), st.integers(1, 500)), min_size=2, max_size=12))
+def test_priority_prefers_more_score_at_equal_cost_and_less_cost_at_equal_score(
+    items: list[tuple[float, int]]
+) -> None:
+    s, c, _, m = _arrays([x for x, _ in items], [y for _, y in items])
+    rank = {slot: r for r, slot in enumerate(priority_order(s, c, m))}
+    for i, j in itertools.combinations(range(len(items)), 2):
+        if c[i] == c[j] and s[i] > s[j]:
+            assert rank[i] < rank[j]
+        if s[i] == s[j] and c[i] < c[j]:
+            assert rank[i] < rank[j]

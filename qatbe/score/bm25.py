@@ -1,18 +1,22 @@
 """Scoring stage: segments + query -> raw relevance per segment (before type weights).
 
 Steps: pick the language (``settings.language``, else a cheap guess from the page); weight the query's words
-(question sentence 1, context sentences ``context_weight``, optional synonyms less); analyse every segment once
-with the compiled tokenizer; score with the compiled BM25 kernel (default variant BM25L, whose IDF
-ln((N + 1) / (df + 0.5)) is positive for every df <= N, so no term ever counts against a segment); then add what a
-bag of words misses: query words close together (proximity pairs), the lead-in a block follows ("You can use it
-to:"), and the heading a segment sits under (a paragraph under "## Fees" is about fees). Optional: a background
-document-frequency prior from wordfreq (``background_prior``) and pseudo-relevance feedback (``feedback``); both
-are off by default because they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
+(question sentence 1, context sentences ``context_weight``, the other English spelling of a word -- honor,
+honour -- as the word itself, optional synonyms less); analyse every segment once with the compiled tokenizer;
+score with the compiled BM25 kernel (default variant BM25L, whose IDF ln((N + 1) / (df + 0.5)) is positive for
+every df <= N, so no term ever counts against a segment); then add what a bag of words misses: query words close
+together (proximity pairs), the lead-in a block follows ("You can use it to:"), the heading a segment sits under
+(a paragraph under "## Fees" is about fees), the adjacent parts of a split table or paragraph, the second hop of
+a multi-hop question (a best segment that names another section's heading points to it: ``bridge_scores``), and
+a number where the question asks for one (``number_cue``). Optional: a background document-frequency prior from
+wordfreq (``background_prior``) and pseudo-relevance feedback (``feedback``); both are off by default because
+they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +30,7 @@ from ..settings import Settings
 from ..types import Segment, SegmentKind
 from . import languages
 from .analyze import Analyzer, analyzer, raw_terms
-from .expand import expansions
+from .expand import expansions, spellings
 
 _VARIANT = {"lucene": 0, "okapi": 1, "plus": 2, "l": 3}
 
@@ -38,6 +42,21 @@ LEADIN_SHARE = 1.0
 FEEDBACK_SEGMENTS = 2
 FEEDBACK_TERMS = 8
 FEEDBACK_COMMON_ZIPF = 5.0
+# Second-hop bridges: the BRIDGE_TOP best segments may point to a section whose heading they name (at least
+# BRIDGE_MIN of the heading's words that the question does not use).
+BRIDGE_TOP = 3
+# A part of a split unit (table rows, a long paragraph) inherits this share of its adjacent parts' score.
+SIBLING_SHARE = 0.15
+# English queries also search the other spelling of each word (expand.spellings): "honored" finds "honours".
+SPELLINGS = True
+# A question that asks for a number or date ("how many", "when", "what year") adds this share of a segment's
+# score when the segment holds a number the question does not (``number_cue``).
+NUMBER_CUE = 0.2
+# A query word of PREFIX_MIN+ letters that the page never uses also searches page words sharing its first
+# PREFIX_MIN letters (``prefix_matches``), at PREFIX_WEIGHT of its weight.
+PREFIX_MIN = 6
+PREFIX_WEIGHT = 0.8
+BRIDGE_MIN = 0.5
 
 
 @dataclass(frozen=True)
@@ -49,18 +68,23 @@ class Explanation:
     lead_in: float
     heading: float
     total: float
+    bridge: float = 0.0
+    sibling: float = 0.0
+    answer_type: float = 0.0
 
     def to_dict(self) -> dict[str, object]:
         return {"terms": dict(self.terms), "proximity": self.proximity, "lead_in": self.lead_in,
-                "heading": self.heading, "total": self.total}
+                "heading": self.heading, "bridge": self.bridge, "sibling": self.sibling,
+                "answer_type": self.answer_type, "total": self.total}
 
 
 @dataclass(frozen=True)
 class Scores:
     """Raw relevance per segment (before type weights) and what was searched for.
 
-    ``raw = bm25 + proximity + lead_in + heading`` (arrays, one value per segment). ``raw[i] > 0`` iff segment
-    ``i`` contains a query term or inherits from a lead-in or heading that does. ``relevant`` is the relative
+    ``raw = bm25 + proximity + lead_in + heading + sibling + bridge + answer_type`` (arrays, one per segment).
+    ``raw[i] > 0`` iff segment ``i`` contains a query term, inherits from a lead-in, heading or adjacent part of
+    its split unit that does, or sits in a section whose heading a best-matching segment names (``bridge``). ``relevant`` is the relative
     floor: matching segments scoring at least ``settings.relevance_floor`` x the best score. ``language`` is the
     analysis language (None: no stemming); ``query_terms`` the index terms searched for, in query order, with
     their ``weights`` (1 for the question's words, less for context words and expansions).
@@ -75,6 +99,9 @@ class Scores:
     proximity: npt.NDArray[np.float64] | None = None
     lead_in: npt.NDArray[np.float64] | None = None
     heading: npt.NDArray[np.float64] | None = None
+    bridge: npt.NDArray[np.float64] | None = None
+    sibling: npt.NDArray[np.float64] | None = None
+    answer_type: npt.NDArray[np.float64] | None = None
     _per_term: Callable[[], npt.NDArray[np.float64]] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -95,7 +122,8 @@ class Scores:
         def part(a: npt.NDArray[np.float64] | None) -> float:
             return float(a[i]) if a is not None else 0.0
 
-        return Explanation(terms, part(self.proximity), part(self.lead_in), part(self.heading), float(self.raw[i]))
+        return Explanation(terms, part(self.proximity), part(self.lead_in), part(self.heading), float(self.raw[i]),
+                           part(self.bridge), part(self.sibling), part(self.answer_type))
 
 
 def choose_language(segments: Sequence[Segment], settings: Settings) -> str | None:
@@ -179,18 +207,157 @@ def feedback_terms(
     return [(t, surface_of[t]) for t, _ in best]
 
 
-def heading_ancestors(segments: Sequence[Segment]) -> list[list[int]]:
-    """For each segment, the indices of the headings above it (nearest first), from the heading levels."""
-    out: list[list[int]] = []
+def heading_ancestors(segments: Sequence[Segment]) -> list[tuple[int, ...]]:
+    """For each segment, the indices of the headings above it (nearest first), from the heading levels.
+
+    The segments between two headings share one tuple (immutable, so sharing is safe): the chain is rebuilt once
+    per heading, not once per segment."""
+    out: list[tuple[int, ...]] = []
     stack: list[tuple[int, int]] = []
+    above: tuple[int, ...] = ()
     for i, seg in enumerate(segments):
         if seg.kind is SegmentKind.HEADING:
             while stack and stack[-1][0] >= seg.level:
                 stack.pop()
-            out.append([j for _, j in reversed(stack)])
+            out.append(tuple(j for _, j in reversed(stack)))
             stack.append((seg.level, i))
+            above = tuple(j for _, j in reversed(stack))
         else:
-            out.append([j for _, j in reversed(stack)])
+            out.append(above)
+    return out
+
+
+_NUMERIC_QUESTION = re.compile(
+    r"\b(?:how (?:many|much|long|old|far|tall|large|big|often)|when|what (?:year|date|percentage|age|time)|"
+    r"which year|in what year)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def number_cue(query: str, texts: Sequence[str]) -> npt.NDArray[np.float64]:
+    """1 for each segment holding a number the query does not, when the question asks for a number or a date.
+
+    Why: "How long will it be before I hear back from the court?" shares one word ("court") with its answer
+    ("Within 10 days of receiving your application the court will ..."), and as many with every other sentence
+    about the court; what sets the answer apart is that it holds what was asked for, a number. Only the
+    question sentences of a query count (a scenario before the question may mention dates of its own).
+    """
+    asked = [x for x in _SENTENCE.split(query.strip()) if x.rstrip().endswith(("?", "？"))] or [query]
+    out = np.zeros(len(texts), dtype=np.float64)
+    if not any(_NUMERIC_QUESTION.search(x) for x in asked):
+        return out
+    known = set(_NUMBER.findall(query))
+    for i, t in enumerate(texts):
+        if any(m not in known for m in _NUMBER.findall(t)):
+            out[i] = 1.0
+    return out
+
+
+def prefix_matches(
+    terms: Sequence[str], n_typed: int, flat: npt.NDArray[np.int32], vocab: dict[str, int]
+) -> list[tuple[int, str]]:
+    """(query slot, page term) for each typed query word (the first ``n_typed`` of ``terms``) the page never
+    uses, paired with the page words that are not query terms already and share its
+    first ``PREFIX_MIN`` letters or more (and all but the last two of the shorter word's letters).
+
+    Why: stemmers leave some derived forms apart ("septicemia" / "septicemic", "Mongolia" / "Mongol"); a word
+    the page never uses scores nothing, and a page word that long and that close is most likely the same word.
+    ``vocab`` is the index's term table after indexing (every analysed page term).
+    """
+    present = np.zeros(max(len(vocab), int(flat.max(initial=-1)) + 1), dtype=bool)
+    present[flat] = True
+    missing = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN and not present[vocab[t]]]
+    if not missing:
+        return []
+    out: list[tuple[int, str]] = []
+    known = set(terms)
+    for j, t in missing:
+        for page_term, k in vocab.items():
+            if page_term in known or not present[k] or page_term[:PREFIX_MIN] != t[:PREFIX_MIN]:
+                continue
+            common = len(os.path.commonprefix([t, page_term]))
+            if common >= max(PREFIX_MIN, min(len(t), len(page_term)) - 2):
+                out.append((j, page_term))
+                known.add(page_term)
+    return out
+
+
+def sibling_scores(segments: Sequence[Segment], raw: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Per segment, the best score of the adjacent parts of the same split unit (``Segment.group``).
+
+    Why: the splitter cuts a long table or paragraph into parts; "who was drafted after Petri Skriko?" matches
+    the row of Skriko, and the answer is the next row, which may open the next part and share no query word.
+    """
+    n = len(segments)
+    out = np.zeros(n, dtype=np.float64)
+    groups = [s.group for s in segments]
+    for i in range(n):
+        g = groups[i]
+        if g < 0:
+            continue
+        if i > 0 and groups[i - 1] == g:
+            out[i] = raw[i - 1]
+        if i + 1 < n and groups[i + 1] == g and raw[i + 1] > out[i]:
+            out[i] = raw[i + 1]
+    return out
+
+
+def bridge_scores(
+    an: Analyzer, segments: Sequence[Segment], texts: Sequence[str], raw: npt.NDArray[np.float64],
+    asked: set[str], ancestors: Sequence[Sequence[int]],
+) -> npt.NDArray[np.float64]:
+    """Second-hop relevance: a best-matching segment that names another section's heading points to it.
+
+    Why: a multi-hop question ("the coach at Houston from 2007 to 2011 -- which team does he coach now?") names
+    the first hop; the segment that answers the first hop names the second ("head coach at Texas A&M"), whose
+    section shares no word with the question. Like a hyperlink, the mention carries the mentioning segment's
+    score over to that section. Only the heading's words that the question does not already use count (a
+    heading made of the question's words is found by BM25 and the heading share), at least ``BRIDGE_MIN`` of
+    them must be in the mentioning segment, and the credit is divided by how many segments outside the section
+    mention the heading: a heading named everywhere ("How to apply") is no pointer. Returns, per segment, the
+    best credit of the sections it sits in (not yet multiplied by ``settings.bridge``).
+    """
+    n = len(segments)
+    out = np.zeros(n, dtype=np.float64)
+    heads = [i for i, s in enumerate(segments) if s.kind is SegmentKind.HEADING]
+    body = [i for i in range(n) if segments[i].kind is not SegmentKind.HEADING and raw[i] > 0]
+    if not heads or not body:
+        return out
+    top = sorted(body, key=lambda i: (-raw[i], i))[:BRIDGE_TOP]
+    top_terms = {i: set(an.terms(texts[i])) for i in top}
+    credit: dict[int, float] = {}
+    wanted: dict[int, list[str]] = {}
+    for h in heads:
+        new = sorted(set(an.terms(texts[h])) - asked)
+        if not new:
+            continue
+        best = 0.0
+        for i in top:
+            if h not in ancestors[i]:
+                share = sum(t in top_terms[i] for t in new) / len(new)
+                if share >= BRIDGE_MIN:
+                    best = max(best, share * float(raw[i]))
+        if best > 0:
+            credit[h] = best
+            wanted[h] = new
+    if not credit:
+        return out
+    # How many segments mention each candidate heading: one compiled pass over the page for their words only.
+    vocab = {t: k for k, t in enumerate(sorted({t for ts in wanted.values() for t in ts}))}
+    k = len(vocab)
+    flat, offs, _ = an.index(texts, dict(vocab), False, list(vocab))
+    owner = np.repeat(np.arange(n), np.diff(offs))
+    mask = flat < k
+    present = np.zeros((n, k), dtype=bool)
+    present[owner[mask], flat[mask]] = True
+    is_body = np.array([s.kind is not SegmentKind.HEADING for s in segments], dtype=bool)
+    for h, terms in wanted.items():
+        cols = [vocab[t] for t in terms]
+        mentions = is_body & (present[:, cols].sum(axis=1) >= BRIDGE_MIN * len(cols))
+        inside = [i for i in np.flatnonzero(mentions).tolist() if h in ancestors[i]]
+        count = int(mentions.sum()) - len(inside)
+        credit[h] /= max(1, count)
+    for i, anc in enumerate(ancestors):
+        out[i] = max((credit[h] for h in anc if h in credit), default=0.0)
     return out
 
 
@@ -206,6 +373,11 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     q_terms = [t for t, _ in q]
     surfaces = [x for _, x in q]
     weights = query_weights(an, query, q_terms, settings.context_weight)
+    if SPELLINGS:
+        spelled = spellings(an, q, weights.tolist())
+        q_terms += [t for t, _, _ in spelled]
+        surfaces += [x for _, x, _ in spelled]
+        weights = np.concatenate([weights, [w for _, _, w in spelled]])
     if settings.expand_query or settings.synonyms:
         expanded = expansions(an, q, weights.tolist(), settings.synonyms, settings.expand_query)
         q_terms += [t for t, _, _ in expanded]
@@ -226,6 +398,15 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
 
     base, params = run(q_terms, weights, flat, offs, len(vocab))
     n_query = len(q)  # proximity counts pairs of the words the user typed
+    if PREFIX_MIN:
+        near = prefix_matches(q_terms, n_query, flat, vocab)
+        if near:
+            q_terms = q_terms + [t for _, t in near]
+            surfaces = surfaces + [t for _, t in near]
+            weights = np.concatenate([weights, [PREFIX_WEIGHT * weights[j] for j, _ in near]])
+            vocab = {t: i for i, t in enumerate(q_terms)}
+            flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
+            base, params = run(q_terms, weights, flat, offs, len(vocab))
     if settings.feedback > 0 and base.max() > 0:
         extra = feedback_terms(an, texts, base, set(q_terms), FEEDBACK_SEGMENTS, FEEDBACK_TERMS)
         if extra:
@@ -260,13 +441,26 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         lead_in = LEADIN_SHARE * lead
         raw = raw + lead_in
     heading = zeros
+    ancestors = heading_ancestors(segments) if settings.heading_share > 0 or settings.bridge > 0 else []
     if settings.heading_share > 0:
         inherited = np.zeros(n, dtype=np.float64)
-        for i, anc in enumerate(heading_ancestors(segments)):
+        for i, anc in enumerate(ancestors):
             if anc:
                 inherited[i] = max(raw[j] for j in anc)
         heading = settings.heading_share * inherited
         raw = raw + heading
+    sibling = zeros
+    if SIBLING_SHARE > 0:
+        sibling = SIBLING_SHARE * sibling_scores(segments, raw)
+        raw = raw + sibling
+    bridge = zeros
+    if settings.bridge > 0 and raw.max() > 0:
+        bridge = settings.bridge * bridge_scores(an, segments, texts, raw, set(q_terms), ancestors)
+        raw = raw + bridge
+    answer_type = zeros
+    if NUMBER_CUE > 0 and raw.max() > 0:
+        answer_type = NUMBER_CUE * raw * number_cue(query, texts)
+        raw = raw + answer_type
     best = float(raw.max())
     relevant = (raw > 0) & (raw >= settings.relevance_floor * best)
 
@@ -281,4 +475,4 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         return out
 
     return Scores(raw, tuple(q_terms), relevant, language, tuple(float(w) for w in weights), base, proximity,
-                  lead_in, heading, per_term)
+                  lead_in, heading, bridge, sibling, answer_type, per_term)

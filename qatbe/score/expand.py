@@ -16,6 +16,32 @@ from .analyze import Analyzer, raw_terms
 
 EXPANSION_WEIGHT = 0.4
 
+# British and American spellings of one word (suffix rewrites, both directions). Written out here rather than
+# taken from a word list: the rules are few, and a variant that no segment contains costs one unused slot.
+_SPELLING = (("our", "or"), ("or", "our"), ("ise", "ize"), ("ize", "ise"), ("ised", "ized"), ("ized", "ised"),
+             ("ising", "izing"), ("izing", "ising"), ("isation", "ization"), ("ization", "isation"),
+             ("yse", "yze"), ("yze", "yse"), ("ence", "ense"), ("ense", "ence"), ("tre", "ter"), ("ter", "tre"),
+             ("ours", "ors"), ("ors", "ours"), ("oured", "ored"), ("ored", "oured"), ("ogue", "og"),
+             ("lled", "led"), ("lling", "ling"))
+_SPELLING_MIN = 5
+
+
+def spelling_variants(surface: str) -> list[str]:
+    """The other English spellings of a word ("honored" -> "honoured", "licence" -> "license").
+
+    Why: GOV.UK pages say "honours" and "licence", people ask about "honors" and "license"; the stemmer keeps
+    the two spellings apart. Only words of at least ``_SPELLING_MIN`` letters are rewritten.
+    """
+    if len(surface) < _SPELLING_MIN or not surface.isalpha() or not surface.isascii():
+        return []
+    out = []
+    for old, new in _SPELLING:
+        if surface.endswith(old) and len(surface) - len(old) >= 3:
+            variant = surface[: len(surface) - len(old)] + new
+            if variant not in out:
+                out.append(variant)
+    return out
+
 
 @lru_cache(maxsize=1)
 def table() -> Mapping[str, tuple[str, ...]]:
@@ -53,4 +79,21 @@ def expansions(
                 weight = EXPANSION_WEIGHT * w
                 if t not in out or out[t][1] < weight:
                     out[t] = (s, weight)
+    return [(t, s, w) for t, (s, w) in out.items()]
+
+
+def spellings(
+    an: Analyzer, query_terms: Sequence[tuple[str, str]], weights: Sequence[float]
+) -> list[tuple[str, str, float]]:
+    """(index term, surface, weight) of the other spelling of each English query word, at the word's own weight
+    (it is the same word, not a synonym); none for other languages or when the stem is already a query term."""
+    if an.language != "en":
+        return []
+    known = {t for t, _ in query_terms}
+    out: dict[str, tuple[str, float]] = {}
+    for (_, surface), w in zip(query_terms, weights):
+        for s in spelling_variants(surface):
+            t = an.term(s)
+            if t is not None and t not in known and (t not in out or out[t][1] < w):
+                out[t] = (s, w)
     return [(t, s, w) for t, (s, w) in out.items()]

@@ -59,6 +59,7 @@ class SegmentBuilder:
         self._max = settings.segment_tokens
         self._segments: list[Segment] = []
         self._headings: list[tuple[int, str]] = []
+        self._path: tuple[str, ...] = ()  # the texts of _headings, kept in step with it (read for every segment)
         self._group = 0
 
     # -- public API ---------------------------------------------------------------------------------------
@@ -75,10 +76,14 @@ class SegmentBuilder:
         if boilerplate:
             self._add(SegmentKind.NAVIGATION, text, text, position, self._next_group())
             return
-        while self._headings and self._headings[-1][0] >= level:
-            self._headings.pop()
+        headings = self._headings
+        if headings and headings[-1][0] >= level:
+            while headings and headings[-1][0] >= level:
+                headings.pop()
+            self._path = tuple(t for _, t in headings)
         self._add(SegmentKind.HEADING, text, "#" * level + " " + text, position, self._next_group(), level=level)
-        self._headings.append((level, text))
+        headings.append((level, text))
+        self._path += (text,)
 
     def paragraph(
         self, text: str, position: int, *, kind: SegmentKind = SegmentKind.PARAGRAPH, boilerplate: bool = False
@@ -90,6 +95,9 @@ class SegmentBuilder:
             kind = SegmentKind.NAVIGATION
         prefix = "> " if kind is SegmentKind.QUOTE else ""
         group = self._next_group()
+        if (len(text) + 3) // 4 <= self._max:  # fits whole (chars_div4, as in _pack_text): the common case
+            self._add(kind, text, prefix + text, position, group)
+            return
         offset = 0
         for part, chunk in enumerate(self._pack_text(text)):
             found = text.find(chunk[:32], offset)
@@ -103,17 +111,21 @@ class SegmentBuilder:
         self.paragraph(text, position, kind=SegmentKind.METADATA)
 
     def list(self, items: Sequence[ListItem], position: int, *, boilerplate: bool = False) -> None:
-        rendered = [(item, self._item_markdown(item)) for item in items if clean_inline(item.text)]
+        rendered: builtins.list[tuple[ListItem, str]] = []  # (item, its cleaned text)
+        for item in items:
+            cleaned = clean_inline(item.text)
+            if cleaned:
+                rendered.append((item, cleaned))
         if not rendered:
             return
         kind = SegmentKind.NAVIGATION if boilerplate else SegmentKind.LIST
         group = self._next_group()
-        runs = self._pack([md for _, md in rendered], sep="\n")
+        runs = self._pack([self._item_markdown(item, cleaned) for item, cleaned in rendered], sep="\n")
         start = 0
         for part, run in enumerate(runs):
             chunk = rendered[start : start + len(run)]
             start += len(run)
-            text = "\n".join(clean_inline(item.text) for item, _ in chunk)
+            text = "\n".join(cleaned for _, cleaned in chunk)
             first = chunk[0][0].position
             self._add(kind, text, "\n".join(run), first if first >= 0 else position, group, part=part)
 
@@ -184,7 +196,7 @@ class SegmentBuilder:
 
     def _add(self, kind: SegmentKind, text: str, markdown: str, position: int, group: int, *, part: int = 0,
              level: int = 0, language: str | None = None, header: str | None = None) -> None:
-        path = tuple(t for _, t in self._headings)
+        path = self._path
         if kind is SegmentKind.HEADING and path and path[-1] == text:
             path = path[:-1]
         self._segments.append(
@@ -193,9 +205,9 @@ class SegmentBuilder:
         )
 
     @staticmethod
-    def _item_markdown(item: ListItem) -> str:
+    def _item_markdown(item: ListItem, cleaned: str) -> str:
         marker = f"{item.number}." if item.ordered else "-"
-        return "  " * max(item.depth, 0) + marker + " " + clean_inline(item.text)
+        return "  " * max(item.depth, 0) + marker + " " + cleaned
 
     @staticmethod
     def _table_text(caption: str, head: builtins.list[str] | None, rows: Iterable[builtins.list[str]]) -> str:

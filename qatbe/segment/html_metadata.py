@@ -8,12 +8,10 @@ the site name, and a byline in the text is the last resort (the segmenter passes
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from ..types import Metadata
 
-_SPACE = re.compile(r"\s+")
 _ARTICLE_TYPES = ("article", "posting", "report", "webpage", "page", "review", "recipe", "product", "question",
                   "howto", "event", "course", "videoobject")
 _MAX_JSONLD_CHARS = 1_000_000
@@ -25,7 +23,9 @@ _MAX_JSONLD_NODES = 5_000
 def _clean(value: object) -> str | None:
     if not isinstance(value, str):
         return None
-    text = _SPACE.sub(" ", value).strip()
+    # The same as re.sub(r"\s+", " ", value).strip() (str.split and the regex agree on every code point's
+    # whitespace-ness), about twice as fast; every <meta> content passes here.
+    text = " ".join(value.split())
     return text[:1000] or None
 
 

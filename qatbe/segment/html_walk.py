@@ -177,6 +177,12 @@ class Walker:
         self.box = Box(None)
         self.boxes: list[Box] = [self.box]
         self.page_chars = 1
+        self.body: Any = None
+        # mem_ids of the elements that are or contain a main-like element (see _holds_main), filled on first use.
+        self.main_holders: set[int] | None = None
+        # evidence() is a pure function of the tag and the attributes, and a page repeats its elements (list
+        # entries, cards, posts): answers are kept per (tag, attributes), or per tag for elements without any.
+        self.evidence_memo: dict[object, tuple[int, bool, bool, bool]] = {}
 
     # -- emitting ----------------------------------------------------------------------------------------
 
@@ -225,97 +231,120 @@ class Walker:
     # -- the walk ----------------------------------------------------------------------------------------
 
     def walk(self, body: Any) -> None:
+        """Walk ``body`` in document order with an explicit stack (deep nesting cannot hit the recursion limit).
+
+        Children are reached through ``first_child``/``next`` rather than one ``iter()`` generator per element:
+        about half the cost of the traversal itself.
+        """
         self.page_chars = max(len(body.text(deep=True)), 1)
-        stack: list[tuple[Any, int, Ctx | None, Box | None]] = [
-            (body.iter(include_text=True), _K_BLOCK, None, None)
-        ]
+        self.body = body
+        memo = self.evidence_memo
+        # One frame per open element: (its next sibling, frame kind, context to restore, box to restore).
+        stack: list[tuple[Any, int, Ctx | None, Box | None]] = []
         buf = self.buf
         blocks_set = _BLOCKS
-        while stack:
-            for node in stack[-1][0]:
-                tag = node.tag
-                if tag == _TEXT:
-                    s = node.text_content
-                    if s:
-                        buf.append(s)
-                        if self.in_link:
-                            self.link += len(s.strip())
-                    continue
-                if tag in _WALK_SKIP or tag[0] in "-!_":
-                    continue
-                if tag == "br":
-                    buf.append(" ")
-                    continue
-                if tag in CHEAP_INLINE:
-                    if tag == "a" and self.modes[-1][0] == _M_HEADING and _same_page(node):
-                        # A heading's permalink (href="#...", documentation sites) is not a link away.
-                        stack.append((node.iter(include_text=True), _K_INLINE, None, None))
-                    elif tag == "a":
-                        self.in_link += 1
-                        stack.append((node.iter(include_text=True), _K_LINK, None, None))
-                    else:
-                        stack.append((node.iter(include_text=True), _K_INLINE, None, None))
+        node = body.first_child
+        while True:
+            if node is None:
+                if not stack:
                     break
-                if tag == "hr":
-                    self.flush()
-                    continue
-                # List items and table parts take their evidence from their list or table (speed: ~a third
-                # of all elements, and reading attributes builds a dict).
-                attrs = _NO_ATTRS if tag in _PLAIN else node.attributes
-                saved: Ctx | None = None
-                neg, pos, hidden, byline = evidence(tag, attrs)
-                # <noscript> is what a reader without JavaScript sees (Discourse serves its posts there): kept
-                # like hidden content, i.e. only when it holds the page's prose.
-                if tag == "noscript":
-                    hidden = True
-                elif hidden and tag not in blocks_set and "-" not in tag:
-                    continue  # hidden inline text (icons, screen-reader labels) is simply not there
-                if tag == "form" and neg < WEAK:
-                    # Form controls never become text; a form's prose (a shop's product description, a
-                    # page-wrapping ASP.NET form) is content only when it holds a fair share of the page.
-                    neg = WEAK
-                if neg and tag == "header" and self.in_article:
-                    neg = NONE  # an article's own header holds its title and byline
-                if pos and neg and (tag == "main" or neg == WEAK):
-                    neg = NONE  # <main class="hasSidebar">: the element's role outranks a layout class name
-                if byline and tag in _HEADINGS:
-                    byline = False
-                if neg or pos or hidden or byline:
-                    saved = self.ctx
-                    self.ctx = Ctx(saved, tag, neg, pos, hidden, byline, len(self.ctxs))
-                    self.ctx.name = f"{attrs.get('id') or ''}.{attrs.get('class') or ''}"[:80]
-                    self.ctxs.append(self.ctx)
-                    if pos:
-                        self.in_article += 1
-                    elif (neg == STRONG or hidden) and self._furniture(node):
-                        self.ctx = saved
-                        continue
-                kind = self._enter(node, tag, attrs)
-                if kind < 0:  # consumed whole (table, pre)
-                    if saved is not None:
-                        if self.ctx.pos:
-                            self.in_article -= 1
-                        self.ctx = saved
-                    continue
-                saved_box = None
-                if kind == _K_BLOCK and tag in _BOX_TAGS:
-                    saved_box = self.box
-                    self.box = Box(saved_box)
-                    self.boxes.append(self.box)
-                stack.append((node.iter(include_text=True), kind, saved, saved_box))
-                break
-            else:
-                _, kind, saved, saved_box = stack.pop()
+                node, kind, outer, outer_box = stack.pop()
                 if kind == _K_LINK:
                     self.in_link -= 1
                 elif kind != _K_INLINE:
                     self._leave(kind)
+                if outer is not None:
+                    if self.ctx.pos:
+                        self.in_article -= 1
+                    self.ctx = outer
+                if outer_box is not None:
+                    self.box = outer_box
+                continue
+            tag = node.tag
+            if tag == _TEXT:
+                s = node.text_content
+                # Whitespace before any text would only be collapsed away by flush (and with an empty buffer
+                # there is no link text to reset either): not buffering it saves a flush per block boundary.
+                if s and (buf or not s.isspace()):
+                    buf.append(s)
+                    if self.in_link:
+                        self.link += len(s.strip())
+                node = node.next
+                continue
+            if tag in _WALK_SKIP or tag[0] in "-!_":
+                node = node.next
+                continue
+            if tag == "br":
+                buf.append(" ")
+                node = node.next
+                continue
+            if tag in CHEAP_INLINE:
+                if tag == "a" and self.modes[-1][0] == _M_HEADING and _same_page(node):
+                    # A heading's permalink (href="#...", documentation sites) is not a link away.
+                    stack.append((node.next, _K_INLINE, None, None))
+                elif tag == "a":
+                    self.in_link += 1
+                    stack.append((node.next, _K_LINK, None, None))
+                else:
+                    stack.append((node.next, _K_INLINE, None, None))
+                node = node.first_child
+                continue
+            if tag == "hr":
+                self.flush()
+                node = node.next
+                continue
+            # List items and table parts take their evidence from their list or table (speed: ~a third
+            # of all elements, and reading attributes builds a dict).
+            attrs = _NO_ATTRS if tag in _PLAIN else node.attributes
+            saved: Ctx | None = None
+            key: object = (tag, tuple(attrs.items())) if attrs else tag
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = evidence(tag, attrs)
+            neg, pos, hidden, byline = found
+            # <noscript> is what a reader without JavaScript sees (Discourse serves its posts there): kept
+            # like hidden content, i.e. only when it holds the page's prose.
+            if tag == "noscript":
+                hidden = True
+            elif hidden and tag not in blocks_set and "-" not in tag:
+                node = node.next
+                continue  # hidden inline text (icons, screen-reader labels) is simply not there
+            if tag == "form" and neg < WEAK:
+                # Form controls never become text; a form's prose (a shop's product description, a
+                # page-wrapping ASP.NET form) is content only when it holds a fair share of the page.
+                neg = WEAK
+            if neg and tag == "header" and self.in_article:
+                neg = NONE  # an article's own header holds its title and byline
+            if pos and neg and (tag == "main" or neg == WEAK):
+                neg = NONE  # <main class="hasSidebar">: the element's role outranks a layout class name
+            if byline and tag in _HEADINGS:
+                byline = False
+            if neg or pos or hidden or byline:
+                saved = self.ctx
+                self.ctx = Ctx(saved, tag, neg, pos, hidden, byline, len(self.ctxs))
+                self.ctx.name = f"{attrs.get('id') or ''}.{attrs.get('class') or ''}"[:80]
+                self.ctxs.append(self.ctx)
+                if pos:
+                    self.in_article += 1
+                elif (neg == STRONG or hidden) and self._furniture(node):
+                    self.ctx = saved
+                    node = node.next
+                    continue
+            kind = self._enter(node, tag, attrs)
+            if kind < 0:  # consumed whole (table, pre)
                 if saved is not None:
                     if self.ctx.pos:
                         self.in_article -= 1
                     self.ctx = saved
-                if saved_box is not None:
-                    self.box = saved_box
+                node = node.next
+                continue
+            saved_box = None
+            if kind == _K_BLOCK and tag in _BOX_TAGS:
+                saved_box = self.box
+                self.box = Box(saved_box)
+                self.boxes.append(self.box)
+            stack.append((node.next, kind, saved, saved_box))
+            node = node.first_child
         self.flush()
 
     def _furniture(self, node: Any) -> bool:
@@ -326,7 +355,7 @@ class Walker:
         a fifth of the page's text, no <main>/<article> inside); the decision step still judges their context.
         """
         text = " ".join(node.text(deep=True, separator=" ").split())
-        if len(text) * 5 >= self.page_chars or node.css_first(_MAIN_LIKE) is not None:
+        if len(text) * 5 >= self.page_chars or self._holds_main(node):
             return False
         self.flush()
         if text:
@@ -336,6 +365,25 @@ class Walker:
             block.furniture = True
             self.blocks.append(block)
         return True
+
+    def _holds_main(self, node: Any) -> bool:
+        """``node.css_first(_MAIN_LIKE) is not None`` (the node itself or a descendant matches), answered from
+        one query per page: the matches and all their ancestors, by ``mem_id``.
+
+        Why: a CSS query parses its selector on every call, and asking it of every furniture candidate cost
+        about as much as the rest of the furniture test.
+        """
+        holders = self.main_holders
+        if holders is None:
+            holders = self.main_holders = set()
+            for match in self.body.css(_MAIN_LIKE):
+                while match is not None:
+                    key = match.mem_id
+                    if key in holders:
+                        break
+                    holders.add(key)
+                    match = match.parent
+        return node.mem_id in holders
 
     def _enter(self, node: Any, tag: str, attrs: dict[str, str | None]) -> int:
         mode = self.modes[-1][0]

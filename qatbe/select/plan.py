@@ -23,7 +23,7 @@ import numpy.typing as npt
 from ..render.blocks import SEPARATOR, block
 from ..settings import Settings
 from ..types import Segment, SegmentKind
-from .knapsack import fill_neighbors, neighbor_order, priority_order, select
+from .knapsack import density, fill_neighbors, neighbor_order, priority_order, select
 from .nested import thresholds
 from .truncate import truncate
 
@@ -101,8 +101,8 @@ def plan_greedy(
             filled, spent = fill_neighbors(costs, chosen, matched, budget, spent,
                                            parents if settings.include_headings else None, standalone)
             chosen |= filled
-    density = weighted / np.maximum(costs, 1)
-    drop_order = tuple(sorted(chosen, key=lambda i: (i in matched, float(density[i]), -i)))
+    value = density(weighted, costs)
+    drop_order = tuple(sorted(chosen, key=lambda i: (i in matched, float(value[i]), -i)))
     pending = [i for i in order if i not in chosen]
     pending += neighbor_order(len(costs), sorted(matched), chosen | set(pending))
     return Plan(tuple(sorted(chosen)), frozenset(matched), drop_order, tuple(pending), None, cut, cut_costs)

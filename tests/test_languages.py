@@ -1,0 +1,148 @@
+"""Language detection: the compiled letter-run scan matches its regex definition, and ``detect`` decides exactly as
+the plain stopword vote it implements (script shares, then case-folded stopword hits per candidate)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from types import ModuleType
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qatbe import _core_py
+from qatbe.score import languages
+
+try:
+    from qatbe import _core as _compiled
+except ImportError:
+    _compiled = None
+
+KERNELS: list[ModuleType] = [_core_py] + ([_compiled] if _compiled is not None else [])
+RANGES = languages._SCRIPT_RANGES
+
+# Words that move the vote: stopwords of several candidates (some shared), with case variants, plus scripts.
+_STOP = ["the", "and", "of", "der", "die", "und", "le", "la", "et", "el", "los", "y", "di", "che", "de", "och", "og",
+         "ja", "że", "się", "và", "a", "é", "não", "и", "не", "на", "що", "це", "і"]
+pieces = st.one_of(
+    st.sampled_from(_STOP + [w.upper() for w in _STOP] + [w.title() for w in _STOP]),
+    st.sampled_from(["猫", "東京タワー", "서울", "Ελλάδα", "العربية", "Straße", "STRASSE", "İstanbul", "ǅemal", "ﬁle",
+                     "K", "12", "_", "x2y", "हिन्दी", "𝔘𝔫𝔦"]),
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=6),
+    st.text(alphabet="abcXYZ ", min_size=1, max_size=6),
+)
+texts = st.lists(pieces, max_size=40).map(" ".join)
+
+
+def _reference_detect(sample: str) -> str | None:
+    """The vote as first written (regex passes, a Counter of case-folded words, one set intersection per
+    candidate): the oracle for the compiled path."""
+    sample = sample[: languages.SAMPLE_CHARS]
+    spans = dict(zip(languages._SCRIPTS, RANGES.tolist()))
+    counts = {name: len(re.findall(f"[{chr(lo)}-{chr(hi)}]", sample)) for name, (lo, hi) in spans.items()}
+    found = re.findall(r"[^\W\d_]+", sample)
+    letters = max(1, sum(map(len, found)))
+    for name, share in (("ja", 0.05), ("zh", 0.2), ("ko", 0.2), ("el", 0.3), ("ar", 0.3)):
+        if counts[name] > share * letters:
+            return name
+    words = Counter(w.casefold() for w in found[: languages.SAMPLE_WORDS])
+    if not words:
+        return None
+    cyrillic = counts["cyr"] > 0.3 * letters
+    candidates = languages._CYRILLIC_CANDIDATES if cyrillic else languages._LATIN_CANDIDATES
+    hits = sorted(((sum(words[w] for w in words.keys() & languages.stopwords(c)), c) for c in candidates),
+                  reverse=True)
+    best, code = hits[0]
+    runner_up = hits[1][0]
+    if best < 3 or best < 1.3 * runner_up:
+        return None
+    return code
+
+
+words = st.lists(st.one_of(st.sampled_from(_STOP), st.text(min_size=1, max_size=4)), max_size=12, unique=True)
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@settings(max_examples=200, deadline=None)
+@given(words)
+def test_compiled_and_python_string_tables_agree(keys: list[str]) -> None:
+    assert _compiled is not None
+    values = list(range(len(keys)))
+    for a, b in zip(_compiled.string_table(keys, values), _core_py.string_table(keys, values)):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@settings(max_examples=400, deadline=None)
+@given(texts, st.integers(0, 50), st.lists(st.tuples(st.integers(-5, 0x110005), st.integers(-5, 0x110005)),
+                                            max_size=4), words, st.integers(1, 4))
+def test_compiled_and_python_letter_runs_agree(text: str, max_words: int, spans: list[tuple[int, int]],
+                                               keys: list[str], n_votes: int) -> None:
+    assert _compiled is not None
+    ranges = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+    table = _core_py.string_table(keys, [i % n_votes for i in range(len(keys))])
+    a = _compiled.letter_runs(text, ranges, max_words, *table, n_votes)
+    b = _core_py.letter_runs(text, ranges, max_words, *table, n_votes)
+    np.testing.assert_array_equal(a[0], b[0])
+    assert a[1:3] == b[1:3] and a[4] == b[4]
+    np.testing.assert_array_equal(a[3], b[3])
+    np.testing.assert_array_equal(a[5], b[5])
+    assert a[0].dtype == a[3].dtype == a[5].dtype == np.int64
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_letter_runs_follow_the_regex_definition(kernel: ModuleType) -> None:
+    text = "The THE the x2y snake_case Straße STRASSE 東京 кошка Кошка 12"
+    table = kernel.string_table(["the", "strasse", "case", "straße"], [1, 2, 2, 0])
+    in_range, letters, runs, votes, found, counts = kernel.letter_runs(text, RANGES, 100, *table, 3)
+    assert letters == sum(map(len, re.findall(r"[^\W\d_]+", text))) and runs == 12
+    # ASCII runs are lower-cased and looked up; the others come back as written, for Python's casefold
+    assert votes.tolist() == [0, 3, 2] and found == ["Straße", "東京", "кошка", "Кошка"]
+    assert counts.tolist() == [1, 1, 1, 1]
+    assert dict(zip(languages._SCRIPTS, in_range.tolist())) == {"zh": 2, "ja": 0, "ko": 0, "cyr": 10, "el": 0,
+                                                                 "ar": 0}
+    # only the first max_words runs are read; letters still counts them all
+    _, letters2, runs2, votes2, found2, _ = kernel.letter_runs(text, RANGES, 2, *table, 3)
+    assert letters2 == letters and runs2 == 2 and votes2.tolist() == [0, 2, 0] and found2 == []
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_letter_runs_and_string_table_reject_bad_input(kernel: ModuleType) -> None:
+    table = kernel.string_table(["a"], [0])
+    with pytest.raises(TypeError):
+        kernel.letter_runs(b"bytes", RANGES, 10, *table, 1)
+    with pytest.raises(ValueError):
+        kernel.letter_runs("a", np.zeros((2, 3), dtype=np.int64), 10, *table, 1)
+    with pytest.raises(ValueError):
+        kernel.letter_runs("a", RANGES, -1, *table, 1)
+    with pytest.raises(ValueError):  # a value outside [0, n_votes)
+        kernel.letter_runs("a", RANGES, 10, *kernel.string_table(["a"], [1]), 1)
+    chars, starts, values, slots = table
+    with pytest.raises(ValueError):  # a full table would make a lookup probe forever
+        kernel.letter_runs("a", RANGES, 10, chars, starts, values, np.zeros(1, dtype=np.int32), 1)
+    with pytest.raises(ValueError):
+        kernel.letter_runs("a", RANGES, 10, chars, starts[:1], values, slots, 1)
+    with pytest.raises(ValueError):
+        kernel.string_table(["a", "a"], [0, 1])
+    with pytest.raises(ValueError):
+        kernel.string_table(["a"], [0, 1])
+    with pytest.raises(TypeError):
+        kernel.string_table([b"a"], [0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts)
+def test_detect_decides_as_the_plain_vote(text: str) -> None:
+    assert languages.detect(text) == _reference_detect(text)
+
+
+@pytest.mark.parametrize("repeat", [1, 3, 40])
+def test_detect_on_mixed_stopwords_near_the_margin(repeat: int) -> None:
+    """English vs German stopwords at ratios around the 1.3 margin, and case-folded forms ("THE", "Straße")."""
+    for en, de in [(3, 0), (13, 10), (14, 10), (10, 13), (10, 14), (2, 0)]:
+        text = " ".join(["THE cat"] * en * repeat + ["Der Hund"] * de * repeat)
+        assert languages.detect(text) == _reference_detect(text)
+    assert languages.detect("the and of " * 2000) == "en"  # beyond SAMPLE_WORDS words the vote stops counting
