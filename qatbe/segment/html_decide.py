@@ -51,9 +51,9 @@ _POST_META = re.compile(
     r"|publié le\b|mis à jour le\b|publicado (?:el|por)\b|actualizado el\b|pubblicato il\b|opublikowano\b)",
     re.IGNORECASE,
 )
-_POST_META_MAX = 400
-_ORPHAN_MAX = 100
-_TEASER_LINK = 300  # a linked line after a "read also" label, at most  # a heading longer than this is a sentence, kept even with nothing under it
+_POST_META_MAX = 400  # a filing line, at most (WordPress adds "You can follow the comments ... RSS 2.0 feed")
+_ORPHAN_MAX = 100  # a heading longer than this is a sentence, kept even with nothing under it
+_TEASER_LINK = 300  # a linked line after a "read also" label, at most
 _TEASER_MAX = 400  # text under one linked headline, at most, for it to be a teaser
 _TEASER_SHARE = 0.5
 _TEASER_ARTICLE = 1000
