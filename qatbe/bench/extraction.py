@@ -383,6 +383,24 @@ def _worst(dataset: str, scores: dict[str, list[PageScore]], k: int) -> str:
     return "\n".join(lines)
 
 
+def trailing(report: dict[str, Any], ours: str = "qatbe", peer: str = "trafilatura") -> list[str]:
+    """Where ``ours`` scores below ``peer`` on a dataset's headline metric (F1, or answer survival), per dataset
+    and per page type: issue #4 asks for none, so the report says so in one line instead of a table to scan."""
+    out = []
+    for name, entry in report.get("datasets", {}).items():
+        groups = [(name, entry.get("summary", {}).get(ours), entry.get("summary", {}).get(peer))]
+        by_type = entry.get("by_type", {})
+        groups += [(f"{name}/{key[: -len(ours) - 1]}", value, by_type.get(key[: -len(ours)] + peer))
+                   for key, value in by_type.items() if key.endswith("/" + ours)]
+        for label, mine, theirs in groups:
+            if not mine or not theirs:
+                continue
+            metric = "f1" if "f1" in mine else "survival"
+            if metric in mine and metric in theirs and mine[metric] < theirs[metric]:
+                out.append(f"{label} {metric} {mine[metric]:.3f} < {theirs[metric]:.3f}")
+    return out
+
+
 def segment_speed(pages: Sequence[Page], repeats: int = 5) -> dict[str, float]:
     """Per-page time of ``segment_html`` and ``qatbe.extract(tier="summary")`` as ratios to
     ``LexborHTMLParser(html)`` on the same page (best of ``repeats`` each, so that machine noise inflates
@@ -514,6 +532,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             entry["pages"][system] = {s.page.id: {**s.values, **s.counts, "ms": s.seconds * 1e3}
                                       for s in scores[system]}
         report["datasets"][name] = entry
+    if "qatbe" in systems and "trafilatura" in systems and not args.segment_speed:
+        behind = trailing(report)
+        print("qatbe trails trafilatura on: " + "; ".join(behind) if behind
+              else "qatbe is at or above trafilatura on every dataset and page type measured")
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
     return 0

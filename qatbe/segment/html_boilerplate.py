@@ -23,7 +23,8 @@ _NEG_WORDS = frozenset(
         "related", "recommended", "promo", "promos", "advert", "adverts", "ad", "ads", "advertisement",
         "sponsored", "banner", "masthead", "popup", "modal", "toolbar", "pagination", "pager", "skip",
         "skiplink", "tagcloud", "topbar", "outbrain", "taboola", "disqus", "authorbox", "aboutauthor",
-        "morestories", "readmore", "trending", "mostpopular", "jumplink", "jumplinks", "login",
+        "authorbio", "authorinfo", "authordescription", "authorbiography", "authordetails", "aboutauthor",
+        "paywall", "regwall", "morestories", "readmore", "trending", "mostpopular", "jumplink", "jumplinks", "login",
         "signin", "header", "siteheader", "pageheader", "offcanvas", "drawer", "dropdown", "megamenu",
         "hamburger", "comment", "comments", "commentlist", "respond", "copyright", "legal",
         "disclaimer", "imprint", "tags", "metanav", "toc", "tableofcontents", "gallery", "resgallery",
@@ -34,12 +35,13 @@ _NEG_INFIXES = ("navigation", "breadcrumb", "sidebar", "newsletter", "cookie", "
                 "shareicons", "sharing", "relatedposts", "relatedarticles", "related_posts", "advertis", "subscribe",
                 "comment")
 # Words whose evidence is only weak: comments (main content on a forum), headers (which also hold an article's
-# title), banners (a service page's headline), tables of contents, legal notes.
+# title), banners (a service page's headline), tables of contents, legal notes, paywalls (the box that asks for a
+# subscription, but also ``has-paywall`` on the article it guards).
 _WEAK_WORDS = frozenset(
     [
         "comment", "comments", "commentlist", "respond", "header", "siteheader", "pageheader", "toc",
         "banner", "tableofcontents", "tags", "legal", "disclaimer", "gallery", "resgallery",
-        "slideshow", "lightbox"
+        "slideshow", "lightbox", "paywall", "regwall"
     ]
 )
 _WEAK_INFIXES = ("comment",)

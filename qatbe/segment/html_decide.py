@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from .html_boilerplate import STRONG, WEAK
+from .html_tables import TableData
 from .html_walk import Block, Ctx, Walker
 
 _BYLINE_MAX = 200
@@ -33,9 +34,26 @@ _FURNITURE_TEXT = re.compile(
     r"|lesen sie auch|mehr zum thema|das könnte (?:dich|sie)|weitere (?:artikel|beiträge|themen|nachrichten"
     r"|informationen|aktuelle)|aktuelle (?:news|nachrichten|artikel)|kommentare? schreiben|teilen:"
     r"|à lire aussi|lire aussi|voir aussi|vos réactions|leer también|te puede interesar|artículos relacionados"
-    r"|zobacz (?:też|także)|czytaj (?:też|także)|leggi anche)\b",
+    r"|zobacz (?:też|także)|czytaj (?:też|także)|leggi anche"
+    r"|lue myös|lees ook|läs också|les også|læs også|leia também|veja também|čtěte také|citește și"
+    r"|keep reading|continue reading|lire la suite|sigue leyendo|seguir leyendo|continua a leggere"
+    r"|about the author|über (?:den autor|die autorin)|zurück zu[mr]?|back to (?:top|overview|home|the (?:top|list))"
+    r"|tags(?=\s*:)|schlagw[öo]rte?|stichw[öo]rte?(?=\s*:)|bild (?:anzeigen|schließen|vergrößern)|noch keine bewertungen"
+    r"|(?:%d|\d+)?\s*bloggern gefällt das|(?:\d+\s+)?bloggers? like this)\b",
     re.IGNORECASE,
 )
+# A post's filing line ("This entry was posted in News on May 3", "Dieser Eintrag wurde veröffentlicht in ...",
+# "Erstellt am ...", "Publié le ..."): what the blog software says about the text, not the text.
+_POST_META = re.compile(
+    r"\W*(?:this (?:entry|post|article) was (?:posted|published|filed)|filed under\b|posted in\b"
+    r"|last (?:updated|modified)\b|(?:dieser|der) (?:eintrag|beitrag|artikel|text) wurde\b"
+    r"|(?:veröffentlicht|erstellt|aktualisiert|geschrieben) am\b|zuletzt (?:aktualisiert|geändert)\b"
+    r"|publié le\b|mis à jour le\b|publicado (?:el|por)\b|actualizado el\b|pubblicato il\b|opublikowano\b)",
+    re.IGNORECASE,
+)
+_POST_META_MAX = 400  # a filing line, at most (WordPress adds "You can follow the comments ... RSS 2.0 feed")
+_ORPHAN_MAX = 100  # a heading longer than this is a sentence, kept even with nothing under it
+_TEASER_LINK = 300  # a linked line after a "read also" label, at most
 _TEASER_MAX = 400  # text under one linked headline, at most, for it to be a teaser
 _TEASER_SHARE = 0.5
 _TEASER_ARTICLE = 1000
@@ -53,6 +71,8 @@ _SHORT = 80
 _LONE_LINK = 120  # a link paragraph this short inside the main text is an action ("Start now"), not a menu
 # The main box must hold at least this share of the page's prose.
 _BOX_SHARE = 0.75
+_MENU_TABLE_DENSITY = 0.8  # a table this link-dense is a menu unless it has the shape of data
+_DATA_CELL = 40  # the median cell of a data table is a name, a date or a number: short
 
 
 def _good(block: Block) -> int:
@@ -115,8 +135,51 @@ def decide(walker: Walker, discussion: bool = False) -> None:
         main = None
         protected = set()
 
+    # The prose of each element's nearest <article>/<main> (itself included), by creation order.
+    article_prose = [0] * len(ctxs)
+    for ctx in ctxs:
+        parent = ctx.parent
+        if ctx.pos:
+            article_prose[ctx.order] = ctx.prose
+        elif parent is not None:
+            article_prose[ctx.order] = article_prose[parent.order]
+        if parent is None:
+            continue
+        ctx.main = parent.main or ctx is main
+        ctx.byline = ctx.byline or parent.byline
+        ctx.flagged = parent.flagged or bool(ctx.neg) or ctx.hidden
+        ctx.cleared = parent.cleared
+        if parent.boiler:
+            ctx.boiler = True
+            continue
+        if ctx.order in protected:
+            continue
+        reference = main.prose if (main is not None and parent.main) else page_prose
+        share = ctx.prose / max(reference, 1)
+        # An element named like furniture that holds most of the prose, or that holds an <article> carrying
+        # most of its own prose, is a wrapper whose name lies (``class="layout sidebar-first"``).
+        # So is one that holds most of its own <article>'s prose (``<div class="paywall-container">`` around the
+        # article's body, on a page whose comments outweigh the article).
+        wrapper = share > _WRAPPER_SHARE or (
+            ctx.pos_prose >= 0.5 * max(ctx.prose, 1) and ctx.pos_prose >= 0.1 * page_prose
+        ) or (not ctx.pos and ctx.prose > _WRAPPER_SHARE * article_prose[ctx.order] > 0)
+        if ctx.hidden:
+            ctx.boiler = share <= _WRAPPER_SHARE
+        elif ctx.neg == STRONG:
+            ctx.boiler = not wrapper
+        elif ctx.neg == WEAK:
+            # Weak names (comments, header, toc) are content when they hold much of the prose, when they are also
+            # an <article>, or when an enclosing weak element already proved to be content (posts of a thread).
+            ctx.boiler = share < 0.25 and not wrapper and not ctx.pos and not ctx.cleared
+            if not ctx.boiler and not ctx.cleared and not discussion and "comment" in ctx.name.lower():
+                # Comments under an article are furniture however many there are; a thread whose first post is
+                # itself a "comment" has no prose outside them.
+                ctx.boiler = page_prose - ctx.prose >= max(_ARTICLE_PROSE, 0.15 * page_prose)
+            ctx.cleared = not ctx.boiler
+
     # The main box: the tightest container holding most of the prose (a readability-style density argument,
     # without trusting any name). On pages where prose is spread out, that is the body and nothing is pruned.
+    # Measured after the decisions above, so that a comment section that outweighs its article is not the box.
     boxes = walker.boxes
     for block in blocks:
         if block.box is not None and not block.ctx.boiler:
@@ -134,54 +197,26 @@ def decide(walker: Walker, discussion: bool = False) -> None:
     # With only a line or two of prose on the page, where it sits says nothing about where the content is.
     pruning_box = main_box is not boxes[0] and boxes[0].prose >= _MIN_PROSE
 
-    for ctx in ctxs:
-        parent = ctx.parent
-        if parent is None:
-            continue
-        ctx.main = parent.main or ctx is main
-        ctx.byline = ctx.byline or parent.byline
-        ctx.flagged = parent.flagged or bool(ctx.neg) or ctx.hidden
-        ctx.cleared = parent.cleared
-        if parent.boiler:
-            ctx.boiler = True
-            continue
-        if ctx.order in protected:
-            continue
-        reference = main.prose if (main is not None and parent.main) else page_prose
-        share = ctx.prose / max(reference, 1)
-        # An element named like furniture that holds most of the prose, or that holds an <article> carrying
-        # most of its own prose, is a wrapper whose name lies (``class="layout sidebar-first"``).
-        wrapper = share > _WRAPPER_SHARE or (
-            ctx.pos_prose >= 0.5 * max(ctx.prose, 1) and ctx.pos_prose >= 0.1 * page_prose
-        )
-        if ctx.hidden:
-            ctx.boiler = share <= _WRAPPER_SHARE
-        elif ctx.neg == STRONG:
-            ctx.boiler = not wrapper
-        elif ctx.neg == WEAK:
-            # Weak names (comments, header, toc) are content when they hold much of the prose, when they are also
-            # an <article>, or when an enclosing weak element already proved to be content (posts of a thread).
-            ctx.boiler = share < 0.25 and not wrapper and not ctx.pos and not ctx.cleared
-            if not ctx.boiler and not ctx.cleared and not discussion and "comment" in ctx.name.lower():
-                # Comments under an article are furniture however many there are; a thread whose first post is
-                # itself a "comment" has no prose outside them.
-                ctx.boiler = page_prose - ctx.prose >= max(_ARTICLE_PROSE, 0.15 * page_prose)
-            ctx.cleared = not ctx.boiler
-
+    title_seen = False
+    label_before = False
     for i, block in enumerate(blocks):
         ctx = block.ctx
         boiler = ctx.boiler
         if boiler and block.kind == "h" and block.level == 1 and not ctx.hidden and ctx.neg != STRONG:
-            boiler = False
+            # The page's title, even inside a header; a later <h1> in furniture ("Want to read on?") stays out.
+            boiler = title_seen
         density = block.link / block.chars if block.chars else 0.0
         if not boiler and main is not None and not ctx.main:
             boiler = ctx.flagged or not _stands_alone(block, density)
         if not boiler and pruning_box and block.box is not None and not block.box.inside:
-            boiler = ctx.flagged or not _near_prose(block, density)
+            boiler = ctx.flagged or not (_near_prose(block, density) or (
+                # Inside the <article>, a list without a single link (ingredients, facts) is the article's.
+                ctx.main and block.kind == "list" and block.link == 0 and len(block.items) >= 3))
         if not boiler and density > _LINKY and block.kind != "h" and block.kind != "code":
             if block.kind == "table":
-                # Data tables link their entities (Wikipedia); only a header-less grid of links is a menu.
-                boiler = block.table is not None and block.table.header is None and density > 0.8
+                # Data tables link their entities (Wikipedia); only a grid of links is a menu.
+                # A header row is left alone: header cells are what a data table has and a menu does not.
+                boiler = block.table is not None and block.table.header is None and _menu_table(block.table, density)
             elif block.kind == "list" and block.chars >= 0.3 * page_chars:
                 boiler = False  # a list of links that is the bulk of the page is what the page lists
             else:
@@ -197,6 +232,14 @@ def decide(walker: Walker, discussion: bool = False) -> None:
                           or _linky_neighbour(blocks, i))
         if not boiler and block.kind in ("p", "h") and block.chars <= 60 and _FURNITURE_TEXT.match(block.text):
             boiler = True  # "Read more", "Lesen Sie auch", "Leave a comment": the words of page furniture
+            label_before = True
+        elif (not boiler and label_before and block.kind in ("p", "list") and block.chars <= _TEASER_LINK
+              and density > _LINKY):
+            boiler = True  # the link that "Lesen Sie auch:" / "Lue myös:" introduces is a teaser for another page
+        else:
+            label_before = False
+        if not boiler and block.kind == "p" and block.chars <= _POST_META_MAX and _POST_META.match(block.text):
+            boiler = True
         if not boiler and block.kind == "p" and _COPYRIGHT.match(block.text):
             boiler = True  # "© 2022 Example News. All rights reserved." is a notice, not the text
         if not boiler and block.chars <= _CREDIT_MAX and block.kind in ("caption", "p"):
@@ -205,6 +248,8 @@ def decide(walker: Walker, discussion: bool = False) -> None:
             elif block.kind == "caption" or ctx.byline:
                 boiler = bool(_CREDIT.search(block.text))
         block.boiler = boiler
+        if block.kind == "h" and block.level == 1 and not boiler:
+            title_seen = True
         block.meta = ctx.byline and block.kind == "p" and block.chars <= _BYLINE_MAX
 
     if main is None:
@@ -300,6 +345,20 @@ def _near_prose(block: Block, density: float) -> bool:
     return block.kind in ("p", "quote", "summary") and block.chars >= _SHORT
 
 
+def _menu_table(table: TableData, density: float) -> bool:
+    """A grid of links is a menu (a navbox: a label cell beside a cell of dozens of links); a table of many rows
+    of a few short cells is data even when every name in it is a link (a list of office holders, of winners)."""
+    if density <= _MENU_TABLE_DENSITY:
+        return False
+    cells = sorted(len(cell) for row in table.rows for cell in row if cell)
+    if not cells:
+        return True
+    width = max(len(row) for row in table.rows)
+    short = cells[len(cells) // 2] <= _DATA_CELL
+    # Three columns at least: a footer's two-column grid of short links is still a menu.
+    return not (len(table.rows) >= 3 and width >= 3 and short)
+
+
 def _linky_neighbour(blocks: list[Block], i: int) -> bool:
     for j in (i - 1, i + 1):
         if 0 <= j < len(blocks):
@@ -310,12 +369,15 @@ def _linky_neighbour(blocks: list[Block], i: int) -> bool:
 
 
 def _orphan_headings(blocks: list[Block]) -> None:
-    """A heading whose section holds nothing but boilerplate ("Related stories", "Share") is boilerplate too."""
+    """A heading whose section holds nothing but boilerplate ("Related stories", "Share") is boilerplate too.
+
+    Not a long one: a sentence set as a heading (a standfirst in an ``<h4>`` above the first subheading) is text.
+    """
     content_after = [False] * 7  # index = heading level; True when kept content follows before a same-level heading
     for block in reversed(blocks):
         if block.kind == "h":
             level = block.level
-            if not block.boiler and not content_after[level]:
+            if not block.boiler and not content_after[level] and block.chars <= _ORPHAN_MAX:
                 block.boiler = True
             if not block.boiler:
                 for lv in range(1, level):
