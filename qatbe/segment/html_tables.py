@@ -143,7 +143,8 @@ def read_table(table: Any) -> TableData | None:
     row_nodes, caption_node = _rows(table)
     if caption_node is None and not any(in_head for _, in_head in row_nodes):
         own_th = any(cell.tag == "th" for row, _ in row_nodes for cell in row.iter())
-        if not own_th and table.css_first("table") is not None:
+        # Lexbor matches a selector against the node itself too: ask the children, or every table is "nested".
+        if not own_th and any(child.css_first("table") is not None for child in table.iter()):
             # Header-less with a table inside: layout. Decided before reading any cell, so that tables nested
             # N deep cost N scans in C rather than N walks in Python.
             return None
