@@ -27,3 +27,12 @@ def test_a_header_less_table_holding_a_table_is_layout() -> None:
     kinds = [s.kind for s in segments]
     assert kinds.count(SegmentKind.TABLE) == 1  # the inner data table only
     assert any(s.kind is SegmentKind.PARAGRAPH and "Words of the article" in s.text for s in segments)
+
+
+def test_text_is_composed_unicode_without_invisible_characters() -> None:
+    # "e" + COMBINING ACUTE ACCENT reads as "é": in a paragraph and in a table cell alike.
+    html = ("<body><p>Cafe\u0301 au lait, soft\xadly.</p><table><tr><th>Name</th><th>Drink</th></tr>"
+            "<tr><td>Cafe\u0301</td><td>lait\u200b</td></tr></table></body>")
+    texts = [s.text for s in qatbe.segment(html, format="html")]
+    assert texts[0] == "Caf\u00e9 au lait, softly."
+    assert "Caf\u00e9" in texts[1] and "\u0301" not in texts[1] and "\u200b" not in texts[1]

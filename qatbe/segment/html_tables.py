@@ -11,6 +11,7 @@ are page regions, not data, so ``read_table`` returns None and the segmenter wal
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +50,18 @@ class FlatText:
     text: str
     link_chars: int
     structure: int  # how many structural elements (tables, headings, pre, ...) the subtree holds
+
+
+def visible_text(raw: str) -> str:
+    """Text as a reader sees it: whitespace runs collapsed, invisible soft hyphens and zero-width spaces gone, and
+    composed Unicode (NFC), so that the same word typed with combining marks and without compares equal, as it
+    does on screen (extraction benchmarks count a decomposed "é" as a different word)."""
+    text = " ".join(raw.split())
+    if text.isascii():
+        return text
+    if "\xad" in text or "\u200b" in text:
+        text = text.replace("\xad", "").replace("\u200b", "")
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
 def flat_text(node: Any) -> FlatText:
@@ -94,7 +107,7 @@ def flat_text(node: Any) -> FlatText:
                 in_link -= 1
             elif tag in SPACED:
                 parts.append(" ")
-    return FlatText(" ".join("".join(parts).split()), link, structure)
+    return FlatText(visible_text("".join(parts)), link, structure)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .html_boilerplate import NONE, STRONG, WEAK, evidence
-from .html_tables import CHEAP_INLINE, SKIP_TAGS, TableData, read_table
+from .html_tables import CHEAP_INLINE, SKIP_TAGS, TableData, read_table, visible_text
 
 _TEXT = "-text"
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -191,9 +191,7 @@ class Walker:
         if not buf:
             return
         # Collapsed here, once per block, so that lengths and densities measure visible text, not indentation.
-        text = " ".join("".join(buf).split())
-        if "\xad" in text or "\u200b" in text:  # soft hyphens and zero-width spaces are invisible
-            text = text.replace("\xad", "").replace("\u200b", "")
+        text = visible_text("".join(buf))
         buf.clear()
         link = self.link
         self.link = 0
