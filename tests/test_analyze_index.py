@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -65,3 +66,15 @@ def test_index_matches_the_plain_loop_whatever_was_memoised(language: str | None
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
             assert a.dtype == b.dtype
+
+
+def test_memo_stays_bounded_and_clearing_it_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from qatbe.score import analyze
+
+    texts = [f"word{i} running runners {i}" for i in range(300)]
+    expected = analyze.Analyzer("en").index(texts, {})
+    monkeypatch.setattr(analyze, "MEMO_MAX", 16)
+    small = analyze.Analyzer("en")
+    got = small.index(texts, {})
+    assert all(np.array_equal(a, b) for a, b in zip(expected, got))
+    assert len(small._tokens[False]) <= 16 and len(small._cache) <= 16

@@ -112,6 +112,13 @@ def raw_terms(text: str) -> list[str]:
     return [s for i in ids.tolist() for s in per_token[i]]
 
 
+# Memo entries per table before it starts afresh. Analyzers live for the process (one per language), and a
+# pipeline over millions of pages meets an unbounded vocabulary (names, numbers, typos): the memo must not grow
+# with it. 200,000 entries hold a large site's working vocabulary in a few tens of MB; clearing is invisible in the
+# output (the memo only saves work).
+MEMO_MAX = 200_000
+
+
 class Analyzer:
     """Analysis for one language: surface term -> index term, memoised (a page repeats its words)."""
 
@@ -138,6 +145,8 @@ class Analyzer:
                 with languages.stem_lock():
                     stem = self._stemmer.stemWord(surface)
             result = _fold(stem)
+        if len(self._cache) >= MEMO_MAX:
+            self._cache.clear()
         self._cache[surface] = result
         return result
 
@@ -209,7 +218,10 @@ class Analyzer:
                 terms.append(t)
                 checks.append(s[:2] if s and not simple and s.isascii() else None)
             entry = (tuple(terms), tuple(checks) if any(c is not None for c in checks) else None)
-            self._tokens[keep_stopwords][token] = entry
+            memo = self._tokens[keep_stopwords]
+            if len(memo) >= MEMO_MAX:
+                memo.clear()
+            memo[token] = entry
         terms_of, checks_of = entry
         if checks_of is None or wanted is None:
             return terms_of
