@@ -1,5 +1,5 @@
 """Why each segment is in the output or not: matched terms and their BM25 contributions, bonuses, type weight,
-score per token, and the reason a segment was left out (boilerplate, no query term, over budget, ...).
+the selector's density (weighted score / cost ** ``cost_exponent``), and the reason a segment was left out (boilerplate, no query term, over budget, ...).
 
 Built lazily from what ``extract`` already computed, so asking costs nothing unless ``explain()`` is called.
 """
@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .score import Scores
+from .select.knapsack import COST_EXPONENT
 from .types import Segment, SegmentKind
 
 
@@ -48,6 +49,7 @@ def explain(
     chosen: set[int],
     matched: frozenset[int],
     query_given: bool,
+    cost_exponent: float = COST_EXPONENT,
 ) -> list[SegmentReport]:
     slot_of = {seg.index: i for i, seg in enumerate(candidates)}
     reports: list[SegmentReport] = []
@@ -71,16 +73,19 @@ def explain(
             status = "dropped: below relevance floor"
         else:
             status = "dropped: over budget"
-        bonuses = {} if why is None else {"proximity": why.proximity, "lead_in": why.lead_in, "heading": why.heading}
+        bonuses = {} if why is None else {
+            "proximity": why.proximity, "lead_in": why.lead_in, "heading": why.heading, "bridge": why.bridge,
+            "sibling": why.sibling, "answer_type": why.answer_type,
+        }
         reports.append(SegmentReport(
             seg.index, seg.kind.value, preview, status, why.terms if why else (), bonuses, raw,
-            float(weights[i]), weighted, cost, weighted / max(cost, 1),
+            float(weights[i]), weighted, cost, weighted / max(cost, 1) ** cost_exponent,
         ))
     return reports
 
 
 def format_reports(reports: Sequence[SegmentReport]) -> str:
-    lines = [f"{'#':>4} {'status':<31} {'kind':<10} {'tok':>5} {'score':>7} {'w':>4} {'/tok':>7}  terms / text"]
+    lines = [f"{'#':>4} {'status':<31} {'kind':<10} {'tok':>5} {'score':>7} {'w':>4} {'dens':>7}  terms / text"]
     for r in reports:
         terms = ", ".join(f"{t}={c:.2f}" for t, c in r.terms)
         lines.append(f"{r.index:>4} {r.status:<31} {r.kind:<10} {r.tokens:>5} {r.weighted_score:>7.2f} "

@@ -425,7 +425,7 @@ def extract_many(
     room = max(budget_total - buffer - (reserve_note if with_note else 0), 0)
 
     # 5. Priority order of the matched segments, by the ranking strategy.
-    order = priority_order(weighted, costs, matched_mask)
+    order = priority_order(weighted, costs, matched_mask, settings.cost_exponent)
     if settings.ranking != "relevance":
         rank_of = {d: r for r, d in enumerate(_doc_rank(docs, settings.ranking))}
         position = {i: p for p, i in enumerate(order)}

@@ -209,7 +209,7 @@ class Extractor:
             metadata=doc.metadata,
             backend=BACKEND,
             _explain=lambda: explain(self._measured(doc.segments), candidates, scores, weights, costs, chosen_set,
-                                     chosen_plan.matched, bool(scores.query_terms)),
+                                     chosen_plan.matched, bool(scores.query_terms), self.settings.cost_exponent),
         )
 
     def _measured(self, segments: Sequence[Segment]) -> list[Segment]:

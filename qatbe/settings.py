@@ -95,6 +95,10 @@ class Settings:
     estimator: EstimatorSpec = "chars_div4"
     weights: Mapping[SegmentKind, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     fill: Fill = "neighbors"
+    # The greedy ranks matched segments by score / cost ** cost_exponent: 1 is the textbook score per token, 0.5
+    # (default) score per square root of the cost, because BM25 already normalises for length and per token ranks
+    # two-word fragments above the paragraph that answers (see select.knapsack.density for the measurements).
+    cost_exponent: float = 0.5
     include_headings: bool = True
     include_navigation: bool = False
     language: str | None = None
@@ -161,6 +165,7 @@ class Settings:
         _check_number("context_weight", self.context_weight, 0.0, 1.0)
         _check_number("feedback", self.feedback, 0.0, 1.0)
         _check_number("bridge", self.bridge, 0.0, 10.0)
+        _check_number("cost_exponent", self.cost_exponent, 0.0, 1.0)
         if self.synonyms is not None:
             if not isinstance(self.synonyms, Mapping) or not all(
                 isinstance(k, str) and not isinstance(v, str) and isinstance(v, (list, tuple))

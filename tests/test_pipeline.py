@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -176,6 +177,19 @@ def test_explain_accounts_for_every_segment() -> None:
     assert fee.weighted_score == pytest.approx(fee.raw_score * fee.type_weight)
     history = next(x for x in reports if x.text.startswith("The agency was founded"))
     assert history.status == "dropped: no query term" and not history.terms
+
+
+
+@pytest.mark.parametrize("exponent", [0.0, 0.5, 1.0])
+def test_explain_parts_add_up_and_density_is_the_selectors_key(exponent: float) -> None:
+    demo = (Path(qatbe.__file__).parent / "data" / "demo.html").read_text(encoding="utf-8")
+    r = qatbe.extract(demo, "how much does it cost to renew a passport online?", tier="key_facts",
+                      cost_exponent=exponent)
+    scored = [x for x in r.explain() if x.raw_score > 0]
+    assert scored
+    for rep in scored:
+        assert sum(c for _, c in rep.terms) + sum(rep.bonuses.values()) == pytest.approx(rep.raw_score)
+        assert rep.density == pytest.approx(rep.weighted_score / max(rep.tokens, 1) ** exponent)
 
 
 def test_declared_page_language_is_used_for_stemming() -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from qatbe import ConfigError, Settings
 from qatbe.select import select
 from qatbe.select.knapsack import priority_order
 
@@ -107,3 +109,21 @@ def test_priority_prefers_more_score_at_equal_cost_and_less_cost_at_equal_score(
             assert rank[i] < rank[j]
         if s[i] == s[j] and c[i] < c[j]:
             assert rank[i] < rank[j]
+
+
+def test_cost_exponent_sets_how_much_cost_counts_against_score() -> None:
+    # A two-word fragment (score 2, cost 2) against the paragraph that answers (score 9, cost 30).
+    s, c, p, m = _arrays([2.0, 9.0], [2, 30])
+    assert priority_order(s, c, m, 1.0) == [0, 1]  # per token: 1.0 vs 0.3
+    assert priority_order(s, c, m, 0.5) == [1, 0]  # per square root: 1.41 vs 1.64
+    assert priority_order(s, c, m, 0.0) == [1, 0]  # score alone
+    assert select(s, c, p, m, 30, fill="none", cost_exponent=1.0).chosen == (1,)  # the guard still holds
+
+
+@given(st.floats(-5, 5, allow_nan=False))
+def test_cost_exponent_is_validated(value: float) -> None:
+    if 0.0 <= value <= 1.0:
+        assert Settings(cost_exponent=value).cost_exponent == value
+    else:
+        with pytest.raises(ConfigError, match="cost_exponent"):
+            Settings(cost_exponent=value)

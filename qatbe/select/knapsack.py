@@ -22,12 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-# The greedy's key is score / cost ** COST_EXPONENT (see ``density``).
+# The greedy's key is score / cost ** exponent (see ``density``); Settings.cost_exponent, this by default.
 COST_EXPONENT = 0.5
 
 
-def density(scores: npt.NDArray[np.float64], costs: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-    """The greedy's sort key: score per square root of the token cost.
+def density(scores: npt.NDArray[np.float64], costs: npt.NDArray[np.int64],
+            exponent: float = COST_EXPONENT) -> npt.NDArray[np.float64]:
+    """The greedy's sort key: score per token cost raised to ``exponent`` (default: per square root of the cost;
+    ``exponent=1`` is the textbook score-per-token density of the knapsack greedy, ``0`` ranks by score alone).
 
     Why not score per token: BM25 already divides term frequency by the segment's length (``b``), so a short
     segment with one query word scores nearly as high as a long one with the same word, and dividing that again
@@ -36,7 +38,7 @@ def density(scores: npt.NDArray[np.float64], costs: npt.NDArray[np.int64]) -> np
     (benchmarks/retention_quick.py): conditionalqa 0.732 -> 0.761, wikitable 0.585 -> 0.596, hotpot 0.725 ->
     0.741, squad 0.897 -> 0.905; exponent 0.75 lay in between.
     """
-    return np.where(costs > 0, scores / np.maximum(costs, 1) ** COST_EXPONENT, 0.0)
+    return np.where(costs > 0, scores / np.maximum(costs, 1) ** exponent, 0.0)
 
 
 @dataclass(frozen=True)
@@ -103,12 +105,13 @@ def select(
     include_headings: bool = True,
     fill: str = "neighbors",
     standalone: npt.NDArray[np.bool_] | None = None,
+    cost_exponent: float = COST_EXPONENT,
 ) -> Selection:
     """Choose slots (indices into the candidate arrays, which are in document order) within ``budget``."""
     n = len(scores)
     if n == 0 or budget <= 0:
         return Selection((), frozenset(), frozenset(), frozenset(), 0)
-    order = priority_order(scores, costs, matched_mask)
+    order = priority_order(scores, costs, matched_mask, cost_exponent)
 
     taken, heads, spent = _greedy(order, costs, parents, budget, include_headings)
     fits = [i for i in order if costs[i] <= budget]
@@ -130,11 +133,12 @@ def select(
 
 
 def priority_order(
-    scores: npt.NDArray[np.float64], costs: npt.NDArray[np.int64], matched_mask: npt.NDArray[np.bool_]
+    scores: npt.NDArray[np.float64], costs: npt.NDArray[np.int64], matched_mask: npt.NDArray[np.bool_],
+    cost_exponent: float = COST_EXPONENT,
 ) -> list[int]:
-    """Matched slots by weighted score per token, descending; ties by position (the greedy's order)."""
+    """Matched slots by ``density``, descending; ties by position (the greedy's order)."""
     positions = np.arange(len(scores))
-    value = density(scores, costs)
+    value = density(scores, costs, cost_exponent)
     match_idx = np.flatnonzero(matched_mask)
     # Sort by density descending, then by position ascending (lexsort sorts by the last key first).
     return match_idx[np.lexsort((positions[match_idx], -value[match_idx]))].tolist()  # type: ignore[no-any-return]

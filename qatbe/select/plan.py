@@ -52,7 +52,7 @@ def plan_nested(
     settings: Settings,
     standalone: npt.NDArray[np.bool_],
 ) -> Plan:
-    order = priority_order(weighted, costs, matched_mask)
+    order = priority_order(weighted, costs, matched_mask, settings.cost_exponent)
     matched_all = set(order)
     if settings.fill == "neighbors":
         # Headings come with what they head; lone ones only after everything else (see knapsack.fill_neighbors).
@@ -78,13 +78,14 @@ def plan_greedy(
 ) -> Plan:
     cutting = settings.truncation != "drop"
     selection = select(weighted, costs, parents, matched_mask, budget, include_headings=settings.include_headings,
-                       fill="none" if cutting else settings.fill, standalone=standalone)
+                       fill="none" if cutting else settings.fill, standalone=standalone,
+                       cost_exponent=settings.cost_exponent)
     chosen = set(selection.chosen)
     matched = set(selection.matched)
     spent = selection.spent
     cut: dict[int, Segment] = {}
     cut_costs: dict[int, int] = {}
-    order = priority_order(weighted, costs, matched_mask)
+    order = priority_order(weighted, costs, matched_mask, settings.cost_exponent)
     if cutting and budget > spent:
         left_out = [i for i in order if i not in chosen]
         if left_out:
@@ -101,7 +102,7 @@ def plan_greedy(
             filled, spent = fill_neighbors(costs, chosen, matched, budget, spent,
                                            parents if settings.include_headings else None, standalone)
             chosen |= filled
-    value = density(weighted, costs)
+    value = density(weighted, costs, settings.cost_exponent)
     drop_order = tuple(sorted(chosen, key=lambda i: (i in matched, float(value[i]), -i)))
     pending = [i for i in order if i not in chosen]
     pending += neighbor_order(len(costs), sorted(matched), chosen | set(pending))
