@@ -410,6 +410,10 @@ def extract_many(
     weights = np.array([settings.weights[s.kind] for s in pool], dtype=np.float64)
     weighted = raw * weights if n else np.zeros(0)
     matched_mask = (weighted > 0.0) & live
+    if scores.relevant is not None:  # the relative floor, as in extract: weaker matches may only fill
+        relevant = np.zeros(n, dtype=bool)
+        relevant[live_idx] = scores.relevant
+        matched_mask &= relevant
 
     # 4. Budget: less reserve, citation buffer and the partial note at its widest.
     budget_total = settings.effective_budget

@@ -160,7 +160,10 @@ class Extractor:
         scores = score_segments(candidates, query_text, score_settings)
         weights = np.array([settings.weights[s.kind] for s in candidates], dtype=np.float64)
         weighted = scores.raw * weights if candidates else np.zeros(0)
+        # Only segments above the relative floor compete as matches; the rest may still fill leftover budget.
         matched_mask = weighted > 0.0
+        if scores.relevant is not None:
+            matched_mask &= scores.relevant
         chosen_plan = plan(candidates, weighted, costs, heading_parents(candidates), matched_mask, budget, settings)
         for i, short in chosen_plan.cut.items():  # truncated copies stand in for the whole segments
             candidates[i] = short

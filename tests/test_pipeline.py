@@ -211,3 +211,18 @@ def test_unit_size_follows_the_budget() -> None:
     assert qatbe.Settings(budget=10).segment_tokens == 48
     assert qatbe.Settings(budget=200).segment_tokens == 80
     assert qatbe.Settings(tier="complete").segment_tokens == 160
+
+
+def test_relative_floor_keeps_weak_matches_out_of_the_competition() -> None:
+    strong = "The renewal fee for an adult passport is 92.50 crowns when you renew the passport online. " * 2
+    weak = "Our office building has a passport photo booth in the lobby, next to the cafe and the lifts."
+    doc = f"{strong}\n\n{weak}\n\nThe weather was mild all week and nobody complained about anything.\n"
+    query = "passport renewal fee renew online"
+    r = qatbe.extract(doc, query, budget=1000, fill="none")
+    assert [s.text for s in r.segments] == [strong.strip()]
+    assert next(x for x in r.explain() if x.text.startswith("Our office")).status == "dropped: below relevance floor"
+    r0 = qatbe.extract(doc, query, budget=1000, fill="none", relevance_floor=0.0)
+    assert [s.text for s in r0.segments] == [strong.strip(), weak]
+    # With fill, the weak match may come in, but as filler: it did not win a place by relevance.
+    filled = qatbe.extract(doc, query, budget=1000)
+    assert [s.matched for s in filled.segments if s.text == weak] == [False]
