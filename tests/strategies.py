@@ -35,3 +35,26 @@ def markdown_documents(words: Sequence[str] = WORDS, max_blocks: int = 25, max_h
 def queries(words: Sequence[str] = WORDS, max_words: int = 5) -> st.SearchStrategy[str | None]:
     """No query, an empty query, or a few words of the vocabulary."""
     return st.one_of(st.none(), st.lists(st.sampled_from(list(words)), min_size=0, max_size=max_words).map(" ".join))
+
+
+def html_markup(tags: Sequence[str], attrs: Sequence[str], words: Sequence[str], max_parts: int,
+                tail: str | None = None) -> st.SearchStrategy[str]:
+    """Tag soup: opening tags (with one of ``attrs``), closing tags and runs of ``words`` in any order, unbalanced on
+    purpose (the parser must repair it); ``tail``, when given, is appended on some draws."""
+
+    @st.composite
+    def draw_markup(draw: st.DrawFn) -> str:
+        parts: list[str] = []
+        for _ in range(draw(st.integers(0, max_parts))):
+            choice = draw(st.integers(0, 3))
+            if choice == 0:
+                parts.append(f"<{draw(st.sampled_from(list(tags)))}{draw(st.sampled_from(list(attrs)))}>")
+            elif choice == 1:
+                parts.append(f"</{draw(st.sampled_from(list(tags)))}>")
+            else:
+                parts.append(" ".join(draw(st.lists(st.sampled_from(list(words)), max_size=6))))
+        if tail is not None and draw(st.booleans()):
+            parts.append(tail)
+        return "".join(parts)
+
+    return draw_markup()

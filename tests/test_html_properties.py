@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import html_markup
 
 from qatbe import SegmentKind, Settings
 from qatbe.segment.html import segment_html
@@ -15,24 +16,12 @@ _ATTRS = ["", ' class="nav"', ' class="content"', ' hidden', ' style="display:no
 _WORDS = ["alpha", "beta", "gamma", "&amp;", "δέλτα", "  ", "\n", "1,5", "x|y", "1 < 2", "&nbsp;"]
 
 
-@st.composite
-def markup(draw: st.DrawFn) -> str:
-    parts: list[str] = []
-    for _ in range(draw(st.integers(0, 60))):
-        choice = draw(st.integers(0, 3))
-        if choice == 0:
-            parts.append(f"<{draw(st.sampled_from(_TAGS))}{draw(st.sampled_from(_ATTRS))}>")
-        elif choice == 1:
-            parts.append(f"</{draw(st.sampled_from(_TAGS))}>")
-        else:
-            parts.append(" ".join(draw(st.lists(st.sampled_from(_WORDS), max_size=6))))
-    if draw(st.booleans()):
-        parts.append("<script>var secretScript = 1;</script><style>.secretStyle{}</style>")
-    return "".join(parts)
+markup = html_markup(_TAGS, _ATTRS, _WORDS, 60,
+                     tail="<script>var secretScript = 1;</script><style>.secretStyle{}</style>")
 
 
 @settings(max_examples=150, deadline=None)
-@given(markup())
+@given(markup)
 def test_segments_are_sane_and_deterministic(html: str) -> None:
     doc = segment_html(html, Settings())
     assert doc == segment_html(html, Settings())

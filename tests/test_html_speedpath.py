@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
+from strategies import html_markup
 
 from qatbe.segment import html_walk
 from qatbe.segment.html_guard import limit_nesting
@@ -76,18 +77,7 @@ _WORDS = ["alpha", "beta", "gamma", "&amp;", "δέλτα", "  ", "\n", "1,5", "\
           "A sentence of some length that reads like prose and keeps going for a while. " * 3]
 
 
-@st.composite
-def markup(draw: st.DrawFn) -> str:
-    parts: list[str] = []
-    for _ in range(draw(st.integers(0, 80))):
-        choice = draw(st.integers(0, 3))
-        if choice == 0:
-            parts.append(f"<{draw(st.sampled_from(_TAGS))}{draw(st.sampled_from(_ATTRS))}>")
-        elif choice == 1:
-            parts.append(f"</{draw(st.sampled_from(_TAGS))}>")
-        else:
-            parts.append(" ".join(draw(st.lists(st.sampled_from(_WORDS), max_size=6))))
-    return "".join(parts)
+markup = html_markup(_TAGS, _ATTRS, _WORDS, 80)
 
 
 @pytest.mark.skipif(
@@ -108,7 +98,7 @@ def test_compiled_walk_matches_the_source_on_fixtures(path: Path) -> None:
 
 @pytest.mark.skipif(not _COMPILED, reason="html_walk is not compiled here: nothing to compare the source with")
 @settings(max_examples=100, deadline=None)
-@given(markup())
+@given(markup)
 def test_compiled_walk_matches_the_source_on_generated_markup(html: str) -> None:
     assert _dump(html_walk, html) == _dump(PURE, html)
 
@@ -133,7 +123,7 @@ def _holds_main_everywhere(html: str) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(markup())
+@given(markup)
 def test_main_holders_answer_like_a_css_query(html: str) -> None:
     _holds_main_everywhere(html)
 
