@@ -42,19 +42,25 @@ cdef object _zeros(Py_ssize_t n):
     return np.zeros(n, dtype=np.float64)
 
 
+cdef int _check_offsets(const long long[::1] offsets, Py_ssize_t end, str name, str end_name) except -1:
+    """CSR offsets (every array of "where item i starts"): at least one, from 0 to ``end``, never decreasing."""
+    cdef Py_ssize_t n = offsets.shape[0] - 1, i
+    if n < 0:
+        raise ValueError(f"{name} must hold at least one offset")
+    if offsets[0] != 0 or offsets[n] != end:
+        raise ValueError(f"{name} must start at 0 and end at {end_name}")
+    for i in range(n):
+        if offsets[i + 1] < offsets[i]:
+            raise ValueError(f"{name} must be non-decreasing")
+    return 0
+
+
 cdef int _check_csr(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms) except -1:
-    cdef Py_ssize_t n_docs = doc_offsets.shape[0] - 1
-    cdef Py_ssize_t d, i
+    cdef Py_ssize_t i
     cdef int t
-    if n_docs < 0:
-        raise ValueError("doc_offsets must hold at least one offset")
     if n_terms < 0:
         raise ValueError("n_terms must be >= 0")
-    if doc_offsets[0] != 0 or doc_offsets[n_docs] != doc_terms.shape[0]:
-        raise ValueError("doc_offsets must start at 0 and end at len(doc_terms)")
-    for d in range(n_docs):
-        if doc_offsets[d + 1] < doc_offsets[d]:
-            raise ValueError("doc_offsets must be non-decreasing")
+    _check_offsets(doc_offsets, doc_terms.shape[0], "doc_offsets", "len(doc_terms)")
     with nogil:
         for i in range(doc_terms.shape[0]):
             t = doc_terms[i]
@@ -648,18 +654,8 @@ def remap(const int[::1] tok_ids, const long long[::1] tok_offsets, const long l
     cdef Py_ssize_t n_tok = tok_ids.shape[0], n_voc = starts.shape[0] - 1, n_seg = tok_offsets.shape[0] - 1
     cdef Py_ssize_t i, d, k, total = 0
     cdef int t
-    if n_voc < 0 or n_seg < 0:
-        raise ValueError("starts and tok_offsets must hold at least one offset")
-    if starts[0] != 0 or starts[n_voc] != terms.shape[0]:
-        raise ValueError("starts must start at 0 and end at len(terms)")
-    for i in range(n_voc):
-        if starts[i + 1] < starts[i]:
-            raise ValueError("starts must be non-decreasing")
-    if tok_offsets[0] != 0 or tok_offsets[n_seg] != n_tok:
-        raise ValueError("tok_offsets must start at 0 and end at len(tok_ids)")
-    for d in range(n_seg):
-        if tok_offsets[d + 1] < tok_offsets[d]:
-            raise ValueError("tok_offsets must be non-decreasing")
+    _check_offsets(starts, terms.shape[0], "starts", "len(terms)")
+    _check_offsets(tok_offsets, n_tok, "tok_offsets", "len(tok_ids)")
     for i in range(n_tok):
         t = tok_ids[i]
         if t < 0 or t >= n_voc:
@@ -843,13 +839,12 @@ def letter_runs(text, const long long[:, ::1] ranges, Py_ssize_t max_words, cons
     if max_words < 0 or n_votes < 0:
         raise ValueError("max_words and n_votes must be >= 0")
     cdef Py_ssize_t n_words = values.shape[0], size = slots.shape[0], j
-    if starts.shape[0] != n_words + 1 or starts[0] != 0 or starts[n_words] != chars.shape[0]:
-        raise ValueError("starts must hold len(values) + 1 offsets from 0 to len(chars)")
+    if starts.shape[0] != n_words + 1:
+        raise ValueError("starts must hold len(values) + 1 offsets")
+    _check_offsets(starts, chars.shape[0], "starts", "len(chars)")
     if size < 1 or size & (size - 1) or size < n_words:
         raise ValueError("slots must be a power of two, at least len(values)")
     for j in range(n_words):
-        if starts[j + 1] < starts[j]:
-            raise ValueError("starts must be non-decreasing")
         if not 0 <= values[j] < n_votes:
             raise ValueError("values must lie in [0, n_votes)")
     cdef Py_ssize_t empty = 0

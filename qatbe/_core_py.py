@@ -21,17 +21,23 @@ PLUS = 2
 BM25L = 3
 
 
+def _check_offsets(offsets: Sequence[int], end: int, name: str, end_name: str) -> int:
+    """CSR offsets (every array of "where item i starts"): at least one, from 0 to ``end``, never decreasing.
+    Returns how many items they delimit."""
+    n = len(offsets) - 1
+    if n < 0:
+        raise ValueError(f"{name} must hold at least one offset")
+    if offsets[0] != 0 or offsets[n] != end:
+        raise ValueError(f"{name} must start at 0 and end at {end_name}")
+    if any(offsets[i + 1] < offsets[i] for i in range(n)):
+        raise ValueError(f"{name} must be non-decreasing")
+    return n
+
+
 def _check_csr(doc_terms: Sequence[int], doc_offsets: Sequence[int], n_terms: int) -> int:
-    n_docs = len(doc_offsets) - 1
-    if n_docs < 0:
-        raise ValueError("doc_offsets must hold at least one offset")
     if n_terms < 0:
         raise ValueError("n_terms must be >= 0")
-    if doc_offsets[0] != 0 or doc_offsets[n_docs] != len(doc_terms):
-        raise ValueError("doc_offsets must start at 0 and end at len(doc_terms)")
-    for d in range(n_docs):
-        if doc_offsets[d + 1] < doc_offsets[d]:
-            raise ValueError("doc_offsets must be non-decreasing")
+    n_docs = _check_offsets(doc_offsets, len(doc_terms), "doc_offsets", "len(doc_terms)")
     for t in doc_terms:
         if t < 0 or t >= n_terms:
             raise ValueError(f"document term id {t} out of range [0, {n_terms})")
@@ -320,17 +326,8 @@ def remap(
     toks = [int(t) for t in tok_ids]
     offs = [int(o) for o in tok_offsets]
     st = [int(s) for s in starts]
-    n_voc, n_seg = len(st) - 1, len(offs) - 1
-    if n_voc < 0 or n_seg < 0:
-        raise ValueError("starts and tok_offsets must hold at least one offset")
-    if st[0] != 0 or st[n_voc] != len(terms):
-        raise ValueError("starts must start at 0 and end at len(terms)")
-    if any(st[i + 1] < st[i] for i in range(n_voc)):
-        raise ValueError("starts must be non-decreasing")
-    if offs[0] != 0 or offs[n_seg] != len(toks):
-        raise ValueError("tok_offsets must start at 0 and end at len(tok_ids)")
-    if any(offs[d + 1] < offs[d] for d in range(n_seg)):
-        raise ValueError("tok_offsets must be non-decreasing")
+    n_voc = _check_offsets(st, len(terms), "starts", "len(terms)")
+    n_seg = _check_offsets(offs, len(toks), "tok_offsets", "len(tok_ids)")
     for t in toks:
         if t < 0 or t >= n_voc:
             raise ValueError(f"token id {t} out of range [0, {n_voc})")
@@ -417,12 +414,11 @@ def letter_runs(
     vals = np.asarray(values, dtype=np.int64)
     table_slots = np.asarray(slots, dtype=np.int64)
     n_words, size = len(vals), len(table_slots)
-    if len(offs) != n_words + 1 or offs[0] != 0 or offs[-1] != len(chars):
-        raise ValueError("starts must hold len(values) + 1 offsets from 0 to len(chars)")
+    if len(offs) != n_words + 1:
+        raise ValueError("starts must hold len(values) + 1 offsets")
+    _check_offsets(offs.tolist(), len(chars), "starts", "len(chars)")
     if size < 1 or size & (size - 1) or size < n_words:
         raise ValueError("slots must be a power of two, at least len(values)")
-    if (np.diff(offs) < 0).any():
-        raise ValueError("starts must be non-decreasing")
     if ((vals < 0) | (vals >= n_votes)).any():
         raise ValueError("values must lie in [0, n_votes)")
     if ((table_slots < -1) | (table_slots >= n_words)).any():
