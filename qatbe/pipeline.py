@@ -22,6 +22,7 @@ from .explain import explain
 from .render import SEPARATOR, block, render
 from .result import Result
 from .score import score_segments
+from .score.bm25 import heading_ancestors
 from .segment import parse
 from .select.plan import plan
 from .settings import Settings
@@ -96,18 +97,9 @@ def with_outcome(seg: Segment, tokens: int, score: float, matched: bool) -> Segm
 
 
 def heading_parents(segments: Sequence[Segment]) -> npt.NDArray[np.int64]:
-    """For each segment, the slot of its nearest enclosing heading among ``segments`` (-1 if none)."""
-    parents = np.full(len(segments), -1, dtype=np.int64)
-    stack: list[tuple[int, int]] = []  # (level, slot)
-    for i, seg in enumerate(segments):
-        if seg.kind is SegmentKind.HEADING:
-            while stack and stack[-1][0] >= seg.level:
-                stack.pop()
-            parents[i] = stack[-1][1] if stack else -1
-            stack.append((seg.level, i))
-        elif stack:
-            parents[i] = stack[-1][1]
-    return parents
+    """For each segment, the slot of its nearest enclosing heading among ``segments`` (-1 if none): the first of
+    its ``heading_ancestors``, the one reading of heading levels that scoring uses too."""
+    return np.array([chain[0] if chain else -1 for chain in heading_ancestors(segments)], dtype=np.int64)
 
 
 class Extractor:

@@ -219,9 +219,10 @@ def heading_ancestors(segments: Sequence[Segment]) -> list[tuple[int, ...]]:
         if seg.kind is SegmentKind.HEADING:
             while stack and stack[-1][0] >= seg.level:
                 stack.pop()
-            out.append(tuple(j for _, j in reversed(stack)))
+            enclosing = tuple(j for _, j in reversed(stack))
+            out.append(enclosing)
             stack.append((seg.level, i))
-            above = tuple(j for _, j in reversed(stack))
+            above = (i, *enclosing)
         else:
             out.append(above)
     return out
