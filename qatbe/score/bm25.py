@@ -302,6 +302,20 @@ def sibling_scores(segments: Sequence[Segment], raw: npt.NDArray[np.float64]) ->
     return out
 
 
+def _term_sets(an: Analyzer, texts: Sequence[str]) -> list[set[str]]:
+    """``set(an.terms(t))`` for each text, from one indexing pass (one tokenizer call instead of one per text)."""
+    vocab: dict[str, int] = {}
+    flat, offs, _ = an.index(texts, vocab)
+    names = np.array(list(vocab), dtype=object)
+    bounds = offs.tolist()
+    out = []
+    for k in range(len(texts)):
+        terms = set(names[flat[bounds[k]:bounds[k + 1]]].tolist())
+        terms.discard("")  # stopwords share the id of ""
+        out.append(terms)
+    return out
+
+
 def bridge_scores(
     an: Analyzer, segments: Sequence[Segment], texts: Sequence[str], raw: npt.NDArray[np.float64],
     asked: set[str], ancestors: Sequence[Sequence[int]],
@@ -324,11 +338,12 @@ def bridge_scores(
     if not heads or not body:
         return out
     top = sorted(body, key=lambda i: (-raw[i], i))[:BRIDGE_TOP]
-    top_terms = {i: set(an.terms(texts[i])) for i in top}
+    term_sets = _term_sets(an, [texts[i] for i in heads + top])
+    top_terms = dict(zip(top, term_sets[len(heads):]))
     credit: dict[int, float] = {}
     wanted: dict[int, list[str]] = {}
-    for h in heads:
-        new = sorted(set(an.terms(texts[h])) - asked)
+    for h, head_terms in zip(heads, term_sets):
+        new = sorted(head_terms - asked)
         if not new:
             continue
         best = 0.0
