@@ -178,3 +178,26 @@ def test_comments_are_content_on_a_discussion_page() -> None:
         return sum(s.text.count("Reader") for s in segments if s.kind is not SegmentKind.NAVIGATION)
 
     assert readers(html) == 0 and readers(marked) == 4
+
+
+def test_text_before_an_empty_flagged_icon_keeps_its_own_context() -> None:
+    """A product card's price ends with an empty ``modal-icon`` span (strong negative evidence): the price is
+    the card's text, not the icon's (wcxb 1371 lost every product of a listing this way)."""
+    card = ('<div class="box"><a href="/p{i}"><span class="product-name">Shoe model {i}</span></a>'
+            '<span class="product-price"><span>Individual Rental Price -</span> $30.00<br>'
+            '<span>With Rental Package - $2{i}.00<span class="modal-icon-placeholder"></span></span></span></div>')
+    html = ("<body><main><h1>Formal Shoe Gallery</h1><p>Every shoe rental includes complimentary socks.</p>"
+            + "".join(card.format(i=i) for i in range(8)) + "</main></body>")
+    kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
+    assert all(f"$2{i}.00" in kept for i in range(8))
+
+
+def test_wikipedia_page_notices_are_boilerplate() -> None:
+    body = "".join(f"<p>Leonor Piuza is a runner from Mozambique; paragraph {i} of her career.</p>" for i in range(6))
+    stub = ('<table class="metadata plainlinks stub" role="presentation"><tr><td><img alt="Stub icon"></td>'
+            '<td><i>This biographical article is a <a href="/wiki/Stub">stub</a>. You can help Wikipedia by '
+            '<a class="external text" href="//x">expanding it</a>.</i></td></tr></table>')
+    segments = segment_html(f"<body><div id='content'>{body}{stub}</div></body>", Settings()).segments
+    stub_segments = [s for s in segments if "You can help" in s.text]
+    assert stub_segments and all(s.kind is SegmentKind.NAVIGATION for s in stub_segments)
+    assert sum("paragraph" in s.text for s in segments if s.kind is SegmentKind.PARAGRAPH) == 6

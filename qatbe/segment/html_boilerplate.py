@@ -28,7 +28,10 @@ _NEG_WORDS = frozenset(
         "signin", "header", "siteheader", "pageheader", "offcanvas", "drawer", "dropdown", "megamenu",
         "hamburger", "comment", "comments", "commentlist", "respond", "copyright", "legal",
         "disclaimer", "imprint", "tags", "metanav", "toc", "tableofcontents", "gallery", "resgallery",
-        "slideshow", "lightbox"
+        "slideshow", "lightbox",
+        # Wikipedia's notices about the page itself ("This article is a stub. You can help Wikipedia by
+        # expanding it.", "This article needs additional citations"), not about its subject.
+        "stub", "ambox"
     ]
 )
 _NEG_INFIXES = ("navigation", "breadcrumb", "sidebar", "newsletter", "cookie", "footer", "socialmedia", "sharebar",

@@ -31,7 +31,7 @@ cdef class Walker:
     cpdef walk(self, body)
 
     @cython.locals(text=str)
-    cdef bint _furniture(self, node) except -1
+    cdef bint _furniture(self, node, object outer) except -1
 
     @cython.locals(mode=int, level=object)
     cdef int _enter(self, node, str tag, dict attrs) except -9

@@ -324,7 +324,7 @@ class Walker:
                 self.ctxs.append(self.ctx)
                 if pos:
                     self.in_article += 1
-                elif (neg == STRONG or hidden) and self._furniture(node):
+                elif (neg == STRONG or hidden) and self._furniture(node, saved):
                     self.ctx = saved
                     node = node.next
                     continue
@@ -345,7 +345,7 @@ class Walker:
             node = node.first_child
         self.flush()
 
-    def _furniture(self, node: Any) -> bool:
+    def _furniture(self, node: Any, outer: Ctx) -> bool:
         """Emit a small flagged subtree (a menu, a footer, a hidden panel) as one block without walking it.
 
         Why: such subtrees are a third or more of a typical page's elements, and reading them node by node in
@@ -355,13 +355,19 @@ class Walker:
         text = " ".join(node.text(deep=True, separator=" ").split())
         if len(text) * 5 >= self.page_chars or self._holds_main(node):
             return False
+        # The text buffered so far belongs to the element around the furniture: flushed under its context (a
+        # product card's price must not take the negative evidence of the empty "modal-icon" span after it).
+        furniture_ctx = self.ctx
+        self.ctx = outer
         self.flush()
-        if text:
-            self._break_list()
-            block = Block("p", text, self.ctx, len(text), len(text))  # counted as links: never prose
-            block.box = self.box
-            block.furniture = True
-            self.blocks.append(block)
+        self.ctx = furniture_ctx
+        if not text:
+            return True
+        self._break_list()
+        block = Block("p", text, self.ctx, len(text), len(text))  # counted as links: never prose
+        block.box = self.box
+        block.furniture = True
+        self.blocks.append(block)
         return True
 
     def _holds_main(self, node: Any) -> bool:
