@@ -201,3 +201,16 @@ def test_wikipedia_page_notices_are_boilerplate() -> None:
     stub_segments = [s for s in segments if "You can help" in s.text]
     assert stub_segments and all(s.kind is SegmentKind.NAVIGATION for s in stub_segments)
     assert sum("paragraph" in s.text for s in segments if s.kind is SegmentKind.PARAGRAPH) == 6
+
+
+def test_linked_lists_inside_the_article_are_text_when_their_items_read_like_text() -> None:
+    prose = "".join(f"<p>Paragraph {i} of the development update explains what changed and why it matters.</p>"
+                    for i in range(15))
+    changelog = "<ul>" + "".join(f'<li><a href="https://example.org/pr/{i}">Fix the crash when saving remote '
+                                 f'image {i}</a></li>' for i in range(5)) + "</ul>"
+    menu = "<ul>" + "".join(f'<li><a href="/{w}">{w}</a></li>' for w in ("Home", "Pricing", "Blog", "Contact")) + "</ul>"
+    html = f"<body><main><article><h1>Development update</h1>{prose}{changelog}{menu}</article></main></body>"
+    segments = segment_html(html, Settings()).segments
+    kept = " ".join(s.text for s in segments if s.kind is not SegmentKind.NAVIGATION)
+    assert all(f"remote image {i}" in kept for i in range(5))
+    assert "Pricing" not in kept

@@ -53,6 +53,7 @@ _POST_META = re.compile(
 )
 _POST_META_MAX = 400  # a filing line, at most (WordPress adds "You can follow the comments ... RSS 2.0 feed")
 _ORPHAN_MAX = 100  # a heading longer than this is a sentence, kept even with nothing under it
+_ITEM_WORDS = 4  # words per item, on average, for a linked list inside the main text to be text (_sentence_items)
 _TEASER_LINK = 300  # a linked line after a "read also" label, at most
 _TEASER_MAX = 400  # text under one linked headline, at most, for it to be a teaser
 _TEASER_SHARE = 0.5
@@ -228,8 +229,8 @@ def decide(walker: Walker, discussion: bool = False) -> None:
                     inside = block.box is not None and block.box.inside
                 else:  # no container stands out: anything not named like furniture may be main text
                     inside = not ctx.flagged
-                boiler = (not inside or block.kind == "list" or block.chars > _LONE_LINK
-                          or _linky_neighbour(blocks, i))
+                boiler = not (block.kind == "list" and main is not None and inside and _sentence_items(block)) and (
+                    not inside or block.kind == "list" or block.chars > _LONE_LINK or _linky_neighbour(blocks, i))
         if not boiler and block.kind in ("p", "h") and block.chars <= 60 and _FURNITURE_TEXT.match(block.text):
             boiler = True  # "Read more", "Lesen Sie auch", "Leave a comment": the words of page furniture
             label_before = True
@@ -257,6 +258,21 @@ def decide(walker: Walker, discussion: bool = False) -> None:
     _repeats(blocks)
     _trailing_labels(blocks)
     _orphan_headings(blocks)
+
+
+def _sentence_items(block: Block) -> bool:
+    """A linked list whose items read like lines of text, not like menu entries: ``_ITEM_WORDS`` words or more
+    per item on average.
+
+    Why: inside the main container, a list of links is a menu ("Home", "Pricing", "Contact") unless its items
+    say something: a changelog's entries, a reference list, a category's member pages, a resource list. Teaser
+    lists of headlines also read like text; they are caught by their labels ("Read more:") and names instead.
+    Measured with ``qatbe bench extraction``: wcxb 0.852 -> 0.855 (forum 0.803 -> 0.816, listing 0.638 -> 0.660,
+    collection 0.653 -> 0.648), scrapinghub-aeb and trafilatura-eval unchanged.
+    """
+    if block.ctx.flagged or not block.items:
+        return False
+    return sum(len(text.split()) for text, *_ in block.items) >= _ITEM_WORDS * len(block.items)
 
 
 def _teasers(blocks: list[Block]) -> None:
