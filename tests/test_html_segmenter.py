@@ -214,3 +214,16 @@ def test_linked_lists_inside_the_article_are_text_when_their_items_read_like_tex
     kept = " ".join(s.text for s in segments if s.kind is not SegmentKind.NAVIGATION)
     assert all(f"remote image {i}" in kept for i in range(5))
     assert "Pricing" not in kept
+
+
+def test_news_recirculation_lists_stay_out_of_the_article() -> None:
+    prose = "".join(f"<p>Paragraph {i} of the report tells what the police found at the hotel that night.</p>"
+                    for i in range(15))
+    items = "".join(f'<li><a href="/news/story-{i}">Another dramatic story number {i} from the newsroom</a></li>'
+                    for i in range(5))
+    module = f'<div class="content-recirculation__wrapper"><h4>Trending News</h4><ul>{items}</ul></div>'
+    labelled = f"<h4>Trending News</h4><ul>{items}</ul>"
+    for extra in (module, labelled):
+        html = f"<body><main><article><h1>Girl rescued</h1>{prose}{extra}</article></main></body>"
+        kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
+        assert "Paragraph 14" in kept and "dramatic story" not in kept

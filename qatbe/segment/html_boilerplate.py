@@ -31,7 +31,9 @@ _NEG_WORDS = frozenset(
         "slideshow", "lightbox",
         # Wikipedia's notices about the page itself ("This article is a stub. You can help Wikipedia by
         # expanding it.", "This article needs additional citations"), not about its subject.
-        "stub", "ambox"
+        "stub", "ambox",
+        # News sites' "recirculation" modules: links to more of the site's stories.
+        "recirc", "recirculation"
     ]
 )
 _NEG_INFIXES = ("navigation", "breadcrumb", "sidebar", "newsletter", "cookie", "footer", "socialmedia", "sharebar",

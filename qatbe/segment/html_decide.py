@@ -31,6 +31,7 @@ _CREDIT_MAX = 120
 _FURNITURE_TEXT = re.compile(
     r"\W*(?:read more|read also|see also|related (?:articles|posts|stories|content)|more (?:from|on|stories)\b"
     r"|you (?:may|might) also like|share this|leave a (?:comment|reply)|post a comment"
+    r"|trending (?:news|now|stories)|most (?:read|popular|viewed)|top stories|popular (?:stories|posts|articles)"
     r"|lesen sie auch|mehr zum thema|das könnte (?:dich|sie)|weitere (?:artikel|beiträge|themen|nachrichten"
     r"|informationen|aktuelle)|aktuelle (?:news|nachrichten|artikel)|kommentare? schreiben|teilen:"
     r"|à lire aussi|lire aussi|voir aussi|vos réactions|leer también|te puede interesar|artículos relacionados"
