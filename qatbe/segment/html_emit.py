@@ -50,38 +50,41 @@ class _Locator:
 
 
 def _emit(builder: SegmentBuilder, blocks: list[Block], html: str) -> None:
-    locate = _Locator(html)
+    find = _Locator(html).find
+    paragraph = builder.paragraph
     for block in blocks:
         kind = block.kind
         boiler = block.boiler
-        if kind == "list":
-            items: list[ListItem] = []
-            base = min((depth for _, depth, _, _, _ in block.items), default=0)
-            for text, depth, ordered, number, _ in block.items:
-                items.append(ListItem(text, depth - base, ordered, number, locate.find(text)))
-            if items:
+        # Paragraphs are two blocks in three: they are tested first.
+        if kind == "p" and not block.meta:
+            paragraph(block.text, find(block.text), boilerplate=boiler)
+        elif kind == "list":
+            if block.items:
+                base = min([item[1] for item in block.items])
+                items = [ListItem(text, depth - base, ordered, number, find(text))
+                         for text, depth, ordered, number, _ in block.items]
                 builder.list(items, items[0].position, boilerplate=boiler)
-            continue
-        if kind == "table":
+        elif kind == "table":
             data = block.table
             assert data is not None
             first = next((c for row in ((data.header or ()),) + data.rows for c in row if c.strip()), "")
-            builder.table(data.header, data.rows, locate.find(first), caption=data.caption, boilerplate=boiler)
-            continue
-        position = locate.find(block.text)
-        if kind == "h":
-            builder.heading(block.text, block.level, position, boilerplate=boiler)
-        elif kind == "code":
-            if boiler:
-                builder.paragraph(block.text, position, boilerplate=True)
-            else:
-                builder.code(block.text, block.lang, position)
-        elif kind == "quote":
-            builder.quote(block.text, position, boilerplate=boiler)
-        elif kind == "caption" or block.meta:
-            builder.paragraph(block.text, position, kind=SegmentKind.METADATA, boilerplate=boiler)
+            builder.table(data.header, data.rows, find(first), caption=data.caption, boilerplate=boiler)
         else:
-            builder.paragraph(block.text, position, boilerplate=boiler)
+            text = block.text
+            position = find(text)
+            if kind == "h":
+                builder.heading(text, block.level, position, boilerplate=boiler)
+            elif kind == "code":
+                if boiler:
+                    paragraph(text, position, boilerplate=True)
+                else:
+                    builder.code(text, block.lang, position)
+            elif kind == "quote":
+                builder.quote(text, position, boilerplate=boiler)
+            elif kind == "caption" or block.meta:
+                paragraph(text, position, kind=SegmentKind.METADATA, boilerplate=boiler)
+            else:
+                paragraph(text, position, boilerplate=boiler)
 
 
 def _byline_author(blocks: list[Block]) -> str | None:
