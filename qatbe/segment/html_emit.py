@@ -12,7 +12,7 @@ from ..types import SegmentKind
 from .builder import ListItem, SegmentBuilder
 from .html_walk import Block
 
-_WORD = re.compile(r"[A-Za-z0-9]{4,}")
+_first_word = re.compile(r"[A-Za-z0-9]{4,}").search
 _SEARCH_WINDOW = 1 << 17
 
 
@@ -33,19 +33,21 @@ class _Locator:
         self.budget = 4 * len(html) + _SEARCH_WINDOW
 
     def find(self, text: str) -> int:
-        if self.budget <= 0:
-            return self.cursor
-        match = _WORD.search(text, 0, 400)
-        needle = match.group(0) if match else text.strip()[:8]
+        cursor = self.cursor
+        budget = self.budget
+        if budget <= 0:
+            return cursor
+        match = _first_word(text, 0, 400)
+        needle = match[0] if match else text.strip()[:8]
         if not needle:
-            return self.cursor
-        end = self.cursor + min(_SEARCH_WINDOW, self.budget)
-        at = self.html.find(needle, self.cursor, end)
+            return cursor
+        end = cursor + min(budget, _SEARCH_WINDOW)
+        at = self.html.find(needle, cursor, end)
         if at < 0:
-            self.budget -= end - self.cursor
-            return self.cursor
-        self.budget -= at + len(needle) - self.cursor
+            self.budget = budget - (end - cursor)
+            return cursor
         self.cursor = at + len(needle)
+        self.budget = budget - (self.cursor - cursor)
         return at
 
 
