@@ -26,7 +26,7 @@ def clean_inline(text: str) -> str:
     """Collapse every run of whitespace (newlines included) to one space: inline text has no layout to keep."""
     # Most text arrives clean (the HTML walk joins words with single spaces), and checking that is about twice as
     # fast as split + join. The check is exact: every character str.split() splits on, except " " itself, is
-    # non-printable (categories Cc, Zs, Zl, Zp; tests/test_builder_speedpath.py checks all code points), so printable
+    # non-printable (categories Cc, Zs, Zl, Zp; tests/test_builder.py checks all code points), so printable
     # text without "  " and without a space at either end has nothing to collapse.
     if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text
