@@ -10,6 +10,7 @@ import re
 
 from ..types import SegmentKind
 from .builder import ListItem, SegmentBuilder
+from .html_tables import TableData
 from .html_walk import Block
 
 _first_word = re.compile(r"[A-Za-z0-9]{4,}").search
@@ -52,28 +53,28 @@ class _Locator:
 
 
 def _emit(builder: SegmentBuilder, blocks: list[Block], html: str) -> None:
-    find = _Locator(html).find
+    locate = _Locator(html)
     paragraph = builder.paragraph
     for block in blocks:
         kind = block.kind
         boiler = block.boiler
         # Paragraphs are two blocks in three: they are tested first.
         if kind == "p" and not block.meta:
-            paragraph(block.text, find(block.text), boilerplate=boiler)
+            paragraph(block.text, locate.find(block.text), boilerplate=boiler)
         elif kind == "list":
             if block.items:
                 base = min([item[1] for item in block.items])
-                items = [ListItem(text, depth - base, ordered, number, find(text))
+                items = [ListItem(text, depth - base, ordered, number, locate.find(text))
                          for text, depth, ordered, number, _ in block.items]
                 builder.list(items, items[0].position, boilerplate=boiler)
         elif kind == "table":
             data = block.table
             assert data is not None
-            first = next((c for row in ((data.header or ()),) + data.rows for c in row if c.strip()), "")
-            builder.table(data.header, data.rows, find(first), caption=data.caption, boilerplate=boiler)
+            first = _first_cell(data)
+            builder.table(data.header, data.rows, locate.find(first), caption=data.caption, boilerplate=boiler)
         else:
             text = block.text
-            position = find(text)
+            position = locate.find(text)
             if kind == "h":
                 builder.heading(text, block.level, position, boilerplate=boiler)
             elif kind == "code":
@@ -87,6 +88,15 @@ def _emit(builder: SegmentBuilder, blocks: list[Block], html: str) -> None:
                 paragraph(text, position, kind=SegmentKind.METADATA, boilerplate=boiler)
             else:
                 paragraph(text, position, boilerplate=boiler)
+
+
+def _first_cell(data: TableData) -> str:
+    """The table's first non-blank cell, header first: where its text starts in the source."""
+    for row in ((data.header or ()),) + data.rows:
+        for cell in row:
+            if cell.strip():
+                return cell
+    return ""
 
 
 def _byline_author(blocks: list[Block]) -> str | None:
