@@ -24,8 +24,9 @@ from selectolax.lexbor import LexborHTMLParser
 import qatbe
 from qatbe.segment import html_walk
 from qatbe.segment.builder import SegmentBuilder
-from qatbe.segment.html import _emit, segment_html
+from qatbe.segment.html import segment_html
 from qatbe.segment.html_decide import decide
+from qatbe.segment.html_emit import _emit
 from qatbe.segment.html_guard import limit_nesting
 from qatbe.segment.html_metadata import read_metadata
 from qatbe.settings import Settings

@@ -55,3 +55,10 @@ def test_scripts_never_become_text_but_jsonld_is_read() -> None:
     doc = segment_html(html, Settings())
     assert doc.metadata.title == "H"
     assert all("secret" not in s.text and "Article" not in s.text for s in doc.segments)
+
+
+def test_canonical_link_is_the_first_whose_rel_is_canonical() -> None:
+    html = """<html><head><link rel="stylesheet" href="/a.css"><link rel="canonicalize" href="/no">
+    <link rel=" CANONICAL " href="https://example.org/yes"><link rel="canonical" href="/later"></head>
+    <body><p>Body text.</p></body></html>"""
+    assert _meta(html).url == "https://example.org/yes"

@@ -3,103 +3,21 @@
 Boilerplate is emitted as NAVIGATION (``boilerplate=True``) so ``qatbe.segment`` can show it; ``extract`` leaves
 it out unless asked.
 
-Source positions: selectolax does not expose offsets, so each block's first plain word is searched for in the
-HTML from a cursor that only moves forward (bounded window), which keeps positions monotonic and the cost linear.
+Emitting blocks as segments (and finding their source positions) is ``html_emit``'s job.
 """
 
 from __future__ import annotations
 
-import re
-
 from selectolax.lexbor import LexborHTMLParser
 
 from ..settings import Settings
-from ..types import Metadata, ParsedDocument, SegmentKind
-from .builder import ListItem, SegmentBuilder
+from ..types import Metadata, ParsedDocument
+from .builder import SegmentBuilder
 from .html_decide import decide
+from .html_emit import _byline_author, _emit
 from .html_guard import limit_nesting
 from .html_metadata import read_metadata
-from .html_walk import SCRIPT_LIKE, Block, Walker
-
-_WORD = re.compile(r"[A-Za-z0-9]{4,}")
-_SEARCH_WINDOW = 1 << 17
-
-
-class _Locator:
-    """Source offsets by searching each block's first plain word from a forward-only cursor.
-
-    Linear by construction: every search is bounded by a window, and all searches together may scan at most a
-    few times the page (a budget), after which blocks get the cursor's position. Misses (a word split by a tag or
-    an entity) leave the cursor where it is, so positions stay monotonic.
-    """
-
-    __slots__ = ("budget", "cursor", "html")
-
-    def __init__(self, html: str) -> None:
-        self.html = html
-        body = html.find("<body")
-        self.cursor = max(body, 0)
-        self.budget = 4 * len(html) + _SEARCH_WINDOW
-
-    def find(self, text: str) -> int:
-        if self.budget <= 0:
-            return self.cursor
-        match = _WORD.search(text, 0, 400)
-        needle = match.group(0) if match else text.strip()[:8]
-        if not needle:
-            return self.cursor
-        end = self.cursor + min(_SEARCH_WINDOW, self.budget)
-        at = self.html.find(needle, self.cursor, end)
-        if at < 0:
-            self.budget -= end - self.cursor
-            return self.cursor
-        self.budget -= at + len(needle) - self.cursor
-        self.cursor = at + len(needle)
-        return at
-
-
-def _emit(builder: SegmentBuilder, blocks: list[Block], html: str) -> None:
-    locate = _Locator(html)
-    for block in blocks:
-        kind = block.kind
-        boiler = block.boiler
-        if kind == "list":
-            items: list[ListItem] = []
-            base = min((depth for _, depth, _, _, _ in block.items), default=0)
-            for text, depth, ordered, number, _ in block.items:
-                items.append(ListItem(text, depth - base, ordered, number, locate.find(text)))
-            if items:
-                builder.list(items, items[0].position, boilerplate=boiler)
-            continue
-        if kind == "table":
-            data = block.table
-            assert data is not None
-            first = next((c for row in ((data.header or ()),) + data.rows for c in row if c.strip()), "")
-            builder.table(data.header, data.rows, locate.find(first), caption=data.caption, boilerplate=boiler)
-            continue
-        position = locate.find(block.text)
-        if kind == "h":
-            builder.heading(block.text, block.level, position, boilerplate=boiler)
-        elif kind == "code":
-            if boiler:
-                builder.paragraph(block.text, position, boilerplate=True)
-            else:
-                builder.code(block.text, block.lang, position)
-        elif kind == "quote":
-            builder.quote(block.text, position, boilerplate=boiler)
-        elif kind == "caption" or block.meta:
-            builder.paragraph(block.text, position, kind=SegmentKind.METADATA, boilerplate=boiler)
-        else:
-            builder.paragraph(block.text, position, boilerplate=boiler)
-
-
-def _byline_author(blocks: list[Block]) -> str | None:
-    for block in blocks:
-        if block.meta and not block.boiler:
-            text = " ".join(block.text.split())
-            if text.lower().startswith("by ") and len(text) < 80:
-                return text[3:].strip() or None
-    return None
+from .html_walk import SCRIPT_LIKE, Walker
 
 
 def segment_html(html: str, settings: Settings) -> ParsedDocument:

@@ -1,0 +1,23 @@
+# Augmenting declarations: when setup.py compiles builder.py, Cython gives it these C types; the .py stays the
+# pure-Python fallback, and tests/test_segment_speedpath.py checks that the two agree.
+# The builder is called for every unit of every document (HTML, markdown, text): typing its own fields and its
+# per-segment helpers is what pays; everything else keeps Python semantics.
+cimport cython
+
+
+cdef class SegmentBuilder:
+    cdef object _estimate
+    cdef Py_ssize_t _max
+    cdef list _segments
+    cdef list _headings
+    cdef tuple _path
+    cdef Py_ssize_t _group
+
+    cdef Py_ssize_t _next_group(self)
+
+    @cython.locals(path=tuple)
+    cpdef _add(self, kind, str text, str markdown, Py_ssize_t position, Py_ssize_t group, Py_ssize_t part=*,
+               Py_ssize_t level=*, language=*, header=*)
+
+
+cpdef str clean_inline(str text)

@@ -1,0 +1,108 @@
+"""Blocks to segments: hand each walked block to the builder, with its source position.
+
+Source positions: selectolax does not expose offsets, so each block's first plain word is searched for in the
+HTML from a cursor that only moves forward (bounded window), which keeps positions monotonic and the cost linear.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..types import SegmentKind
+from .builder import ListItem, SegmentBuilder
+from .html_tables import TableData
+from .html_walk import Block
+
+_first_word = re.compile(r"[A-Za-z0-9]{4,}").search
+_SEARCH_WINDOW = 1 << 17
+
+
+class _Locator:
+    """Source offsets by searching each block's first plain word from a forward-only cursor.
+
+    Linear by construction: every search is bounded by a window, and all searches together may scan at most a
+    few times the page (a budget), after which blocks get the cursor's position. Misses (a word split by a tag or
+    an entity) leave the cursor where it is, so positions stay monotonic.
+    """
+
+    __slots__ = ("budget", "cursor", "html")
+
+    def __init__(self, html: str) -> None:
+        self.html = html
+        body = html.find("<body")
+        self.cursor = max(body, 0)
+        self.budget = 4 * len(html) + _SEARCH_WINDOW
+
+    def find(self, text: str) -> int:
+        cursor = self.cursor
+        budget = self.budget
+        if budget <= 0:
+            return cursor
+        match = _first_word(text, 0, 400)
+        needle = match[0] if match else text.strip()[:8]
+        if not needle:
+            return cursor
+        end = cursor + min(budget, _SEARCH_WINDOW)
+        at = self.html.find(needle, cursor, end)
+        if at < 0:
+            self.budget = budget - (end - cursor)
+            return cursor
+        self.cursor = at + len(needle)
+        self.budget = budget - (self.cursor - cursor)
+        return at
+
+
+def _emit(builder: SegmentBuilder, blocks: list[Block], html: str) -> None:
+    locate = _Locator(html)
+    paragraph = builder.paragraph
+    for block in blocks:
+        kind = block.kind
+        boiler = block.boiler
+        # Paragraphs are two blocks in three: they are tested first.
+        if kind == "p" and not block.meta:
+            paragraph(block.text, locate.find(block.text), boilerplate=boiler)
+        elif kind == "list":
+            if block.items:
+                base = min([item[1] for item in block.items])
+                items = [ListItem(text, depth - base, ordered, number, locate.find(text))
+                         for text, depth, ordered, number, _ in block.items]
+                builder.list(items, items[0].position, boilerplate=boiler)
+        elif kind == "table":
+            data = block.table
+            assert data is not None
+            first = _first_cell(data)
+            builder.table(data.header, data.rows, locate.find(first), caption=data.caption, boilerplate=boiler)
+        else:
+            text = block.text
+            position = locate.find(text)
+            if kind == "h":
+                builder.heading(text, block.level, position, boilerplate=boiler)
+            elif kind == "code":
+                if boiler:
+                    paragraph(text, position, boilerplate=True)
+                else:
+                    builder.code(text, block.lang, position)
+            elif kind == "quote":
+                builder.quote(text, position, boilerplate=boiler)
+            elif kind == "caption" or block.meta:
+                paragraph(text, position, kind=SegmentKind.METADATA, boilerplate=boiler)
+            else:
+                paragraph(text, position, boilerplate=boiler)
+
+
+def _first_cell(data: TableData) -> str:
+    """The table's first non-blank cell, header first: where its text starts in the source."""
+    for row in ((data.header or ()),) + data.rows:
+        for cell in row:
+            if cell.strip():
+                return cell
+    return ""
+
+
+def _byline_author(blocks: list[Block]) -> str | None:
+    for block in blocks:
+        if block.meta and not block.boiler:
+            text = " ".join(block.text.split())
+            if text.lower().startswith("by ") and len(text) < 80:
+                return text[3:].strip() or None
+    return None
