@@ -9,6 +9,7 @@ documents and, for the locator, on generated pages. Where neither module is comp
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -100,3 +101,12 @@ def test_compiled_locator_matches_the_source(html: str, texts: list[str]) -> Non
     installed, pure = html_emit._Locator(html), PURE_EMIT._Locator(html)
     assert [installed.find(t) for t in texts] == [pure.find(t) for t in texts]
     assert (installed.cursor, installed.budget) == (pure.cursor, pure.budget)
+
+
+@pytest.mark.skipif(
+    os.environ.get("QATBE_REQUIRE_CYTHON") != "1",
+    reason="QATBE_REQUIRE_CYTHON=1 is not set (CI sets it); a development install may run the pure-Python stages",
+)
+def test_compiled_builder_and_emit_are_in_use_when_required() -> None:
+    assert not builder.__file__.endswith(".py"), builder.__file__
+    assert not html_emit.__file__.endswith(".py"), html_emit.__file__
