@@ -227,3 +227,14 @@ def test_news_recirculation_lists_stay_out_of_the_article() -> None:
         html = f"<body><main><article><h1>Girl rescued</h1>{prose}{extra}</article></main></body>"
         kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
         assert "Paragraph 14" in kept and "dramatic story" not in kept
+
+
+def test_hidden_tab_panels_are_text() -> None:
+    prose = "".join(f"<p>Paragraph {i} explains what the insurance covers while you drive.</p>" for i in range(6))
+    tabs = "".join(f'<div role="tabpanel" id="panel-{i}" hidden><p>Answer {i}: report the accident in the app '
+                   f'within 24 hours.</p></div>' for i in range(3))
+    hidden = '<div hidden><p>A panel nobody can open says this.</p></div>'
+    html = f"<body><main><h1>Insurance</h1>{prose}<h2>Frequently asked questions</h2>{tabs}{hidden}</main></body>"
+    kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
+    assert all(f"Answer {i}" in kept for i in range(3))
+    assert "nobody can open" not in kept

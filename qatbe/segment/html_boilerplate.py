@@ -155,6 +155,9 @@ def is_hidden(attrs: dict[str, str | None]) -> bool:
     """
     if not attrs:
         return False
+    role = attrs.get("role")
+    if role and role.strip().lower() == "tabpanel":
+        return False  # hidden only until its tab is clicked (see ``evidence``)
     if "hidden" in attrs:
         return True
     aria = attrs.get("aria-hidden")
@@ -230,9 +233,13 @@ def evidence(tag: str, attrs: dict[str, str | None]) -> tuple[int, bool, bool, b
             if style:
                 low = style.lower()
                 hidden = ("none" in low or "hidden" in low) and bool(_HIDDEN_STYLE.search(low))
-    # negative
     role = attrs.get("role")
     role = role.strip().lower() if role else ""
+    if hidden and role == "tabpanel":
+        # A tab panel is hidden only until its tab is clicked (FAQ and specification tabs): its text is the
+        # page's, like a closed <details>.
+        hidden = False
+    # negative
     if role in NEG_ROLES:
         neg = STRONG
     elif quote:
