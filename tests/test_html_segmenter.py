@@ -238,3 +238,18 @@ def test_hidden_tab_panels_are_text() -> None:
     kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
     assert all(f"Answer {i}" in kept for i in range(3))
     assert "nobody can open" not in kept
+
+
+def test_furniture_lines_stay_out() -> None:
+    prose = "".join(f"<p>Paragraph {i} of the thread explains how the heater was repaired at home.</p>"
+                    for i in range(6))
+    lines = ["Advertisement", "Click to expand...", "11 min read", "Join Date: Aug 2008", "Posts: 1,077",
+             "On this page"]
+    furniture = "".join(f"<div><span>{line}</span></div>" for line in lines)
+    kept_lines = ["Posts: the heater's two mounting posts were rusted through.", "Advertisement budgets fell."]
+    html = (f"<body><main><h1>Heater repair</h1>{furniture}"
+            + "".join(f"<p>{line}</p>" for line in kept_lines) + f"{prose}</main></body>")
+    segments = segment_html(html, Settings()).segments
+    kept = [s.text for s in segments if s.kind is not SegmentKind.NAVIGATION]
+    assert not any(line in kept for line in lines)
+    assert all(line in kept for line in kept_lines)

@@ -43,6 +43,14 @@ _FURNITURE_TEXT = re.compile(
     r"|(?:%d|\d+)?\s*bloggern gefällt das|(?:\d+\s+)?bloggers? like this)\b",
     re.IGNORECASE,
 )
+# Whole lines that are page furniture wherever they stand: an ad slot's label, a quote expander, a reading-time
+# estimate, a table of contents' title, a forum author's post counters.
+_FURNITURE_LINE = re.compile(
+    r"\W*(?:advertisement|anzeige|werbung|publicité|publicidad|pubblicità|reklama|sponsored(?: content)?"
+    r"|click to expand\W*|\d+\s*(?:min|mins|minutes?)\s+read|on this page|in this article"
+    r"|(?:join(?:ed)?(?: date)?|posts|threads|messages|reaction score)\s*:\s*[\w ,./-]{1,30})\W*",
+    re.IGNORECASE,
+)
 # A post's filing line ("This entry was posted in News on May 3", "Dieser Eintrag wurde veröffentlicht in ...",
 # "Erstellt am ...", "Publié le ..."): what the blog software says about the text, not the text.
 _POST_META = re.compile(
@@ -232,7 +240,8 @@ def decide(walker: Walker, discussion: bool = False) -> None:
                     inside = not ctx.flagged
                 boiler = not (block.kind == "list" and main is not None and inside and _sentence_items(block)) and (
                     not inside or block.kind == "list" or block.chars > _LONE_LINK or _linky_neighbour(blocks, i))
-        if not boiler and block.kind in ("p", "h") and block.chars <= 60 and _FURNITURE_TEXT.match(block.text):
+        if not boiler and block.kind in ("p", "h") and block.chars <= 60 and (
+                _FURNITURE_TEXT.match(block.text) or _FURNITURE_LINE.fullmatch(block.text)):
             boiler = True  # "Read more", "Lesen Sie auch", "Leave a comment": the words of page furniture
             label_before = True
         elif (not boiler and label_before and block.kind in ("p", "list") and block.chars <= _TEASER_LINK
