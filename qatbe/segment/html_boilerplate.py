@@ -148,16 +148,13 @@ def hidden_by_class(tag: str, attrs: dict[str, str | None]) -> bool:
     return (tag == "sup" and "reference" in tokens) or any(t in _HIDDEN_CLASSES for t in tokens)
 
 
-def is_hidden(attrs: dict[str, str | None]) -> bool:
-    """True when the element is not rendered: ``hidden``, ``aria-hidden="true"``, or an inline style that hides it.
-
-    Screen-reader-only classes count too: that text is not what a reader of the page sees.
-    """
-    if not attrs:
-        return False
+def _role(attrs: dict[str, str | None]) -> str:
     role = attrs.get("role")
-    if role and role.strip().lower() == "tabpanel":
-        return False  # hidden only until its tab is clicked (see ``evidence``)
+    return role.strip().lower() if role else ""
+
+
+def _hidden_by_attributes(attrs: dict[str, str | None]) -> bool:
+    """``hidden``, ``aria-hidden="true"``, or an inline style that hides the element."""
     if "hidden" in attrs:
         return True
     aria = attrs.get("aria-hidden")
@@ -166,49 +163,22 @@ def is_hidden(attrs: dict[str, str | None]) -> bool:
     style = attrs.get("style")
     if style:
         low = style.lower()
-        if ("none" in low or "hidden" in low) and _HIDDEN_STYLE.search(low):
-            return True
+        return ("none" in low or "hidden" in low) and bool(_HIDDEN_STYLE.search(low))
+    return False
+
+
+def is_hidden(attrs: dict[str, str | None]) -> bool:
+    """True when the element is not rendered: ``hidden``, ``aria-hidden="true"``, or an inline style that hides it.
+
+    Screen-reader-only classes count too: that text is not what a reader of the page sees. A tab panel is hidden
+    only until its tab is clicked (FAQ and specification tabs): its text is the page's, like a closed <details>.
+    """
+    if not attrs or _role(attrs) == "tabpanel":
+        return False
+    if _hidden_by_attributes(attrs):
+        return True
     cls = attrs.get("class")
     return bool(cls and _names(cls)[2])
-
-
-def negative_evidence(tag: str, attrs: dict[str, str | None]) -> int:
-    """How strongly the element's tag, role and names say "page furniture" (NONE, WEAK or STRONG)."""
-    role = attrs.get("role") if attrs else None
-    if role and role.strip().lower() in NEG_ROLES:
-        return STRONG
-    names = _name_string(attrs) if attrs else ""
-    name_level, quote = _names(names)[:2] if names else (NONE, False)
-    if quote:
-        return NONE  # <aside class="quote"> is a quotation in a post (Discourse), not a sidebar
-    level = NONE
-    if tag in NEG_TAGS:
-        level = WEAK if tag == "header" else STRONG
-    return max(level, name_level)
-
-
-def positive_evidence(tag: str, attrs: dict[str, str | None]) -> bool:
-    """The element says it holds the main content (``<main>``, ``<article>``, ``role=main``, ``articleBody``)."""
-    if tag in POS_TAGS:
-        return True
-    if not attrs:
-        return False
-    role = attrs.get("role")
-    if role and role.strip().lower() == "main":
-        return True
-    itemprop = attrs.get("itemprop")
-    return bool(itemprop and "articlebody" in itemprop.lower())
-
-
-def metadata_name(attrs: dict[str, str | None]) -> bool:
-    """The element is named like a byline or a date line."""
-    if not attrs:
-        return False
-    names = _name_string(attrs)
-    itemprop = attrs.get("itemprop")
-    if itemprop:
-        names = names + " " + itemprop
-    return bool(names and _names(names)[3])
 
 
 def evidence(tag: str, attrs: dict[str, str | None]) -> tuple[int, bool, bool, bool]:
@@ -221,24 +191,11 @@ def evidence(tag: str, attrs: dict[str, str | None]) -> tuple[int, bool, bool, b
     level, quote, hidden_class, byline = _names(names) if names else (NONE, False, False, False)
     if itemprop and not byline:
         byline = _names(itemprop)[3]
-    # hidden; a footnote marker (<sup class="reference">[3]</sup>) is not text either: it glues onto the word
-    # before it ("Eilatj[›]") and only costs tokens.
-    hidden = hidden_class or "hidden" in attrs or (tag == "sup" and "reference" in names.lower().split())
-    if not hidden:
-        aria = attrs.get("aria-hidden")
-        if aria is not None and aria.strip().lower() == "true":
-            hidden = True
-        else:
-            style = attrs.get("style")
-            if style:
-                low = style.lower()
-                hidden = ("none" in low or "hidden" in low) and bool(_HIDDEN_STYLE.search(low))
-    role = attrs.get("role")
-    role = role.strip().lower() if role else ""
-    if hidden and role == "tabpanel":
-        # A tab panel is hidden only until its tab is clicked (FAQ and specification tabs): its text is the
-        # page's, like a closed <details>.
-        hidden = False
+    role = _role(attrs)
+    # hidden (a tab panel never: see ``is_hidden``); a footnote marker (<sup class="reference">[3]</sup>) is not
+    # text either: it glues onto the word before it ("Eilatj[›]") and only costs tokens.
+    hidden = role != "tabpanel" and (
+        hidden_class or (tag == "sup" and "reference" in names.lower().split()) or _hidden_by_attributes(attrs))
     # negative
     if role in NEG_ROLES:
         neg = STRONG
