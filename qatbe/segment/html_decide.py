@@ -238,8 +238,11 @@ def decide(walker: Walker, discussion: bool = False) -> None:
                     inside = block.box is not None and block.box.inside
                 else:  # no container stands out: anything not named like furniture may be main text
                     inside = not ctx.flagged
-                boiler = not (block.kind == "list" and main is not None and inside and _sentence_items(block)) and (
-                    not inside or block.kind == "list" or block.chars > _LONE_LINK or _linky_neighbour(blocks, i))
+                if block.kind == "list" and main is not None and inside and _sentence_items(block):
+                    boiler = False  # a changelog, a reference list: links whose items say something
+                else:
+                    boiler = (not inside or block.kind == "list" or block.chars > _LONE_LINK
+                              or _linky_neighbour(blocks, i))
         if not boiler and block.kind in ("p", "h") and block.chars <= 60 and (
                 _FURNITURE_TEXT.match(block.text) or _FURNITURE_LINE.fullmatch(block.text)):
             boiler = True  # "Read more", "Lesen Sie auch", "Leave a comment": the words of page furniture
