@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .score import Scores
-from .select.knapsack import COST_EXPONENT
+from .select.knapsack import COST_EXPONENT, density
 from .types import Segment, SegmentKind
 
 
@@ -52,6 +52,8 @@ def explain(
     cost_exponent: float = COST_EXPONENT,
 ) -> list[SegmentReport]:
     slot_of = {seg.index: i for i, seg in enumerate(candidates)}
+    # The selector's own key, so that what is shown is what it sorted by.
+    value = density(scores.raw * weights, costs, cost_exponent)
     reports: list[SegmentReport] = []
     for seg in every:
         flat = seg.text.replace("\n", " / ")
@@ -79,7 +81,7 @@ def explain(
         }
         reports.append(SegmentReport(
             seg.index, seg.kind.value, preview, status, why.terms if why else (), bonuses, raw,
-            float(weights[i]), weighted, cost, weighted / max(cost, 1) ** cost_exponent,
+            float(weights[i]), weighted, cost, float(value[i]),
         ))
     return reports
 

@@ -50,6 +50,7 @@ class Selection:
     headings: frozenset[int]
     filled: frozenset[int]
     spent: int
+    order: tuple[int, ...] = ()  # the matched slots in the greedy's priority order (``priority_order``)
 
 
 def _greedy(
@@ -108,10 +109,11 @@ def select(
     cost_exponent: float = COST_EXPONENT,
 ) -> Selection:
     """Choose slots (indices into the candidate arrays, which are in document order) within ``budget``."""
-    n = len(scores)
-    if n == 0 or budget <= 0:
+    if len(scores) == 0:
         return Selection((), frozenset(), frozenset(), frozenset(), 0)
     order = priority_order(scores, costs, matched_mask, cost_exponent)
+    if budget <= 0:
+        return Selection((), frozenset(), frozenset(), frozenset(), 0, tuple(order))
 
     taken, heads, spent = _greedy(order, costs, parents, budget, include_headings)
     fits = [i for i in order if costs[i] <= budget]
@@ -129,7 +131,8 @@ def select(
         filled, spent = fill_neighbors(costs, chosen, matched, budget, spent,
                                        parents if include_headings else None, standalone)
     chosen |= filled
-    return Selection(tuple(sorted(chosen)), frozenset(matched), frozenset(heads), frozenset(filled), spent)
+    return Selection(tuple(sorted(chosen)), frozenset(matched), frozenset(heads), frozenset(filled), spent,
+                     tuple(order))
 
 
 def priority_order(

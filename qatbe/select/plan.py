@@ -85,7 +85,7 @@ def plan_greedy(
     spent = selection.spent
     cut: dict[int, Segment] = {}
     cut_costs: dict[int, int] = {}
-    order = priority_order(weighted, costs, matched_mask, settings.cost_exponent)
+    order = selection.order
     if cutting and budget > spent:
         left_out = [i for i in order if i not in chosen]
         if left_out:
