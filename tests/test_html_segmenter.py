@@ -244,12 +244,41 @@ def test_furniture_lines_stay_out() -> None:
     prose = "".join(f"<p>Paragraph {i} of the thread explains how the heater was repaired at home.</p>"
                     for i in range(6))
     lines = ["Advertisement", "Click to expand...", "11 min read", "Join Date: Aug 2008", "Posts: 1,077",
-             "On this page"]
+             "On this page", "Posts: 116 Threads: 23 Joined: Feb 2019 Reputation: 7", "reply | flag",
+             "Upvote 0 Downvote", "Code: Select all", "Add to Cart", "24 Reviews", "(Image credit: Wareable)",
+             "You might like", "We earn a commission for products purchased through some links in this article."]
     furniture = "".join(f"<div><span>{line}</span></div>" for line in lines)
-    kept_lines = ["Posts: the heater's two mounting posts were rusted through.", "Advertisement budgets fell."]
+    kept_lines = ["Posts: the heater's two mounting posts were rusted through.", "Advertisement budgets fell.",
+                  "1.", "9.1", "Reply within 14 days to keep the warranty."]
     html = (f"<body><main><h1>Heater repair</h1>{furniture}"
             + "".join(f"<p>{line}</p>" for line in kept_lines) + f"{prose}</main></body>")
     segments = segment_html(html, Settings()).segments
     kept = [s.text for s in segments if s.kind is not SegmentKind.NAVIGATION]
     assert not any(line in kept for line in lines)
     assert all(line in kept for line in kept_lines)
+
+
+def test_calls_to_action_alone_on_their_line_stay_out_but_links_that_name_things_stay_in() -> None:
+    prose = "".join(f"<p>Paragraph {i} explains how the screen recorder captures a window and a camera.</p>"
+                    for i in range(6))
+    actions = ["Download now", "Get Loom for free", "Book a demo", "Check price at Amazon (on sale!)"]
+    names = ["Automation Anywhere", "Clean Architecture Masterclass", "Visit website"]
+    body = prose + "".join(f'<p><a href="/x{i}">{t}</a></p><p>Step {i} of the guide is about the camera.</p>'
+                           for i, t in enumerate(actions + names))
+    segments = segment_html(f"<body><main><h1>Screen recording</h1>{body}</main></body>", Settings()).segments
+    kept = [s.text for s in segments if s.kind is not SegmentKind.NAVIGATION]
+    assert not any(a in kept for a in actions)
+    assert all(n in kept for n in names)
+    # The same words in plain text are content, not a button.
+    plain = segment_html(f"<body><main><h1>Recording</h1>{prose}<p>Download now</p>{body}</main></body>",
+                         Settings()).segments
+    assert "Download now" in [s.text for s in plain if s.kind is not SegmentKind.NAVIGATION]
+
+
+def test_a_post_toolbar_with_form_labels_is_furniture() -> None:
+    prose = "".join(f"<p>Paragraph {i} of the post says how we insulated the tiny house.</p>" for i in range(6))
+    toolbar = ('<span class="postButtonsToolbar"><ul><li>7</li><li><span class="cap">Number of slices to send: '
+               '</span><input name="slices"></li></ul></span>')
+    html = f"<body><main><h1>Tiny house</h1>{prose}{toolbar}{prose}</main></body>"
+    kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
+    assert "Paragraph 5" in kept and "slices" not in kept

@@ -38,7 +38,7 @@ _NEG_WORDS = frozenset(
 )
 _NEG_INFIXES = ("navigation", "breadcrumb", "sidebar", "newsletter", "cookie", "footer", "socialmedia", "sharebar",
                 "shareicons", "sharing", "relatedposts", "relatedarticles", "related_posts", "advertis", "subscribe",
-                "comment")
+                "comment", "toolbar")
 # Words whose evidence is only weak: comments (main content on a forum), headers (which also hold an article's
 # title), banners (a service page's headline), tables of contents, legal notes, paywalls (the box that asks for a
 # subscription, but also ``has-paywall`` on the article it guards).

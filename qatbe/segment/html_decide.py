@@ -18,7 +18,8 @@ from .html_walk import Block, Ctx, Walker
 _BYLINE_MAX = 200
 # A short caption that only credits an image ("Foto: dpa", "Photo: Getty Images", "© Reuters") is not text.
 _CREDIT_LABEL = re.compile(
-    r"\W*(?:foto|fotos|photo|photos|bild|bilder|image|images|credit|credits|crédit|titelbild|photograph)\s*:",
+    r"\W*(?:(?:image|photo|picture|bild|foto|top)\s+)?"
+    r"(?:foto|fotos|photo|photos|bild|bilder|image|images|credit|credits|crédit|titelbild|photograph)\s*:",
     re.IGNORECASE,
 )
 _CREDIT = re.compile(
@@ -30,7 +31,7 @@ _CREDIT_MAX = 120
 # Short lines that open with words naming page furniture (en, de, fr, es, it, pl: the evaluation languages).
 _FURNITURE_TEXT = re.compile(
     r"\W*(?:read more|read also|see also|related (?:articles|posts|stories|content)|more (?:from|on|stories)\b"
-    r"|you (?:may|might) also like|share this|leave a (?:comment|reply)|post a comment"
+    r"|you (?:may|might) (?:also )?(?:like|enjoy)|share this|leave a (?:comment|reply)|post a comment"
     r"|trending (?:news|now|stories)|most (?:read|popular|viewed)|top stories|popular (?:stories|posts|articles)"
     r"|lesen sie auch|mehr zum thema|das könnte (?:dich|sie)|weitere (?:artikel|beiträge|themen|nachrichten"
     r"|informationen|aktuelle)|aktuelle (?:news|nachrichten|artikel)|kommentare? schreiben|teilen:"
@@ -48,9 +49,30 @@ _FURNITURE_TEXT = re.compile(
 _FURNITURE_LINE = re.compile(
     r"\W*(?:advertisement|anzeige|werbung|publicité|publicidad|pubblicità|reklama|sponsored(?: content)?"
     r"|click to expand\W*|\d+\s*(?:min|mins|minutes?)\s+read|on this page|in this article"
-    r"|(?:join(?:ed)?(?: date)?|posts|threads|messages|reaction score)\s*:\s*[\w ,./-]{1,30})\W*",
+    r"|(?:(?:join(?:ed)?(?: date)?|posts|threads|messages|reaction score|reputation|likes received|trophy points)"
+    r"\s*:\s*[\w ,./-]{1,30}?\s*){1,6}"
+    r"|(?:\d+\W*)?(?:reply|flag|quote|report|permalink|upvote|downvote)(?:\W+(?:reply|flag|quote|report|permalink"
+    r"|upvote|downvote|like|\d+)){0,4}|code\W+select all"
+    r"|add to (?:cart|basket|bag|wish ?list)|in den warenkorb|ajouter au panier|\d+ (?:reviews?|ratings?))\W*",
     re.IGNORECASE,
 )
+# A link or button alone on its line that asks the reader to do something ("Get started", "Book a demo",
+# "Check price at REI") is a call to action, not text. Only for link-only lines (see decide): the same words in a
+# sentence are content.
+_ACTION_LINE = re.compile(
+    r"\W*(?:get|start|try|book|schedule|download|record|hire|shop|buy|check|see|explore|discover|subscribe|sign"
+    r"|join|contact|request|order|register|talk|call|watch|read)\b.{0,40}",
+    re.IGNORECASE,
+)
+# An affiliate disclosure ("We earn a commission for products purchased through some links in this article."):
+# about how the page makes money, not about its subject.
+_DISCLOSURE = re.compile(
+    r"\W*(?:(?:we|i) (?:may )?(?:earn|receive|get) (?:a )?(?:small )?(?:commission|compensation|affiliate)"
+    r"|as an amazon associate|this (?:post|article|page|site) (?:may )?contains? affiliate links"
+    r"|(?:this|our) (?:site|website|content) is reader-supported)\b",
+    re.IGNORECASE,
+)
+_DISCLOSURE_MAX = 300
 # A post's filing line ("This entry was posted in News on May 3", "Dieser Eintrag wurde veröffentlicht in ...",
 # "Erstellt am ...", "Publié le ..."): what the blog software says about the text, not the text.
 _POST_META = re.compile(
@@ -78,7 +100,7 @@ _LINKY = 0.5
 _MIN_PROSE = 300
 _ARTICLE_PROSE = 1000  # prose outside a comment section for the page to be an article with comments
 _SHORT = 80
-_LONE_LINK = 120  # a link paragraph this short inside the main text is an action ("Start now"), not a menu
+_LONE_LINK = 120  # a link paragraph this short inside the main text is not a menu (a name, a button)
 # The main box must hold at least this share of the page's prose.
 _BOX_SHARE = 0.75
 _MENU_TABLE_DENSITY = 0.8  # a table this link-dense is a menu unless it has the shape of data
@@ -230,8 +252,9 @@ def decide(walker: Walker, discussion: bool = False) -> None:
             elif block.kind == "list" and block.chars >= 0.3 * page_chars:
                 boiler = False  # a list of links that is the bulk of the page is what the page lists
             else:
-                # Inside the main text a lone link ("Start now", "Download the form") is content; runs of
-                # links and link lists are menus.
+                # Inside the main text a lone link is content ("Lifetime guarantee", a product's name) unless it
+                # asks the reader to act ("Start now", "Book a demo": _ACTION_LINE); runs of links and link lists
+                # are menus.
                 if main is not None:
                     inside = ctx.main
                 elif pruning_box:
@@ -242,7 +265,9 @@ def decide(walker: Walker, discussion: bool = False) -> None:
                     boiler = False  # a changelog, a reference list: links whose items say something
                 else:
                     boiler = (not inside or block.kind == "list" or block.chars > _LONE_LINK
-                              or _linky_neighbour(blocks, i))
+                              or _linky_neighbour(blocks, i)
+                              or (block.kind == "p" and len(block.text.split()) <= 8
+                                  and _ACTION_LINE.fullmatch(block.text) is not None))
         if not boiler and block.kind in ("p", "h") and block.chars <= 60 and (
                 _FURNITURE_TEXT.match(block.text) or _FURNITURE_LINE.fullmatch(block.text)):
             boiler = True  # "Read more", "Lesen Sie auch", "Leave a comment": the words of page furniture
@@ -253,6 +278,8 @@ def decide(walker: Walker, discussion: bool = False) -> None:
         else:
             label_before = False
         if not boiler and block.kind == "p" and block.chars <= _POST_META_MAX and _POST_META.match(block.text):
+            boiler = True
+        if not boiler and block.kind == "p" and block.chars <= _DISCLOSURE_MAX and _DISCLOSURE.match(block.text):
             boiler = True
         if not boiler and block.kind == "p" and _COPYRIGHT.match(block.text):
             boiler = True  # "© 2022 Example News. All rights reserved." is a notice, not the text
