@@ -23,3 +23,12 @@ def test_a_trailing_dataset_and_page_type_are_named_with_both_scores() -> None:
 
 def test_a_missing_peer_is_not_a_loss() -> None:
     assert trailing({"datasets": {"wcxb": {"summary": {"qatbe": {"f1": 0.1}}}}}) == []
+
+
+def test_the_snippet_checks_count_as_much_as_f1() -> None:
+    report = {"datasets": {"wcxb": {
+        "summary": {"qatbe": {"f1": 0.86, "with": 0.80, "without_absent": 0.95},
+                    "trafilatura": {"f1": 0.81, "with": 0.67, "without_absent": 0.94}},
+        "by_type": {"service/qatbe": {"f1": 0.87, "with": 0.75, "without_absent": 0.94},
+                    "service/trafilatura": {"f1": 0.78, "with": 0.60, "without_absent": 0.96}}}}}
+    assert trailing(report) == ["wcxb/service without_absent 0.940 < 0.960"]

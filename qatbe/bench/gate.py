@@ -131,7 +131,7 @@ def measure_extraction(corpora: Path, subset: Mapping[str, Any], m: Measurement)
                 continue
             scores.append(ex.score_page(page, "qatbe", text, seconds))
         summary = ex.summarize(scores)
-        for metric in ("f1", "survival"):
+        for metric in getattr(ex, "HEADLINE_METRICS", ("f1", "survival")):
             if metric in summary:
                 m.values[f"extraction/{name}/{metric}"] = round(float(summary[metric]), DIGITS)
 
