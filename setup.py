@@ -1,6 +1,6 @@
 """Build the compiled kernel, qatbe/_core.pyx, and the compiled segmenter stages.
 
-The HTML walk, the segment builder and the HTML emit stage (qatbe/segment/html_walk.py, builder.py, html_emit.py)
+The HTML walk, the segment builder and the HTML emit stage (qatbe/segmentation/html_walk.py, builder.py, html_emit.py)
 are compiled as they are, with the C types of the .pxd beside each (Cython's "augmenting .pxd"): one source, so
 the pure-Python fallback and the compiled module cannot disagree.
 
@@ -57,7 +57,7 @@ if not _flag("QATBE_NO_EXTENSION"):
     # annotation_typing=False: the .py's type hints are for mypy (``int`` there may hold a bool); the C types
     # come from the .pxd only, so the compiled module keeps Python semantics.
     ext_modules += cythonize(
-        [Extension(f"qatbe.segment.{name}", [f"qatbe/segment/{name}.py"], extra_compile_args=["-O3"])
+        [Extension(f"qatbe.segmentation.{name}", [f"qatbe/segmentation/{name}.py"], extra_compile_args=["-O3"])
          for name in ("html_walk", "builder", "html_emit")],
         compiler_directives={"language_level": "3", "annotation_typing": False},
     )

@@ -22,13 +22,13 @@ from conftest import html_inputs, markdown_inputs, mb_per_s
 from selectolax.lexbor import LexborHTMLParser
 
 import qatbe
-from qatbe.segment import html_walk
-from qatbe.segment.builder import SegmentBuilder
-from qatbe.segment.html import segment_html
-from qatbe.segment.html_decide import decide
-from qatbe.segment.html_emit import _emit
-from qatbe.segment.html_guard import limit_nesting
-from qatbe.segment.html_metadata import read_metadata
+from qatbe.segmentation import html_walk
+from qatbe.segmentation.builder import SegmentBuilder
+from qatbe.segmentation.html import segment_html
+from qatbe.segmentation.html_decide import decide
+from qatbe.segmentation.html_emit import _emit
+from qatbe.segmentation.html_guard import limit_nesting
+from qatbe.segmentation.html_metadata import read_metadata
 from qatbe.settings import Settings
 
 HTML = html_inputs()

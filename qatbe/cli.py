@@ -17,7 +17,7 @@ from . import __version__
 from ._backend import BACKEND
 from .errors import QatbeError
 from .pipeline import Extractor
-from .segment.listing import listing_line
+from .segmentation.listing import listing_line
 from .settings import TIERS
 
 DEMO_QUERY = "how do I renew my passport and what does it cost?"

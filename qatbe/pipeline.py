@@ -23,7 +23,7 @@ from .render import SEPARATOR, block, render
 from .result import Result
 from .score import score_segments
 from .score.bm25 import heading_ancestors
-from .segment import parse
+from .segmentation import parse
 from .select.plan import plan
 from .settings import Settings
 from .source import load_source

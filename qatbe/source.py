@@ -1,6 +1,6 @@
 """Turns what the caller passed into text plus a format name, or a typed error.
 
-Bytes are decoded by ``qatbe.segment.decode`` (BOM, declared charset, detection). Binary data is refused with a
+Bytes are decoded by ``qatbe.segmentation.decode`` (BOM, declared charset, detection). Binary data is refused with a
 clear message rather than segmented into garbage; NUL bytes inside text are dropped.
 """
 
@@ -23,7 +23,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\ufffd]")
 
 
 def _decode(data: bytes) -> str:
-    from .segment.decode import decode_bytes
+    from .segmentation.decode import decode_bytes
 
     return decode_bytes(data)
 

@@ -7,7 +7,7 @@ import sys
 from hypothesis import given
 from hypothesis import strategies as st
 
-from qatbe.segment.builder import SegmentBuilder, clean_inline
+from qatbe.segmentation.builder import SegmentBuilder, clean_inline
 from qatbe.settings import Settings
 from qatbe.types import SegmentKind
 

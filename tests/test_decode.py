@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from qatbe.segment.decode import decode_bytes
+from qatbe.segmentation.decode import decode_bytes
 
 TEXT = "Größe — “quoted” café naïve €5"
 

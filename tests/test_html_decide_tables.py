@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qatbe import SegmentKind, Settings
-from qatbe.segment.html import segment_html
+from qatbe.segmentation.html import segment_html
 
 
 def _kinds(html: str) -> list[tuple[SegmentKind, str]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from qatbe import Settings
-from qatbe.segment.html import segment_html
+from qatbe.segmentation.html import segment_html
 
 
 def _meta(html: str):  # type: ignore[no-untyped-def]

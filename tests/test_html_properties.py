@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from strategies import html_markup
 
 from qatbe import SegmentKind, Settings
-from qatbe.segment.html import segment_html
+from qatbe.segmentation.html import segment_html
 
 _TAGS = ["div", "p", "span", "a", "ul", "li", "ol", "table", "tr", "td", "th", "h2", "pre", "nav", "article",
          "blockquote", "section", "em", "b", "br", "dl", "dt", "dd", "main", "footer", "figure", "figcaption"]

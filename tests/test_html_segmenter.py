@@ -1,6 +1,6 @@
 """HTML segmenter fixtures: each file is an HTML input, a separator line, and the expected compact listing.
 
-The listing is ``qatbe.segment.listing`` (one line per segment: kind, level, language, markdown), the same format
+The listing is ``qatbe.segmentation.listing`` (one line per segment: kind, level, language, markdown), the same format
 as the markdown fixtures. Boilerplate appears as ``navigation`` lines: it is emitted, not dropped.
 """
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from qatbe import SegmentKind, Settings
-from qatbe.segment.html import segment_html
-from qatbe.segment.listing import listing
+from qatbe.segmentation.html import segment_html
+from qatbe.segmentation.listing import listing
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "html").glob("*.txt"))
 SEPARATOR = "\n==== expected ====\n"
@@ -131,7 +131,7 @@ def test_corpus_pages_keep_their_gold_snippets(corpora: Path) -> None:
     import gzip
     import json
 
-    from qatbe.segment.decode import decode_bytes
+    from qatbe.segmentation.decode import decode_bytes
 
     cases = {"wcxb": ["1976", "0504", "0545", "0139", "4349"]}
     for page_id in cases["wcxb"]:

@@ -1,6 +1,6 @@
 """The fast paths of the HTML segmenter give the same answers as the slow ones.
 
-``qatbe/segment/html_walk.py`` is compiled by Cython (typed by ``html_walk.pxd``) when the package is built; the
+``qatbe/segmentation/html_walk.py`` is compiled by Cython (typed by ``html_walk.pxd``) when the package is built; the
 ``.py`` is the fallback. Here the compiled walk is compared with the ``.py`` loaded from source (which also catches
 a stale build), and the walk's shortcuts are compared with the plain selectolax calls they replace.
 """
@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 from strategies import html_markup
 
-from qatbe.segment import html_walk
-from qatbe.segment.html_guard import limit_nesting
-from qatbe.segment.html_metadata import _clean
+from qatbe.segmentation import html_walk
+from qatbe.segmentation.html_guard import limit_nesting
+from qatbe.segmentation.html_metadata import _clean
 
 _SOURCE = Path(html_walk.__file__).with_name("html_walk.py")
 _COMPILED = not html_walk.__file__.endswith(".py")
@@ -33,7 +33,7 @@ FIXTURES = sorted((Path(__file__).parent / "fixtures" / "html").glob("*.txt"))
 
 def _pure_module() -> ModuleType:
     """html_walk.py executed as plain Python, whatever the import system would pick."""
-    spec = importlib.util.spec_from_file_location("qatbe.segment._html_walk_source", _SOURCE)
+    spec = importlib.util.spec_from_file_location("qatbe.segmentation._html_walk_source", _SOURCE)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from qatbe import Settings
-from qatbe.segment.listing import listing
-from qatbe.segment.markdown import segment_markdown
+from qatbe.segmentation.listing import listing
+from qatbe.segmentation.markdown import segment_markdown
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "markdown").glob("*.txt"))
 SEPARATOR = "\n==== expected ====\n"

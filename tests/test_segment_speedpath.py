@@ -1,6 +1,6 @@
 """A compiled builder and emit stage give the same segments as their sources.
 
-``qatbe/segment/builder.py`` and ``html_emit.py`` may be compiled by Cython (typed by ``builder.pxd`` and
+``qatbe/segmentation/builder.py`` and ``html_emit.py`` may be compiled by Cython (typed by ``builder.pxd`` and
 ``html_emit.pxd``) when the package is built; the ``.py`` files are the fallback. Here the installed modules are
 compared with the same files loaded from source (which also catches a stale build), on the fixtures, on generated
 documents and, for the locator, on generated pages. Where neither module is compiled there is nothing to compare.
@@ -20,10 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import html_markup, markdown_documents
 
-from qatbe.segment import builder, html_emit
-from qatbe.segment import html as html_module
-from qatbe.segment import markdown as markdown_module
-from qatbe.segment import text as text_module
+from qatbe.segmentation import builder, html_emit
+from qatbe.segmentation import html as html_module
+from qatbe.segmentation import markdown as markdown_module
+from qatbe.segmentation import text as text_module
 from qatbe.settings import Settings
 from qatbe.types import ParsedDocument, Segment
 
@@ -37,7 +37,7 @@ _SETTINGS = (Settings(), Settings(max_segment_tokens=12))
 def _source(module: ModuleType) -> ModuleType:
     """The module's .py executed as plain Python, whatever the import system would pick."""
     path = Path(module.__file__ or "").with_name(module.__name__.rsplit(".", 1)[-1] + ".py")
-    spec = importlib.util.spec_from_file_location(f"qatbe.segment._{path.stem}_source", path)
+    spec = importlib.util.spec_from_file_location(f"qatbe.segmentation._{path.stem}_source", path)
     assert spec is not None and spec.loader is not None
     loaded = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = loaded  # dataclasses look their module up there

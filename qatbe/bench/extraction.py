@@ -414,8 +414,8 @@ def segment_speed(pages: Sequence[Page], repeats: int = 5) -> dict[str, float]:
 
     import qatbe
 
-    from ..segment.decode import decode_bytes
-    from ..segment.html import segment_html
+    from ..segmentation.decode import decode_bytes
+    from ..segmentation.html import segment_html
     from ..settings import Settings
 
     settings = Settings()

@@ -2,7 +2,7 @@
 # types; the .py stays the pure-Python fallback, and tests/test_segment_speedpath.py checks that the two agree.
 cimport cython
 
-from qatbe.segment.builder cimport SegmentBuilder
+from qatbe.segmentation.builder cimport SegmentBuilder
 
 
 cdef class _Locator:
