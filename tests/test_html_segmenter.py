@@ -282,3 +282,27 @@ def test_a_post_toolbar_with_form_labels_is_furniture() -> None:
     html = f"<body><main><h1>Tiny house</h1>{prose}{toolbar}{prose}</main></body>"
     kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
     assert "Paragraph 5" in kept and "slices" not in kept
+
+
+def _post(i: int, cls: str = "MtnComment") -> str:
+    return (f'<div class="{cls}" id="Comment{i}"><div class="{cls}Text">Post {i}: after the update the phone no '
+            f"longer reaches the app store over mobile data, and switching LTE off did not help either.</div></div>")
+
+
+def test_a_thread_of_sibling_comment_posts_is_the_content() -> None:
+    """Each post is a "comment" holding little of the prose, all of them most of it (an ASP.NET forum whose
+    every post is a sibling ``MtnComment``, with a sidebar of prose beside the thread: it came out empty)."""
+    sidebar = "<aside class='panel'>" + "".join(
+        f"<ul><li>Sidebar teaser {i} about another story that readers of this forum may also enjoy.</li></ul>"
+        for i in range(12)) + "</aside>"
+    posts = "".join(_post(i) for i in range(8))
+    html = f"<body><form id='HtmlForm1'><main id='content'><h2>No app store over mobile data</h2>{posts}</main>" \
+           f"{sidebar}</form></body>"
+    kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
+    assert all(f"Post {i}:" in kept for i in range(8))
+    # Under an article with prose of its own, the same sibling comments stay out.
+    article = "".join(f"<p>Paragraph {i} of the review explains how the phone handles its mobile data settings "
+                      f"after the update, and which carriers are affected.</p>" for i in range(15))
+    html = f"<body><main><h1>Review</h1>{article}{posts}</main></body>"
+    kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
+    assert "Paragraph 14" in kept and "Post 0:" not in kept

@@ -167,6 +167,15 @@ def decide(walker: Walker, discussion: bool = False) -> None:
         main = None
         protected = set()
 
+    # Posts of a thread are often sibling "comment" elements with nothing around them but the page, and a product
+    # page's features sibling "gallery" panels: one alone holds little of the prose, all of them most of it. Weak
+    # evidence is weighed per group of such siblings (same parent, tag and class).
+    group_prose: dict[tuple[int, str, str], int] = {}
+    for ctx in ctxs:
+        if ctx.neg == WEAK and ctx.parent is not None:
+            key = _sibling_key(ctx)
+            group_prose[key] = group_prose.get(key, 0) + ctx.prose
+
     # The prose of each element's nearest <article>/<main> (itself included), by creation order.
     article_prose = [0] * len(ctxs)
     for ctx in ctxs:
@@ -202,11 +211,13 @@ def decide(walker: Walker, discussion: bool = False) -> None:
         elif ctx.neg == WEAK:
             # Weak names (comments, header, toc) are content when they hold much of the prose, when they are also
             # an <article>, or when an enclosing weak element already proved to be content (posts of a thread).
-            ctx.boiler = share < 0.25 and not wrapper and not ctx.pos and not ctx.cleared
+            group = group_prose[_sibling_key(ctx)]
+            ctx.boiler = group / max(reference, 1) < 0.25 and not wrapper and not ctx.pos and not ctx.cleared
             if not ctx.boiler and not ctx.cleared and not discussion and "comment" in ctx.name.lower():
                 # Comments under an article are furniture however many there are; a thread whose first post is
-                # itself a "comment" has no prose outside them.
-                ctx.boiler = page_prose - ctx.prose >= max(_ARTICLE_PROSE, 0.15 * page_prose)
+                # itself a "comment" has no prose outside them (in its <main>, when they are in one: a sidebar's
+                # prose is no article).
+                ctx.boiler = reference - max(ctx.prose, group) >= max(_ARTICLE_PROSE, 0.15 * reference)
             ctx.cleared = not ctx.boiler
 
     # The main box: the tightest container holding most of the prose (a readability-style density argument,
@@ -298,6 +309,12 @@ def decide(walker: Walker, discussion: bool = False) -> None:
     _repeats(blocks)
     _trailing_labels(blocks)
     _orphan_headings(blocks)
+
+
+def _sibling_key(ctx: Ctx) -> tuple[int, str, str]:
+    """Siblings of one kind: the same enclosing element with evidence, tag and class (ids differ per post)."""
+    parent = ctx.parent
+    return (parent.order if parent is not None else -1, ctx.tag, ctx.name.partition(".")[2])
 
 
 def _sentence_items(block: Block) -> bool:
