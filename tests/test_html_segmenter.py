@@ -246,10 +246,13 @@ def test_furniture_lines_stay_out() -> None:
     lines = ["Advertisement", "Click to expand...", "11 min read", "Join Date: Aug 2008", "Posts: 1,077",
              "On this page", "Posts: 116 Threads: 23 Joined: Feb 2019 Reputation: 7", "reply | flag",
              "Upvote 0 Downvote", "Code: Select all", "Add to Cart", "24 Reviews", "(Image credit: Wareable)",
-             "You might like", "We earn a commission for products purchased through some links in this article."]
+             "You might like", "We earn a commission for products purchased through some links in this article.",
+             "Please note that Javascript is turned off in your web browser. To use this site, you must turn it on.",
+             "Aktivieren Sie JavaScript um das Video zu sehen."]
     furniture = "".join(f"<div><span>{line}</span></div>" for line in lines)
     kept_lines = ["Posts: the heater's two mounting posts were rusted through.", "Advertisement budgets fell.",
-                  "1.", "9.1", "Reply within 14 days to keep the warranty."]
+                  "1.", "9.1", "Reply within 14 days to keep the warranty.",
+                  "JavaScript is turned off by default in the kiosk browser, so the heater panel uses plain HTML."]
     html = (f"<body><main><h1>Heater repair</h1>{furniture}"
             + "".join(f"<p>{line}</p>" for line in kept_lines) + f"{prose}</main></body>")
     segments = segment_html(html, Settings()).segments

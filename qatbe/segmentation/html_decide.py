@@ -64,15 +64,22 @@ _ACTION_LINE = re.compile(
     r"|join|contact|request|order|register|talk|call|watch|read)\b.{0,40}",
     re.IGNORECASE,
 )
-# An affiliate disclosure ("We earn a commission for products purchased through some links in this article."):
-# about how the page makes money, not about its subject.
-_DISCLOSURE = re.compile(
+# Notices about the page rather than its subject: an affiliate disclosure ("We earn a commission for products
+# purchased through some links in this article."), or a warning about the reader's browser ("Please note that
+# Javascript is turned off", "Aktivieren Sie JavaScript um das Video zu sehen", "update your browser").
+_PAGE_NOTICE = re.compile(
     r"\W*(?:(?:we|i) (?:may )?(?:earn|receive|get) (?:a )?(?:small )?(?:commission|compensation|affiliate)"
     r"|as an amazon associate|this (?:post|article|page|site) (?:may )?contains? affiliate links"
-    r"|(?:this|our) (?:site|website|content) is reader-supported)\b",
+    r"|(?:this|our) (?:site|website|content) is reader-supported"
+    r"|(?:please note(?: that)?\W*)?javascript (?:is|has been|seems to be) (?:turned off|disabled|deactivated)"
+    r" (?:in|on|for) your"
+    r"|(?:please )?(?:enable|activate|turn on) javascript|(?:bitte )?aktivieren sie javascript"
+    r"|javascript (?:is required|must be enabled|ist deaktiviert)|update required\W+to (?:play|view)"
+    r"|(?:please )?(?:update|upgrade) your browser|your browser (?:is out of date|is not supported|does not support)"
+    r"|lade für ein besseres erlebnis einen neueren browser)\b",
     re.IGNORECASE,
 )
-_DISCLOSURE_MAX = 300
+_PAGE_NOTICE_MAX = 300
 # A post's filing line ("This entry was posted in News on May 3", "Dieser Eintrag wurde veröffentlicht in ...",
 # "Erstellt am ...", "Publié le ..."): what the blog software says about the text, not the text.
 _POST_META = re.compile(
@@ -290,7 +297,7 @@ def decide(walker: Walker, discussion: bool = False) -> None:
             label_before = False
         if not boiler and block.kind == "p" and block.chars <= _POST_META_MAX and _POST_META.match(block.text):
             boiler = True
-        if not boiler and block.kind == "p" and block.chars <= _DISCLOSURE_MAX and _DISCLOSURE.match(block.text):
+        if not boiler and block.kind == "p" and block.chars <= _PAGE_NOTICE_MAX and _PAGE_NOTICE.match(block.text):
             boiler = True
         if not boiler and block.kind == "p" and _COPYRIGHT.match(block.text):
             boiler = True  # "© 2022 Example News. All rights reserved." is a notice, not the text
