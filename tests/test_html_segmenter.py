@@ -309,3 +309,17 @@ def test_a_thread_of_sibling_comment_posts_is_the_content() -> None:
     html = f"<body><main><h1>Review</h1>{article}{posts}</main></body>"
     kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
     assert "Paragraph 14" in kept and "Post 0:" not in kept
+
+
+def test_linked_summaries_of_product_cards_are_what_a_listing_lists() -> None:
+    """A shop's results page: every product is an <article> card whose text is one link (wcxb 3051 kept the first
+    card and dropped the rest as a run of links)."""
+    cards = "".join(
+        f'<article class="card"><a href="/p/{i}"><p>Trail shoe model {i}. Color grey. On sale for ${80 + i}.00. '
+        f'4.{i} out of 5 stars</p></a><p>Low stock</p><dl><dt><a href="/p/{i}">Brand</a></dt>'
+        f'<dd><a href="/p/{i}">Topo</a></dd></dl></article>' for i in range(6))
+    menu = "<ul>" + "".join(f'<li><a href="/{w}">{w}</a></li>' for w in ("Women", "Men", "Kids", "Sale")) + "</ul>"
+    html = f"<body><nav>{menu}</nav><h1>Women's sneakers</h1><p>3953 items found</p>{cards}</body>"
+    kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
+    assert all(f"model {i}." in kept for i in range(6))
+    assert "Kids" not in kept

@@ -183,6 +183,15 @@ def decide(walker: Walker, discussion: bool = False) -> None:
             key = _sibling_key(ctx)
             group_prose[key] = group_prose.get(key, 0) + ctx.prose
 
+    # Cards: three or more sibling <article>s of one class (a shop's products, a blog's post list).
+    card_count: dict[tuple[int, str, str], int] = {}
+    for ctx in ctxs:
+        if ctx.pos and ctx.tag == "article" and ctx.parent is not None:
+            key = _sibling_key(ctx)
+            card_count[key] = card_count.get(key, 0) + 1
+    cards = {ctx.order for ctx in ctxs if ctx.pos and ctx.tag == "article" and ctx.parent is not None
+             and card_count[_sibling_key(ctx)] >= 3}
+
     # The prose of each element's nearest <article>/<main> (itself included), by creation order.
     article_prose = [0] * len(ctxs)
     for ctx in ctxs:
@@ -281,6 +290,8 @@ def decide(walker: Walker, discussion: bool = False) -> None:
                     inside = not ctx.flagged
                 if block.kind == "list" and main is not None and inside and _sentence_items(block):
                     boiler = False  # a changelog, a reference list: links whose items say something
+                elif block.kind == "p" and ctx.order in cards and not ctx.flagged:
+                    boiler = False  # a card's linked name or summary is what a listing lists
                 else:
                     boiler = (not inside or block.kind == "list" or block.chars > _LONE_LINK
                               or _linky_neighbour(blocks, i)
