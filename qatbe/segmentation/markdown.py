@@ -84,6 +84,15 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
     in_head = False
     heading: tuple[int, int] | None = None
 
+    def place(content: str, tok: Token) -> None:
+        """Inline text goes to the open quote, else the open list item, else a paragraph of its own."""
+        if quote_depth:
+            quote_parts.append(content)
+        elif lists:
+            item_text[-1].append(content)
+        else:
+            builder.paragraph(content, offset(tok))
+
     i = 0
     n = len(tokens)
     while i < n:
@@ -104,12 +113,8 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
                         title = builder.segments[-1].text if builder.segments else None
             elif table_row is not None:
                 table_row.append(content.replace("\\|", "|"))  # the builder escapes pipes again
-            elif quote_depth:
-                quote_parts.append(content)
-            elif lists:
-                item_text[-1].append(content)
             else:
-                builder.paragraph(content, offset(tok))
+                place(content, tok)
         elif kind in ("bullet_list_open", "ordered_list_open"):
             start = int(tok.attrs.get("start", 1) or 1) if kind == "ordered_list_open" else 1
             if lists and item_text and item_text[-1]:
@@ -165,12 +170,7 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
         elif kind == "html_block":
             plain = _html_text(tok.content)
             if plain:
-                if quote_depth:
-                    quote_parts.append(plain)
-                elif lists:
-                    item_text[-1].append(plain)
-                else:
-                    builder.paragraph(plain, offset(tok))
+                place(plain, tok)
         i += 1
     # Unclosed structures cannot happen with markdown-it (it closes everything), but stay safe.
     while lists:
