@@ -70,3 +70,21 @@ def test_cli_speed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["speed", str(tmp_path / "pages"), "--systems", "parse,warp"]) == 1
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "unknown speed system 'warp'" in err
+
+
+def test_the_target_ratios_are_reported_per_corpus() -> None:
+    from qatbe.bench.speed import SpeedReport
+
+    def page(name: str, parse: float, ours: float, traf: float) -> dict[str, object]:
+        return {"name": name, "bytes": 1000, "segments": 10, "errors": {},
+                "seconds": {"parse": parse, "qatbe:summary": ours, "trafilatura-fast": traf}}
+
+    pages = [page("aeb/a", 1.0, 4.0, 40.0), page("aeb/b", 1.0, 6.0, 30.0), page("aeb/c", 2.0, 10.0, 50.0),
+             page("wcxb/x", 1.0, 9.0, 9.0)]
+    summary = SpeedReport({}, pages, {}).summary()
+    aeb = summary["by_corpus"]["aeb"]
+    assert aeb["pages"] == 3
+    assert aeb["qatbe:summary / parse"]["median"] == 5.0
+    assert aeb["trafilatura-fast / qatbe:summary"]["median"] == 5.0
+    assert summary["by_corpus"]["wcxb"]["qatbe:summary / parse"]["median"] == 9.0
+    assert "the target ratios per corpus" in SpeedReport({}, pages, {}).table()
