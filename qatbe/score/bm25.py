@@ -126,16 +126,28 @@ class Scores:
                            part(self.bridge), part(self.sibling), part(self.answer_type))
 
 
+# The kinds of segment whose text is a language sample (prose; not code, tables or metadata).
+_PROSE = (SegmentKind.PARAGRAPH, SegmentKind.LIST, SegmentKind.QUOTE, SegmentKind.HEADING)
+# The sample stops after the segment that takes it past this many characters.
+LANGUAGE_SAMPLE = 8000
+
+
 def choose_language(segments: Sequence[Segment], settings: Settings) -> str | None:
+    """``settings.language`` when given, else a guess from the page's prose (``languages.detect``)."""
+    return _choose_language([s.text for s in segments], [s.kind for s in segments], settings)
+
+
+def _choose_language(texts: Sequence[str], kinds: Sequence[SegmentKind], settings: Settings) -> str | None:
+    """``choose_language`` over the texts and kinds the scorer has read once already."""
     if settings.language:
         return languages.normalize_code(settings.language)
     sample: list[str] = []
     size = 0
-    for seg in segments:
-        if seg.kind in (SegmentKind.PARAGRAPH, SegmentKind.LIST, SegmentKind.QUOTE, SegmentKind.HEADING):
-            sample.append(seg.text)
-            size += len(seg.text)
-            if size > 8000:
+    for text, kind in zip(texts, kinds):
+        if kind in _PROSE:
+            sample.append(text)
+            size += len(text)
+            if size > LANGUAGE_SAMPLE:
                 break
     return languages.detect(" ".join(sample))
 
@@ -264,9 +276,12 @@ def prefix_matches(
     the page never uses scores nothing, and a page word that long and that close is most likely the same word.
     ``vocab`` is the index's term table after indexing (every analysed page term).
     """
+    long_words = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN]
+    if not long_words:
+        return []
     present = np.zeros(max(len(vocab), int(flat.max(initial=-1)) + 1), dtype=bool)
     present[flat] = True
-    missing = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN and not present[vocab[t]]]
+    missing = [(j, t) for j, t in long_words if not present[vocab[t]]]
     if not missing:
         return []
     out: list[tuple[int, str]] = []
@@ -288,18 +303,50 @@ def sibling_scores(segments: Sequence[Segment], raw: npt.NDArray[np.float64]) ->
     Why: the splitter cuts a long table or paragraph into parts; "who was drafted after Petri Skriko?" matches
     the row of Skriko, and the answer is the next row, which may open the next part and share no query word.
     """
-    n = len(segments)
-    out = np.zeros(n, dtype=np.float64)
-    groups = [s.group for s in segments]
-    for i in range(n):
-        g = groups[i]
-        if g < 0:
-            continue
-        if i > 0 and groups[i - 1] == g:
-            out[i] = raw[i - 1]
-        if i + 1 < n and groups[i + 1] == g and raw[i + 1] > out[i]:
-            out[i] = raw[i + 1]
+    return _sibling_scores(np.array([s.group for s in segments], dtype=np.int64), raw)
+
+
+def _sibling_scores(groups: npt.NDArray[np.int64], raw: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``sibling_scores`` from the segments' groups, in array operations (a loop over the segments cost more
+    than the BM25 kernel): the previous part's score, replaced by the next part's where that is higher."""
+    out = np.zeros(len(raw), dtype=np.float64)
+    if len(raw) < 2:
+        return out
+    joined = (groups[1:] == groups[:-1]) & (groups[1:] >= 0)  # segments i and i + 1 are parts of one unit
+    if not joined.any():
+        return out
+    out[1:][joined] = raw[:-1][joined]
+    later = joined & (raw[1:] > out[:-1])
+    out[:-1][later] = raw[1:][later]
     return out
+
+
+def lead_in_scores(texts: Sequence[str], is_heading: Sequence[bool], raw: npt.NDArray[np.float64]
+                   ) -> npt.NDArray[np.float64]:
+    """Per segment, the score of the segment before it when that one ends with a colon (a lead-in, "You can use
+    it to:") and this one is not a heading: a block introduced by a lead-in is about what the lead-in says."""
+    lead = np.zeros(len(texts), dtype=np.float64)
+    for i, text in enumerate(texts[:-1]):
+        if text.rstrip().endswith((":", "：")) and not is_heading[i + 1]:
+            lead[i + 1] = raw[i]
+    return lead
+
+
+def inherited_scores(ancestors: Sequence[tuple[int, ...]], raw: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Per segment, the best score of the headings above it (0 with none).
+
+    Segments under one heading share one ancestors tuple (``heading_ancestors``), so each run of them takes one
+    maximum, over Python floats (the same values as the array's)."""
+    values = raw.tolist()
+    out = [0.0] * len(ancestors)
+    last: tuple[int, ...] = ()
+    best = 0.0
+    for i, anc in enumerate(ancestors):
+        if anc is not last:
+            last = anc
+            best = max([values[j] for j in anc]) if anc else 0.0
+        out[i] = best
+    return np.array(out, dtype=np.float64)
 
 
 def _term_sets(an: Analyzer, texts: Sequence[str]) -> list[set[str]]:
@@ -333,11 +380,15 @@ def bridge_scores(
     """
     n = len(segments)
     out = np.zeros(n, dtype=np.float64)
-    heads = [i for i, s in enumerate(segments) if s.kind is SegmentKind.HEADING]
-    body = [i for i in range(n) if segments[i].kind is not SegmentKind.HEADING and raw[i] > 0]
-    if not heads or not body:
+    is_heading = [s.kind is SegmentKind.HEADING for s in segments]
+    heads = [i for i in range(n) if is_heading[i]]
+    if not heads:
         return out
-    top = sorted(body, key=lambda i: (-raw[i], i))[:BRIDGE_TOP]
+    values = raw.tolist()
+    body = [i for i in range(n) if not is_heading[i] and values[i] > 0]
+    if not body:
+        return out
+    top = sorted(body, key=lambda i: (-values[i], i))[:BRIDGE_TOP]
     term_sets = _term_sets(an, [texts[i] for i in heads + top])
     top_terms = dict(zip(top, term_sets[len(heads):]))
     credit: dict[int, float] = {}
@@ -351,7 +402,7 @@ def bridge_scores(
             if h not in ancestors[i]:
                 share = sum(t in top_terms[i] for t in new) / len(new)
                 if share >= BRIDGE_MIN:
-                    best = max(best, share * float(raw[i]))
+                    best = max(best, share * values[i])
         if best > 0:
             credit[h] = best
             wanted[h] = new
@@ -365,7 +416,7 @@ def bridge_scores(
     mask = flat < k
     present = np.zeros((n, k), dtype=bool)
     present[owner[mask], flat[mask]] = True
-    is_body = np.array([s.kind is not SegmentKind.HEADING for s in segments], dtype=bool)
+    is_body = ~np.array(is_heading, dtype=bool)
     for h, terms in wanted.items():
         cols = [vocab[t] for t in terms]
         mentions = is_body & (present[:, cols].sum(axis=1) >= BRIDGE_MIN * len(cols))
@@ -381,7 +432,9 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     n = len(segments)
     if not query or not query.strip() or n == 0:
         return Scores(np.zeros(n, dtype=np.float64), (), np.zeros(n, dtype=bool))
-    language = choose_language(segments, settings)
+    texts = [seg.text for seg in segments]
+    kinds = [seg.kind for seg in segments]
+    language = _choose_language(texts, kinds, settings)
     an = analyzer(language)
     q, only_stopwords = an.query(query)
     if not q:
@@ -399,7 +452,6 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         q_terms += [t for t, _, _ in expanded]
         surfaces += [x for _, x, _ in expanded]
         weights = np.concatenate([weights, [w for _, _, w in expanded]])
-    texts = [seg.text for seg in segments]
     vocab: dict[str, int] = {t: i for i, t in enumerate(q_terms)}
     flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
     avgdl = max(1.0, float(lengths.mean()))
@@ -447,30 +499,24 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
             scale = settings.proximity * math.log(1.0 + (n_eff + 0.5) / 0.5) / max(1.0, (n_query - 1) / 2.0)
             proximity = scale * pairs
             raw = raw + proximity
+    is_heading = [k is SegmentKind.HEADING for k in kinds]
     lead_in = zeros
     if LEADIN_SHARE > 0:
-        # A block introduced by a lead-in ("You can use it to:") is about what the lead-in says.
-        lead = np.zeros(n, dtype=np.float64)
-        for i in range(1, n):
-            if segments[i - 1].text.rstrip().endswith((":", "：")) and segments[i].kind is not SegmentKind.HEADING:
-                lead[i] = raw[i - 1]
-        lead_in = LEADIN_SHARE * lead
+        lead_in = LEADIN_SHARE * lead_in_scores(texts, is_heading, raw)
         raw = raw + lead_in
     heading = zeros
-    ancestors = heading_ancestors(segments) if settings.heading_share > 0 or settings.bridge > 0 else []
-    if settings.heading_share > 0:
-        inherited = np.zeros(n, dtype=np.float64)
-        for i, anc in enumerate(ancestors):
-            if anc:
-                inherited[i] = max(raw[j] for j in anc)
-        heading = settings.heading_share * inherited
+    # Without headings no segment inherits from one and no section can be bridged to: both parts stay 0.
+    has_headings = any(is_heading)
+    ancestors = heading_ancestors(segments) if has_headings and (settings.heading_share > 0 or settings.bridge > 0) else []
+    if settings.heading_share > 0 and has_headings:
+        heading = settings.heading_share * inherited_scores(ancestors, raw)
         raw = raw + heading
     sibling = zeros
     if SIBLING_SHARE > 0:
-        sibling = SIBLING_SHARE * sibling_scores(segments, raw)
+        sibling = SIBLING_SHARE * _sibling_scores(np.array([s.group for s in segments], dtype=np.int64), raw)
         raw = raw + sibling
     bridge = zeros
-    if settings.bridge > 0 and raw.max() > 0:
+    if settings.bridge > 0 and has_headings and raw.max() > 0:
         bridge = settings.bridge * bridge_scores(an, segments, texts, raw, set(q_terms), ancestors)
         raw = raw + bridge
     answer_type = zeros
