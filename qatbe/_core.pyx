@@ -266,6 +266,7 @@ cdef extern from "Python.h":
     object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
     bint Py_UNICODE_ISALNUM(uint32_t ch) nogil
     bint Py_UNICODE_ISDECIMAL(uint32_t ch) nogil
+    bint Py_UNICODE_ISSPACE(uint32_t ch) nogil
     int PyUnicode_4BYTE_KIND
 
 
@@ -721,6 +722,56 @@ def remap(const int[::1] tok_ids, const long long[::1] tok_offsets, const long l
                     w += 1
             offsets[d + 1] = w
     return ids_arr, offsets_arr
+
+
+def has_decimal(texts):
+    """Per text, 1 if it holds a decimal digit (what ``re``'s ``\\d`` matches: Unicode category Nd), else 0, as a
+    uint8 array. Why compiled: the scorer asks it of every segment of a page for a "how many"/"when" question,
+    and a regex search there cost more than the BM25 kernel."""
+    cdef list items = _texts(texts)
+    cdef Py_ssize_t t, i, n
+    cdef int kind
+    cdef void* data
+    cdef uint32_t c
+    out_arr = np.zeros(len(items), dtype=np.uint8)
+    cdef unsigned char[::1] out = out_arr
+    for t in range(len(items)):
+        text = items[t]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        n = PyUnicode_GET_LENGTH(text)
+        with nogil:
+            for i in range(n):
+                c = PyUnicode_READ(kind, data, i)
+                if (48 <= c <= 57) or (c >= 128 and Py_UNICODE_ISDECIMAL(c)):
+                    out[t] = 1
+                    break
+    return out_arr
+
+
+def last_visible(texts):
+    """Per text, the code point of its last character that is not whitespace (what ``str.rstrip`` keeps), 0 when
+    it has none, as a uint32 array. Why compiled: the scorer asks whether each segment ends with a colon (a
+    lead-in), and ``rstrip`` plus ``endswith`` per segment cost more than the BM25 kernel's whole pass."""
+    cdef list items = _texts(texts)
+    cdef Py_ssize_t t, i
+    cdef int kind
+    cdef void* data
+    cdef uint32_t c
+    out_arr = np.zeros(len(items), dtype=np.uint32)
+    cdef unsigned int[::1] out = out_arr
+    for t in range(len(items)):
+        text = items[t]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        i = PyUnicode_GET_LENGTH(text)
+        while i > 0:
+            i -= 1
+            c = PyUnicode_READ(kind, data, i)
+            if not Py_UNICODE_ISSPACE(c):
+                out[t] = c
+                break
+    return out_arr
 
 
 # ---------------------------------------------------------------------------------------------------------------

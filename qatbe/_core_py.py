@@ -340,6 +340,27 @@ def remap(
     return np.asarray(ids, dtype=np.int32), np.asarray(out_offsets, dtype=np.int64)
 
 
+_DECIMAL = re.compile(r"\d")
+
+
+def has_decimal(texts: Sequence[str]) -> npt.NDArray[np.uint8]:
+    """Per text, 1 if it holds a decimal digit (``re``'s ``\\d``), else 0."""
+    items = list(texts)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    return np.asarray([_DECIMAL.search(t) is not None for t in items], dtype=np.uint8)
+
+
+def last_visible(texts: Sequence[str]) -> npt.NDArray[np.uint32]:
+    """Per text, the code point of its last non-whitespace character (``str.rstrip``), 0 when it has none."""
+    items = list(texts)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    return np.asarray([ord(t.rstrip()[-1]) if t.rstrip() else 0 for t in items], dtype=np.uint32)
+
+
 # (terms, checks) of one token, as ``TermMemo.index``'s ``analyse`` tells them.
 Told = tuple[Sequence[str], Sequence[str | None]]
 

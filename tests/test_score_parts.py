@@ -6,7 +6,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qatbe.score.bm25 import _sibling_scores, heading_ancestors, inherited_scores, lead_in_scores
+from qatbe.score.bm25 import (
+    _best_credit,
+    _sibling_scores,
+    heading_ancestors,
+    inherited_scores,
+    lead_in_scores,
+)
 from qatbe.types import Segment, SegmentKind
 
 scores = st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.25]) | st.floats(0.0, 10.0), max_size=12)
@@ -54,3 +60,15 @@ def test_inherited_scores_are_the_best_heading_above(data: st.DataObject, raw: l
     ancestors = heading_ancestors(segments)
     want = [max(raw[j] for j in anc) if anc else 0.0 for anc in ancestors]
     assert inherited_scores(ancestors, np.array(raw, dtype=np.float64)).tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data(), st.lists(st.integers(0, 3), max_size=12))
+def test_best_credit_is_the_best_credited_heading_above(data: st.DataObject, levels: list[int]) -> None:
+    segments = [Segment(SegmentKind.HEADING if lv else SegmentKind.PARAGRAPH, "t", "t", i, i, level=lv)
+                for i, lv in enumerate(levels)]
+    heads = [i for i, lv in enumerate(levels) if lv]
+    credit = data.draw(st.dictionaries(st.sampled_from(heads), st.floats(0.0, 5.0))) if heads else {}
+    ancestors = heading_ancestors(segments)
+    want = [max((credit[h] for h in anc if h in credit), default=0.0) for anc in ancestors]
+    assert _best_credit(ancestors, credit).tolist() == want

@@ -259,8 +259,14 @@ def number_cue(query: str, texts: Sequence[str]) -> npt.NDArray[np.float64]:
     if not any(_NUMERIC_QUESTION.search(x) for x in asked):
         return out
     known = set(_NUMBER.findall(query))
-    for i, t in enumerate(texts):
-        if any(m not in known for m in _NUMBER.findall(t)):
+    # A number starts with a digit: a text without one holds none, and one with a digit holds a number the query
+    # does not when the query holds none. Only the rest need the numbers themselves.
+    digits = kernel.has_decimal(texts)
+    if not known:
+        out[digits.view(bool)] = 1.0
+        return out
+    for i in np.flatnonzero(digits).tolist():
+        if any(m not in known for m in _NUMBER.findall(texts[i])):
             out[i] = 1.0
     return out
 
@@ -326,9 +332,11 @@ def lead_in_scores(texts: Sequence[str], is_heading: Sequence[bool], raw: npt.ND
     """Per segment, the score of the segment before it when that one ends with a colon (a lead-in, "You can use
     it to:") and this one is not a heading: a block introduced by a lead-in is about what the lead-in says."""
     lead = np.zeros(len(texts), dtype=np.float64)
-    for i, text in enumerate(texts[:-1]):
-        if text.rstrip().endswith((":", "：")) and not is_heading[i + 1]:
-            lead[i + 1] = raw[i]
+    if len(texts) < 2:
+        return lead
+    last = kernel.last_visible(texts[:-1])
+    follows = ((last == ord(":")) | (last == ord("："))) & ~np.asarray(is_heading[1:], dtype=bool)
+    lead[1:][follows] = raw[:-1][follows]
     return lead
 
 
@@ -365,7 +373,7 @@ def _term_sets(an: Analyzer, texts: Sequence[str]) -> list[set[str]]:
 
 def bridge_scores(
     an: Analyzer, segments: Sequence[Segment], texts: Sequence[str], raw: npt.NDArray[np.float64],
-    asked: set[str], ancestors: Sequence[Sequence[int]],
+    asked: set[str], ancestors: Sequence[tuple[int, ...]],
 ) -> npt.NDArray[np.float64]:
     """Second-hop relevance: a best-matching segment that names another section's heading points to it.
 
@@ -400,7 +408,7 @@ def bridge_scores(
         best = 0.0
         for i in top:
             if h not in ancestors[i]:
-                share = sum(t in top_terms[i] for t in new) / len(new)
+                share = len(top_terms[i].intersection(new)) / len(new)
                 if share >= BRIDGE_MIN:
                     best = max(best, share * values[i])
         if best > 0:
@@ -423,9 +431,21 @@ def bridge_scores(
         inside = [i for i in np.flatnonzero(mentions).tolist() if h in ancestors[i]]
         count = int(mentions.sum()) - len(inside)
         credit[h] /= max(1, count)
+    return _best_credit(ancestors, credit)
+
+
+def _best_credit(ancestors: Sequence[tuple[int, ...]], credit: dict[int, float]) -> npt.NDArray[np.float64]:
+    """Per segment, the best credit of the headings above it (0 with none); one maximum per run of segments that
+    share an ancestors tuple (``heading_ancestors``)."""
+    out = [0.0] * len(ancestors)
+    last: tuple[int, ...] = ()
+    best = 0.0
     for i, anc in enumerate(ancestors):
-        out[i] = max((credit[h] for h in anc if h in credit), default=0.0)
-    return out
+        if anc is not last:
+            last = anc
+            best = max([credit[h] for h in anc if h in credit], default=0.0)
+        out[i] = best
+    return np.array(out, dtype=np.float64)
 
 
 def score_segments(segments: Sequence[Segment], query: str | None, settings: Settings) -> Scores:
