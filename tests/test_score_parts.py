@@ -72,3 +72,32 @@ def test_best_credit_is_the_best_credited_heading_above(data: st.DataObject, lev
     ancestors = heading_ancestors(segments)
     want = [max((credit[h] for h in anc if h in credit), default=0.0) for anc in ancestors]
     assert _best_credit(ancestors, credit).tolist() == want
+
+
+def _plain_ancestors(segments: list[Segment]) -> list[tuple[int, ...]]:
+    out: list[tuple[int, ...]] = []
+    stack: list[tuple[int, int]] = []
+    above: tuple[int, ...] = ()
+    for i, seg in enumerate(segments):
+        if seg.kind is SegmentKind.HEADING:
+            while stack and stack[-1][0] >= seg.level:
+                stack.pop()
+            enclosing = tuple(j for _, j in reversed(stack))
+            out.append(enclosing)
+            stack.append((seg.level, i))
+            above = (i, *enclosing)
+        else:
+            out.append(above)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 4), max_size=16))
+def test_heading_ancestors_follow_the_plain_loop_and_runs_share_one_tuple(levels: list[int]) -> None:
+    segments = [Segment(SegmentKind.HEADING if lv else SegmentKind.PARAGRAPH, "t", "t", i, i, level=lv)
+                for i, lv in enumerate(levels)]
+    got = heading_ancestors(segments)
+    assert got == _plain_ancestors(segments)
+    for i in range(1, len(levels)):
+        if not levels[i] and not levels[i - 1]:
+            assert got[i] is got[i - 1]  # inherited_scores and _best_credit take one maximum per run

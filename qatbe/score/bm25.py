@@ -223,20 +223,23 @@ def heading_ancestors(segments: Sequence[Segment]) -> list[tuple[int, ...]]:
     """For each segment, the indices of the headings above it (nearest first), from the heading levels.
 
     The segments between two headings share one tuple (immutable, so sharing is safe): the chain is rebuilt once
-    per heading, not once per segment."""
-    out: list[tuple[int, ...]] = []
+    per heading, and the segments after it are filled in one slice assignment, not one step per segment."""
+    n = len(segments)
+    out: list[tuple[int, ...]] = [()] * n
     stack: list[tuple[int, int]] = []
     above: tuple[int, ...] = ()
-    for i, seg in enumerate(segments):
-        if seg.kind is SegmentKind.HEADING:
-            while stack and stack[-1][0] >= seg.level:
-                stack.pop()
-            enclosing = tuple(j for _, j in reversed(stack))
-            out.append(enclosing)
-            stack.append((seg.level, i))
-            above = (i, *enclosing)
-        else:
-            out.append(above)
+    start = 0  # the first segment after the previous heading
+    for i in [i for i, seg in enumerate(segments) if seg.kind is SegmentKind.HEADING]:
+        out[start:i] = [above] * (i - start)
+        level = segments[i].level
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        enclosing = tuple(j for _, j in reversed(stack))
+        out[i] = enclosing
+        stack.append((level, i))
+        above = (i, *enclosing)
+        start = i + 1
+    out[start:] = [above] * (n - start)
     return out
 
 
@@ -361,11 +364,12 @@ def _term_sets(an: Analyzer, texts: Sequence[str]) -> list[set[str]]:
     """``set(an.terms(t))`` for each text, from one indexing pass (one tokenizer call instead of one per text)."""
     vocab: dict[str, int] = {}
     flat, offs, _ = an.index(texts, vocab)
-    names = np.array(list(vocab), dtype=object)
+    names = list(vocab)  # vocab's ids are 0, 1, ... in insertion order
+    ids = flat.tolist()
     bounds = offs.tolist()
     out = []
     for k in range(len(texts)):
-        terms = set(names[flat[bounds[k]:bounds[k + 1]]].tolist())
+        terms = set(map(names.__getitem__, ids[bounds[k]:bounds[k + 1]]))
         terms.discard("")  # stopwords share the id of ""
         out.append(terms)
     return out
@@ -424,12 +428,17 @@ def bridge_scores(
     mask = flat < k
     present = np.zeros((n, k), dtype=bool)
     present[owner[mask], flat[mask]] = True
-    is_body = ~np.array(is_heading, dtype=bool)
-    for h, terms in wanted.items():
-        cols = [vocab[t] for t in terms]
-        mentions = is_body & (present[:, cols].sum(axis=1) >= BRIDGE_MIN * len(cols))
-        inside = [i for i in np.flatnonzero(mentions).tolist() if h in ancestors[i]]
-        count = int(mentions.sum()) - len(inside)
+    # Which segments mention each candidate heading (hold BRIDGE_MIN of its words): one integer product for all
+    # of them; the credit is then divided by the mentions outside the heading's section.
+    candidates = list(wanted)
+    words_of = np.zeros((k, len(candidates)), dtype=np.int64)
+    for c, h in enumerate(candidates):
+        words_of[[vocab[t] for t in wanted[h]], c] = 1
+    need = np.array([BRIDGE_MIN * len(wanted[h]) for h in candidates], dtype=np.float64)
+    mentions = ((present.astype(np.int64) @ words_of) >= need) & ~np.array(is_heading, dtype=bool)[:, None]
+    for c, h in enumerate(candidates):
+        rows = np.flatnonzero(mentions[:, c]).tolist()
+        count = len(rows) - sum(h in ancestors[i] for i in rows)
         credit[h] /= max(1, count)
     return _best_credit(ancestors, credit)
 
