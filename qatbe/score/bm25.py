@@ -475,7 +475,8 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         spelled = spellings(an, q, weights.tolist())
         q_terms += [t for t, _, _ in spelled]
         surfaces += [x for _, x, _ in spelled]
-        weights = np.concatenate([weights, [w for _, _, w in spelled]])
+        if spelled:
+            weights = np.concatenate([weights, [w for _, _, w in spelled]])
     if settings.expand_query or settings.synonyms:
         expanded = expansions(an, q, weights.tolist(), settings.synonyms, settings.expand_query)
         q_terms += [t for t, _, _ in expanded]
@@ -483,12 +484,12 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         weights = np.concatenate([weights, [w for _, _, w in expanded]])
     vocab: dict[str, int] = {t: i for i, t in enumerate(q_terms)}
     flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
-    avgdl = max(1.0, float(lengths.mean()))
+    avgdl = max(1.0, float(lengths.sum()) / len(lengths))  # = lengths.mean(), without its Python wrapper
     prior_n = settings.background_prior if an.lexicon.zipf else 0.0
 
     def run(terms: list[str], w: npt.NDArray[np.float64], flat: npt.NDArray[np.int32],
             offs: npt.NDArray[np.int64], n_vocab: int) -> tuple[npt.NDArray[np.float64], tuple[object, ...]]:
-        prior_df = _prior(an, surfaces, avgdl, prior_n) if prior_n else np.zeros(len(terms))
+        prior_df = _prior(an, surfaces, avgdl, prior_n) if prior_n else None  # None: no pseudo-segments
         params = (settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df, lengths)
         ids = np.arange(len(terms), dtype=np.int32)
         return kernel.bm25_scores(flat, offs, n_vocab, ids, w, *params), params
@@ -528,11 +529,14 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
             scale = settings.proximity * math.log(1.0 + (n_eff + 0.5) / 0.5) / max(1.0, (n_query - 1) / 2.0)
             proximity = scale * pairs
             raw = raw + proximity
+    # A part that is 0 everywhere is left out of ``raw`` (x + 0.0 is x for the non-negative scores here).
     is_heading = [k is SegmentKind.HEADING for k in kinds]
     lead_in = zeros
     if LEADIN_SHARE > 0:
-        lead_in = LEADIN_SHARE * lead_in_scores(texts, is_heading, raw)
-        raw = raw + lead_in
+        lead = lead_in_scores(texts, is_heading, raw)
+        if lead.any():
+            lead_in = LEADIN_SHARE * lead
+            raw = raw + lead_in
     heading = zeros
     # Without headings no segment inherits from one and no section can be bridged to: both parts stay 0.
     has_headings = any(is_heading)
@@ -542,22 +546,25 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         raw = raw + heading
     sibling = zeros
     if SIBLING_SHARE > 0:
-        sibling = SIBLING_SHARE * _sibling_scores(np.array([s.group for s in segments], dtype=np.int64), raw)
-        raw = raw + sibling
+        parts = _sibling_scores(np.array([s.group for s in segments], dtype=np.int64), raw)
+        if parts.any():
+            sibling = SIBLING_SHARE * parts
+            raw = raw + sibling
     bridge = zeros
     if settings.bridge > 0 and has_headings and raw.max() > 0:
         bridge = settings.bridge * bridge_scores(an, segments, texts, raw, set(q_terms), ancestors)
         raw = raw + bridge
     answer_type = zeros
     if NUMBER_CUE > 0 and raw.max() > 0:
-        answer_type = NUMBER_CUE * raw * number_cue(query, texts)
-        raw = raw + answer_type
+        cue = number_cue(query, texts)
+        if cue.any():
+            answer_type = NUMBER_CUE * raw * cue
+            raw = raw + answer_type
     best = float(raw.max())
     relevant = (raw > 0) & (raw >= settings.relevance_floor * best)
 
-    all_ids = np.arange(len(q_terms), dtype=np.int32)
-
     def per_term() -> npt.NDArray[np.float64]:
+        all_ids = np.arange(len(q_terms), dtype=np.int32)
         out = np.zeros((n, len(q_terms)), dtype=np.float64)
         for j in range(len(q_terms)):
             only = np.zeros_like(weights)
@@ -565,5 +572,5 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
             out[:, j] = kernel.bm25_scores(flat, offs, len(vocab), all_ids, only, *params)
         return out
 
-    return Scores(raw, tuple(q_terms), relevant, language, tuple(float(w) for w in weights), base, proximity,
+    return Scores(raw, tuple(q_terms), relevant, language, tuple(weights.tolist()), base, proximity,
                   lead_in, heading, bridge, sibling, answer_type, per_term)
