@@ -15,6 +15,7 @@ they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
 
 from __future__ import annotations
 
+import heapq
 import math
 import os
 import re
@@ -400,13 +401,13 @@ def bridge_scores(
     body = [i for i in range(n) if not is_heading[i] and values[i] > 0]
     if not body:
         return out
-    top = sorted(body, key=lambda i: (-values[i], i))[:BRIDGE_TOP]
+    top = heapq.nsmallest(BRIDGE_TOP, body, key=lambda i: (-values[i], i))  # = sorted(...)[:BRIDGE_TOP]
     term_sets = _term_sets(an, [texts[i] for i in heads + top])
     top_terms = dict(zip(top, term_sets[len(heads):]))
     credit: dict[int, float] = {}
     wanted: dict[int, list[str]] = {}
     for h, head_terms in zip(heads, term_sets):
-        new = sorted(head_terms - asked)
+        new = head_terms - asked
         if not new:
             continue
         best = 0.0
@@ -417,17 +418,16 @@ def bridge_scores(
                     best = max(best, share * values[i])
         if best > 0:
             credit[h] = best
-            wanted[h] = new
+            wanted[h] = sorted(new)
     if not credit:
         return out
     # How many segments mention each candidate heading: one compiled pass over the page for their words only.
     vocab = {t: k for k, t in enumerate(sorted({t for ts in wanted.values() for t in ts}))}
     k = len(vocab)
     flat, offs, _ = an.index(texts, dict(vocab), False, list(vocab))
-    owner = np.repeat(np.arange(n), np.diff(offs))
-    mask = flat < k
+    hits = np.flatnonzero(flat < k)  # positions of candidate words; their segments by binary search
     present = np.zeros((n, k), dtype=bool)
-    present[owner[mask], flat[mask]] = True
+    present[np.searchsorted(offs, hits, side="right") - 1, flat[hits]] = True
     # Which segments mention each candidate heading (hold BRIDGE_MIN of its words): one integer product for all
     # of them; the credit is then divided by the mentions outside the heading's section.
     candidates = list(wanted)
