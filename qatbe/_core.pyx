@@ -1085,9 +1085,9 @@ cdef struct _Table:
     Py_ssize_t mask
 
 
-cdef inline long long _find(const _Table* t, const uint32_t* key, Py_ssize_t length) noexcept nogil:
-    """The value of ``key`` in a ``string_table``, or -1."""
-    cdef Py_ssize_t j = <Py_ssize_t> (_fnv(key, length) & <uint64_t> t.mask)
+cdef inline long long _find(const _Table* t, const uint32_t* key, Py_ssize_t length, uint64_t h) noexcept nogil:
+    """The value of ``key`` (whose ``_fnv`` hash is ``h``) in a ``string_table``, or -1."""
+    cdef Py_ssize_t j = <Py_ssize_t> (h & <uint64_t> t.mask)
     cdef int w
     while True:
         w = t.slots[j]
@@ -1111,11 +1111,16 @@ cdef inline int _end_run(uint32_t* buf, Py_ssize_t length, bint ascii, const _Ta
     """An all-ASCII run, lower-cased (its casefold), votes through the table; any other run is interned."""
     cdef Py_ssize_t k
     cdef long long value
+    cdef uint64_t h = 1469598103934665603ULL
+    cdef uint32_t c
     if ascii:
-        for k in range(length):
-            if buf[k] <= 90:
-                buf[k] += 32
-        value = _find(table, buf, length)
+        for k in range(length):  # lower-case and hash in one pass (_fnv of the lower-cased run)
+            c = buf[k]
+            if c <= 90:
+                c += 32
+                buf[k] = c
+            h = (h ^ <uint64_t> c) * 1099511628211ULL
+        value = _find(table, buf, length, h)
         if value >= 0:
             votes[value] += 1
     else:
