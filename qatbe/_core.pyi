@@ -1,3 +1,6 @@
+from collections.abc import Callable, Sequence
+from typing import TypeAlias
+
 import numpy as np
 import numpy.typing as npt
 
@@ -44,3 +47,16 @@ def letter_runs(
     text: str, ranges: npt.NDArray[np.int64], max_words: int, chars: npt.NDArray[np.uint32],
     starts: npt.NDArray[np.int64], values: npt.NDArray[np.int64], slots: npt.NDArray[np.int32], n_votes: int,
 ) -> tuple[npt.NDArray[np.int64], int, int, npt.NDArray[np.int64], list[str], npt.NDArray[np.int64]]: ...
+def has_decimal(texts: Sequence[str]) -> npt.NDArray[np.uint8]: ...
+def last_visible(texts: Sequence[str]) -> npt.NDArray[np.uint32]: ...
+
+Told: TypeAlias = tuple[Sequence[str], Sequence[str | None]]
+
+class TermMemo:
+    max_entries: int
+    def __init__(self, max_entries: int) -> None: ...
+    def __len__(self) -> int: ...
+    def index(
+        self, texts: Sequence[str], prefixes: Sequence[str] | None, vocab: dict[str, int],
+        analyse: Callable[[list[str], bytes], Sequence[Told]],
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.float64], list[str]]: ...

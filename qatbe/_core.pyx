@@ -266,6 +266,7 @@ cdef extern from "Python.h":
     object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
     bint Py_UNICODE_ISALNUM(uint32_t ch) nogil
     bint Py_UNICODE_ISDECIMAL(uint32_t ch) nogil
+    bint Py_UNICODE_ISSPACE(uint32_t ch) nogil
     int PyUnicode_4BYTE_KIND
 
 
@@ -348,24 +349,43 @@ cdef int _rehash(_Vocab* v) except -1 nogil:
     return 0
 
 
-cdef int32_t _intern(_Vocab* v, const uint32_t* key, Py_ssize_t length, bint simple) except -2 nogil:
+cdef inline uint64_t _key_hash(const uint32_t* key, Py_ssize_t length, bint simple) noexcept nogil:
     cdef uint64_t h = 1469598103934665603ULL
-    cdef Py_ssize_t i, j
-    cdef int32_t idx
+    cdef Py_ssize_t i
     for i in range(length):
         h = (h ^ <uint64_t> key[i]) * 1099511628211ULL
-    h = (h ^ <uint64_t> simple) * 1099511628211ULL
-    if (v.n + 1) * 2 > v.table_size:
-        _rehash(v)
-    j = <Py_ssize_t> (h & <uint64_t> (v.table_size - 1))
+    return (h ^ <uint64_t> simple) * 1099511628211ULL
+
+
+cdef inline Py_ssize_t _find_slot(const _Vocab* v, const uint32_t* key, Py_ssize_t length, bint simple,
+                                  uint64_t h) noexcept nogil:
+    """The table slot holding ``(key, simple)``, or the empty slot where it would go."""
+    cdef Py_ssize_t j = <Py_ssize_t> (h & <uint64_t> (v.table_size - 1))
+    cdef int32_t idx
     while True:
         idx = v.table[j]
         if idx < 0:
-            break
+            return j
         if (v.hashes[j] == h and v.length[idx] == length and v.simple[idx] == simple
                 and memcmp(v.chars + v.start[idx], key, length * sizeof(uint32_t)) == 0):
-            return idx
+            return j
         j = (j + 1) & (v.table_size - 1)
+
+
+cdef inline int32_t _lookup(const _Vocab* v, const uint32_t* key, Py_ssize_t length, bint simple) noexcept nogil:
+    """The index of ``(key, simple)`` in ``v``, or -1."""
+    return v.table[_find_slot(v, key, length, simple, _key_hash(key, length, simple))]
+
+
+cdef int32_t _intern(_Vocab* v, const uint32_t* key, Py_ssize_t length, bint simple) except -2 nogil:
+    cdef uint64_t h = _key_hash(key, length, simple)
+    cdef Py_ssize_t i, j
+    cdef int32_t idx
+    if (v.n + 1) * 2 > v.table_size:
+        _rehash(v)
+    j = _find_slot(v, key, length, simple, h)
+    if v.table[j] >= 0:
+        return v.table[j]
     _grow(<void**> &v.chars, &v.cap_chars, v.n_chars + length, sizeof(uint32_t))
     if v.n + 1 > v.cap:
         i = v.cap
@@ -560,52 +580,18 @@ def tokenize(texts, prefixes=None):
     start and of its joined form (see ``_complex_match``); non-ASCII tokens are always interned. The scorer
     passes the prefixes of the query terms, so that only tokens that can match are analysed.
     """
-    cdef list items = list(texts)
-    cdef Py_ssize_t n_texts = len(items), t, longest = 1, n
+    cdef list items = _texts(texts)
+    cdef list keys = [] if prefixes is None else _prefix_keys(prefixes)
     cdef _Vocab v
     cdef _Out out
-    cdef uint32_t* buf = NULL
-    cdef int kind
-    cdef void* data
-    for t in range(n_texts):
-        if not isinstance(items[t], str):
-            raise TypeError(f"tokenize expects str items, got {type(items[t]).__name__}")
-        n = PyUnicode_GET_LENGTH(items[t])
-        if n > longest:
-            longest = n
-    cdef list keys = [] if prefixes is None else sorted(set(_prefix_key(p) for p in prefixes))
-    cdef uint64_t* pre = NULL
-    cdef Py_ssize_t n_pre = len(keys)
-    import numpy as np
-    offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
-    cdef long long[::1] offsets = offsets_arr
+    cdef Py_ssize_t j
+    offsets_arr = np.zeros(len(items) + 1, dtype=np.int64)
     memset_vocab(&v)
     out.ids = NULL
     out.n = 0
     out.cap = 0
     try:
-        buf = <uint32_t*> malloc((longest + 2) * sizeof(uint32_t))
-        pre = <uint64_t*> malloc((n_pre + 1) * sizeof(uint64_t))
-        if buf == NULL or pre == NULL:
-            raise MemoryError()
-        for t in range(n_pre):
-            pre[t] = keys[t]
-        _rehash(&v)
-        if prefixes is not None:
-            _intern(&v, buf, 0, True)  # id 0: every token filtered out by the prefixes
-        for t in range(n_texts):
-            text = items[t]
-            kind = PyUnicode_KIND(text)
-            data = PyUnicode_DATA(text)
-            n = PyUnicode_GET_LENGTH(text)
-            with nogil:
-                if kind == 1:
-                    _scan(<const uint8_t*> data, n, &v, &out, buf, pre if prefixes is not None else NULL, n_pre)
-                elif kind == 2:
-                    _scan(<const uint16_t*> data, n, &v, &out, buf, pre if prefixes is not None else NULL, n_pre)
-                else:
-                    _scan(<const uint32_t*> data, n, &v, &out, buf, pre if prefixes is not None else NULL, n_pre)
-            offsets[t + 1] = out.n
+        _scan_texts(items, prefixes is not None, keys, &v, &out, offsets_arr)
         ids_arr = np.empty(out.n, dtype=np.int32)
         if out.n:
             _copy_ids(ids_arr, out.ids, out.n)
@@ -613,9 +599,69 @@ def tokenize(texts, prefixes=None):
                  for j in range(v.n)]
         simple = bytes([v.simple[j] for j in range(v.n)])
     finally:
-        free(buf); free(pre); free(out.ids)
-        free(v.chars); free(v.start); free(v.length); free(v.simple); free(v.table); free(v.hashes)
+        free(out.ids)
+        _free_vocab(&v)
     return ids_arr, offsets_arr, vocab, simple
+
+
+cdef list _texts(texts):
+    """The texts as a list, each checked to be a str (the scan reads their buffers directly)."""
+    cdef list items = list(texts)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    return items
+
+
+cdef list _prefix_keys(prefixes):
+    return sorted(set(_prefix_key(p) for p in prefixes))
+
+
+cdef int _scan_texts(list items, bint filtered, list keys, _Vocab* v, _Out* out, long long[::1] offsets) except -1:
+    """Every text into ``v`` (interned tokens) and ``out`` (their ids); ``offsets[t + 1]`` = ids after text t.
+    With ``filtered``, id 0 is the empty token that stands for every token the prefix ``keys`` rule out."""
+    cdef Py_ssize_t n_texts = len(items), t, longest = 1, n, n_pre = len(keys)
+    cdef uint32_t* buf = NULL
+    cdef uint64_t* pre = NULL
+    cdef const uint64_t* use_pre
+    cdef int kind
+    cdef void* data
+    for t in range(n_texts):
+        n = PyUnicode_GET_LENGTH(items[t])
+        if n > longest:
+            longest = n
+    try:
+        buf = <uint32_t*> malloc((longest + 2) * sizeof(uint32_t))
+        pre = <uint64_t*> malloc((n_pre + 1) * sizeof(uint64_t))
+        if buf == NULL or pre == NULL:
+            raise MemoryError()
+        for t in range(n_pre):
+            pre[t] = keys[t]
+        use_pre = pre if filtered else NULL
+        _rehash(v)
+        if filtered:
+            _intern(v, buf, 0, True)  # id 0: every token filtered out by the prefixes
+        for t in range(n_texts):
+            text = items[t]
+            kind = PyUnicode_KIND(text)
+            data = PyUnicode_DATA(text)
+            n = PyUnicode_GET_LENGTH(text)
+            with nogil:
+                if kind == 1:
+                    _scan(<const uint8_t*> data, n, v, out, buf, use_pre, n_pre)
+                elif kind == 2:
+                    _scan(<const uint16_t*> data, n, v, out, buf, use_pre, n_pre)
+                else:
+                    _scan(<const uint32_t*> data, n, v, out, buf, use_pre, n_pre)
+            offsets[t + 1] = out.n
+    finally:
+        free(buf); free(pre)
+    return 0
+
+
+cdef void _free_vocab(_Vocab* v) noexcept:
+    free(v.chars); free(v.start); free(v.length); free(v.simple); free(v.table); free(v.hashes)
+    memset_vocab(v)
 
 
 def _prefix_key(p):
@@ -676,6 +722,305 @@ def remap(const int[::1] tok_ids, const long long[::1] tok_offsets, const long l
                     w += 1
             offsets[d + 1] = w
     return ids_arr, offsets_arr
+
+
+def has_decimal(texts):
+    """Per text, 1 if it holds a decimal digit (what ``re``'s ``\\d`` matches: Unicode category Nd), else 0, as a
+    uint8 array. Why compiled: the scorer asks it of every segment of a page for a "how many"/"when" question,
+    and a regex search there cost more than the BM25 kernel."""
+    cdef list items = _texts(texts)
+    cdef Py_ssize_t t, i, n
+    cdef int kind
+    cdef void* data
+    cdef uint32_t c
+    out_arr = np.zeros(len(items), dtype=np.uint8)
+    cdef unsigned char[::1] out = out_arr
+    for t in range(len(items)):
+        text = items[t]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        n = PyUnicode_GET_LENGTH(text)
+        with nogil:
+            for i in range(n):
+                c = PyUnicode_READ(kind, data, i)
+                if (48 <= c <= 57) or (c >= 128 and Py_UNICODE_ISDECIMAL(c)):
+                    out[t] = 1
+                    break
+    return out_arr
+
+
+def last_visible(texts):
+    """Per text, the code point of its last character that is not whitespace (what ``str.rstrip`` keeps), 0 when
+    it has none, as a uint32 array. Why compiled: the scorer asks whether each segment ends with a colon (a
+    lead-in), and ``rstrip`` plus ``endswith`` per segment cost more than the BM25 kernel's whole pass."""
+    cdef list items = _texts(texts)
+    cdef Py_ssize_t t, i
+    cdef int kind
+    cdef void* data
+    cdef uint32_t c
+    out_arr = np.zeros(len(items), dtype=np.uint32)
+    cdef unsigned int[::1] out = out_arr
+    for t in range(len(items)):
+        text = items[t]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        i = PyUnicode_GET_LENGTH(text)
+        while i > 0:
+            i -= 1
+            c = PyUnicode_READ(kind, data, i)
+            if not Py_UNICODE_ISSPACE(c):
+                out[t] = c
+                break
+    return out_arr
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Term memo: raw tokens -> index term ids, kept across pages (see ``TermMemo``).
+
+
+cdef class TermMemo:
+    """What each raw token a page used means as index terms, remembered across pages, and the page index built
+    from it: ``index(texts, prefixes, vocab, analyse)``.
+
+    Why compiled: a page repeats its words and a site repeats its pages, so after the first pages almost every
+    token is known; looking tokens up by their characters here, and writing the term ids of every occurrence here,
+    leaves Python only the tokens it has never seen (``analyse``) and the page's new terms. Without it the
+    scorer made a Python object, a dictionary lookup and a list entry per distinct token, three times a page.
+
+    Entries are kept until there are ``max_entries`` of them when a call starts; the memo then starts afresh
+    (clearing only costs the work again: the result never depends on what was remembered).
+    """
+
+    cdef _Vocab known            # (token, simple) -> entry index
+    cdef int64_t* ent_start      # entry e's terms: ent_terms[ent_start[e]:ent_start[e + 1]]
+    cdef Py_ssize_t ent_cap
+    cdef int32_t* ent_terms      # term ids (indices into names)
+    cdef uint64_t* ent_checks    # per term: the prefix key a filtered call checks, 0 for none
+    cdef Py_ssize_t n_terms, terms_cap
+    cdef list names              # term id -> term
+    cdef dict term_ids           # term -> term id
+    cdef int32_t* page_of        # term id -> page id during ``index`` (-1 otherwise)
+    cdef Py_ssize_t page_of_cap
+    cdef readonly Py_ssize_t max_entries
+    cdef bint busy               # inside ``index`` (``analyse`` must not call back into this memo)
+
+    def __cinit__(self, Py_ssize_t max_entries):
+        if max_entries < 1:
+            raise ValueError("max_entries must be >= 1")
+        self.max_entries = max_entries
+        memset_vocab(&self.known)
+        self.ent_start = NULL
+        self.ent_terms = NULL
+        self.ent_checks = NULL
+        self.page_of = NULL
+        self._reset()
+
+    def __dealloc__(self):
+        _free_vocab(&self.known)
+        free(self.ent_start); free(self.ent_terms); free(self.ent_checks); free(self.page_of)
+
+    cdef int _reset(self) except -1:
+        _free_vocab(&self.known)
+        _rehash(&self.known)
+        free(self.ent_start); free(self.ent_terms); free(self.ent_checks); free(self.page_of)
+        self.ent_start = <int64_t*> malloc(sizeof(int64_t))
+        if self.ent_start == NULL:
+            raise MemoryError()
+        self.ent_start[0] = 0
+        self.ent_cap = 1
+        self.ent_terms = NULL
+        self.ent_checks = NULL
+        self.n_terms = 0
+        self.terms_cap = 0
+        self.page_of = NULL
+        self.page_of_cap = 0
+        self.names = [""]
+        self.term_ids = {"": 0}
+        return 0
+
+    def __len__(self):
+        """How many tokens are remembered."""
+        return self.known.n
+
+    def index(self, texts, prefixes, dict vocab, analyse):
+        """Term ids of every text in CSR form, ``(ids, offsets, lengths, new_terms)``.
+
+        The texts are tokenized as by ``tokenize(texts, prefixes)``; a token the prefixes rule out becomes one
+        position of the term "". ``analyse(tokens, simple)`` is called once with the tokens not remembered yet
+        (their text and simple flags, as ``tokenize`` gives them) and must return, for each, ``(terms, checks)``:
+        its index terms ("" for none) and, per term, ``None`` or the 1- or 2-character prefix the term's
+        surface must have when ``prefixes`` is given (the term counts as "" otherwise). ``vocab`` maps terms to
+        page ids; the terms it lacks get ids from ``len(vocab)`` on in order of first appearance and are returned
+        as ``new_terms`` in that order (the caller adds them). ``lengths[t]`` is text t's number of raw tokens.
+        """
+        cdef list items = _texts(texts)
+        cdef list keys = [] if prefixes is None else _prefix_keys(prefixes)
+        cdef bint filtered = prefixes is not None
+        cdef Py_ssize_t n_texts = len(items), n_keys = len(keys)
+        _check_vocab(vocab)
+        if self.busy:
+            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
+        if self.known.n >= self.max_entries:
+            self._reset()
+        cdef _Vocab page
+        cdef _Out out
+        cdef int32_t* entry = NULL
+        cdef uint64_t* pre = NULL
+        memset_vocab(&page)
+        out.ids = NULL
+        out.n = 0
+        out.cap = 0
+        tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+        self.busy = True
+        try:
+            _scan_texts(items, filtered, keys, &page, &out, tok_offsets_arr)
+            entry = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
+            pre = <uint64_t*> malloc((n_keys + 1) * sizeof(uint64_t))
+            if entry == NULL or pre == NULL:
+                raise MemoryError()
+            for j in range(n_keys):
+                pre[j] = keys[j]
+            self._resolve(&page, entry, analyse)
+            return self._write(&page, &out, entry, tok_offsets_arr, vocab, pre if filtered else NULL, n_keys)
+        finally:
+            self.busy = False
+            free(entry); free(pre); free(out.ids)
+            _free_vocab(&page)
+
+    cdef int _resolve(self, _Vocab* page, int32_t* entry, analyse) except -1:
+        """``entry[j]``: the memo entry of page token j, after ``analyse`` has told the ones not remembered."""
+        cdef Py_ssize_t j, k
+        cdef list missing = []
+        for j in range(page.n):
+            entry[j] = _lookup(&self.known, page.chars + page.start[j], page.length[j], page.simple[j])
+            if entry[j] < 0:
+                missing.append(j)
+        if not missing:
+            return 0
+        tokens = [PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, page.chars + page.start[j], page.length[j])
+                  for j in missing]
+        flags = bytes([page.simple[j] for j in missing])
+        told = list(analyse(tokens, flags))
+        if len(told) != len(missing):
+            raise ValueError("analyse must return one (terms, checks) pair per token")
+        for k in range(len(missing)):
+            j = missing[k]
+            entry[j] = self._learn(page.chars + page.start[j], page.length[j], page.simple[j], told[k])
+        return 0
+
+    cdef int32_t _learn(self, const uint32_t* key, Py_ssize_t length, bint simple, told) except -1:
+        """Remember one token's terms and checks; its entry index."""
+        terms, checks = told
+        terms = tuple(terms)
+        checks = tuple(checks)
+        cdef Py_ssize_t n = len(terms), k, e = self.known.n
+        if len(checks) != n:
+            raise ValueError("terms and checks must have the same length")
+        ids = []
+        cdef list keys = []
+        for k in range(n):
+            term = terms[k]
+            if not isinstance(term, str):
+                raise TypeError(f"terms must be str, not {type(term).__name__}")
+            keys.append(0 if checks[k] is None else _prefix_key(checks[k]))
+            tid = self.term_ids.get(term)
+            if tid is None:
+                tid = len(self.names)
+                self.names.append(term)
+                self.term_ids[term] = tid
+            ids.append(tid)
+        if e + 2 > self.ent_cap:
+            _grow(<void**> &self.ent_start, &self.ent_cap, e + 2, sizeof(int64_t))
+        if self.n_terms + n > self.terms_cap:
+            k = self.terms_cap
+            _grow(<void**> &self.ent_terms, &k, self.n_terms + n, sizeof(int32_t))
+            _grow(<void**> &self.ent_checks, &self.terms_cap, self.n_terms + n, sizeof(uint64_t))
+        for k in range(n):
+            self.ent_terms[self.n_terms + k] = <int32_t> ids[k]
+            self.ent_checks[self.n_terms + k] = <uint64_t> keys[k]
+        self.n_terms += n
+        self.ent_start[e + 1] = self.n_terms
+        _intern(&self.known, key, length, simple)
+        return <int32_t> e
+
+    cdef tuple _write(self, const _Vocab* page, const _Out* out, const int32_t* entry, tok_offsets_arr,
+                      dict vocab, const uint64_t* pre, Py_ssize_t n_pre):
+        """Every position's term ids over ``vocab`` (see ``index``)."""
+        cdef Py_ssize_t n_names = len(self.names), n_texts = tok_offsets_arr.shape[0] - 1
+        cdef Py_ssize_t i, k, d, total = 0, w = 0, cap = self.page_of_cap
+        cdef int32_t tid, pid, next_id = <int32_t> len(vocab)
+        cdef uint64_t check
+        cdef long long[::1] tok_offsets = tok_offsets_arr
+        if n_names > cap:
+            _grow(<void**> &self.page_of, &cap, n_names, sizeof(int32_t))
+            for i in range(self.page_of_cap, cap):
+                self.page_of[i] = -1
+            self.page_of_cap = cap
+        cdef list preset = []
+        for term, pid_obj in vocab.items():
+            tid_obj = self.term_ids.get(term)
+            if tid_obj is not None:
+                self.page_of[<Py_ssize_t> tid_obj] = <int32_t> pid_obj
+                preset.append(tid_obj)
+        for i in range(out.n):
+            d = entry[out.ids[i]]
+            total += self.ent_start[d + 1] - self.ent_start[d]
+        ids_arr = np.empty(total, dtype=np.int32)
+        offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+        lengths_arr = np.empty(n_texts, dtype=np.float64)
+        cdef int[::1] ids = ids_arr
+        cdef long long[::1] offsets = offsets_arr
+        cdef double[::1] lengths = lengths_arr
+        cdef _Out fresh
+        fresh.ids = NULL
+        fresh.n = 0
+        fresh.cap = 0
+        try:
+            with nogil:
+                for d in range(n_texts):
+                    for i in range(tok_offsets[d], tok_offsets[d + 1]):
+                        for k in range(self.ent_start[entry[out.ids[i]]], self.ent_start[entry[out.ids[i]] + 1]):
+                            tid = self.ent_terms[k]
+                            check = self.ent_checks[k]
+                            if pre != NULL and check != 0 and not _in_keys(check, pre, n_pre):
+                                tid = 0
+                            pid = self.page_of[tid]
+                            if pid < 0:
+                                pid = next_id
+                                next_id += 1
+                                self.page_of[tid] = pid
+                                _emit(&fresh, tid)
+                            ids[w] = pid
+                            w += 1
+                    offsets[d + 1] = w
+                    lengths[d] = <double> (tok_offsets[d + 1] - tok_offsets[d])
+            new_terms = [self.names[fresh.ids[i]] for i in range(fresh.n)]
+        finally:
+            for i in range(fresh.n):
+                self.page_of[fresh.ids[i]] = -1
+            for tid_obj in preset:
+                self.page_of[<Py_ssize_t> tid_obj] = -1
+            free(fresh.ids)
+        return ids_arr, offsets_arr, lengths_arr, new_terms
+
+
+cdef int _check_vocab(dict vocab) except -1:
+    """Page ids must be the ints 0 .. len(vocab) - 1 in some order (new terms continue from len(vocab))."""
+    cdef Py_ssize_t n = len(vocab)
+    cdef set seen = set()
+    for term, pid in vocab.items():
+        if not isinstance(term, str) or type(pid) is not int or not 0 <= pid < n or pid in seen:
+            raise ValueError("vocab must map str terms to distinct ids 0 .. len(vocab) - 1")
+        seen.add(pid)
+    return 0
+
+
+cdef inline bint _in_keys(uint64_t key, const uint64_t* keys, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(n):
+        if keys[k] == key:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -740,9 +1085,9 @@ cdef struct _Table:
     Py_ssize_t mask
 
 
-cdef inline long long _find(const _Table* t, const uint32_t* key, Py_ssize_t length) noexcept nogil:
-    """The value of ``key`` in a ``string_table``, or -1."""
-    cdef Py_ssize_t j = <Py_ssize_t> (_fnv(key, length) & <uint64_t> t.mask)
+cdef inline long long _find(const _Table* t, const uint32_t* key, Py_ssize_t length, uint64_t h) noexcept nogil:
+    """The value of ``key`` (whose ``_fnv`` hash is ``h``) in a ``string_table``, or -1."""
+    cdef Py_ssize_t j = <Py_ssize_t> (h & <uint64_t> t.mask)
     cdef int w
     while True:
         w = t.slots[j]
@@ -766,11 +1111,16 @@ cdef inline int _end_run(uint32_t* buf, Py_ssize_t length, bint ascii, const _Ta
     """An all-ASCII run, lower-cased (its casefold), votes through the table; any other run is interned."""
     cdef Py_ssize_t k
     cdef long long value
+    cdef uint64_t h = 1469598103934665603ULL
+    cdef uint32_t c
     if ascii:
-        for k in range(length):
-            if buf[k] <= 90:
-                buf[k] += 32
-        value = _find(table, buf, length)
+        for k in range(length):  # lower-case and hash in one pass (_fnv of the lower-cased run)
+            c = buf[k]
+            if c <= 90:
+                c += 32
+                buf[k] = c
+            h = (h ^ <uint64_t> c) * 1099511628211ULL
+        value = _find(table, buf, length, h)
         if value >= 0:
             votes[value] += 1
     else:

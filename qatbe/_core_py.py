@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -338,6 +338,113 @@ def remap(
             ids.extend(int(x) for x in terms[st[toks[i]] : st[toks[i] + 1]])
         out_offsets.append(len(ids))
     return np.asarray(ids, dtype=np.int32), np.asarray(out_offsets, dtype=np.int64)
+
+
+_DECIMAL = re.compile(r"\d")
+
+
+def has_decimal(texts: Sequence[str]) -> npt.NDArray[np.uint8]:
+    """Per text, 1 if it holds a decimal digit (``re``'s ``\\d``), else 0."""
+    items = list(texts)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    return np.asarray([_DECIMAL.search(t) is not None for t in items], dtype=np.uint8)
+
+
+def last_visible(texts: Sequence[str]) -> npt.NDArray[np.uint32]:
+    """Per text, the code point of its last non-whitespace character (``str.rstrip``), 0 when it has none."""
+    items = list(texts)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    return np.asarray([ord(t.rstrip()[-1]) if t.rstrip() else 0 for t in items], dtype=np.uint32)
+
+
+# (terms, checks) of one token, as ``TermMemo.index``'s ``analyse`` tells them.
+Told = tuple[Sequence[str], Sequence[str | None]]
+
+
+def _check_vocab(vocab: dict[str, int]) -> None:
+    n = len(vocab)
+    ids = list(vocab.values())
+    if (not all(isinstance(t, str) for t in vocab) or not all(type(i) is int and 0 <= i < n for i in ids)
+            or len(set(ids)) != n):
+        raise ValueError("vocab must map str terms to distinct ids 0 .. len(vocab) - 1")
+
+
+class TermMemo:
+    """What each raw token means as index terms, remembered across pages; see ``qatbe._core.TermMemo``.
+
+    The same results, with a dict for the memo and the plain loop for the page.
+    """
+
+    def __init__(self, max_entries: int) -> None:
+        if max_entries < 1:
+            raise ValueError("max_entries must be >= 1")
+        self.max_entries = max_entries
+        self._known: dict[tuple[str, int], tuple[tuple[str, ...], tuple[str | None, ...]]] = {}
+        self._busy = False
+
+    def __len__(self) -> int:
+        return len(self._known)
+
+    def index(
+        self, texts: Sequence[str], prefixes: Sequence[str] | None, vocab: dict[str, int],
+        analyse: Callable[[list[str], bytes], Sequence[Told]],
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.float64], list[str]]:
+        """Term ids of every text in CSR form, ``(ids, offsets, lengths, new_terms)``."""
+        tok_ids, tok_offsets, tokens, simple = tokenize(texts, prefixes)
+        if not isinstance(vocab, dict):
+            raise TypeError("vocab must be a dict")
+        _check_vocab(vocab)
+        if self._busy:
+            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
+        if len(self._known) >= self.max_entries:
+            self._known = {}
+        self._busy = True
+        try:
+            self._resolve(tokens, simple, analyse)
+        finally:
+            self._busy = False
+        wanted = None if prefixes is None else {_prefix_key(p) for p in prefixes}
+        page = dict(vocab)
+        new: list[str] = []
+        ids: list[int] = []
+        offsets = [0]
+        for d in range(len(tok_offsets) - 1):
+            for tok in tok_ids[tok_offsets[d]:tok_offsets[d + 1]].tolist():
+                terms, checks = self._known[(tokens[tok], simple[tok])]
+                for term, check in zip(terms, checks):
+                    if wanted is not None and check is not None and check not in wanted:
+                        term = ""
+                    if term not in page:
+                        page[term] = len(page)
+                        new.append(term)
+                    ids.append(page[term])
+            offsets.append(len(ids))
+        return (np.asarray(ids, dtype=np.int32), np.asarray(offsets, dtype=np.int64),
+                np.diff(tok_offsets).astype(np.float64), new)
+
+    def _resolve(self, tokens: list[str], simple: bytes, analyse: Callable[[list[str], bytes], Sequence[Told]]
+                 ) -> None:
+        """Learn the tokens not remembered yet from ``analyse``."""
+        missing = [j for j in range(len(tokens)) if (tokens[j], simple[j]) not in self._known]
+        if not missing:
+            return
+        told = list(analyse([tokens[j] for j in missing], bytes(simple[j] for j in missing)))
+        if len(told) != len(missing):
+            raise ValueError("analyse must return one (terms, checks) pair per token")
+        for j, (terms, checks) in zip(missing, told):
+            terms, checks = tuple(terms), tuple(checks)
+            if len(checks) != len(terms):
+                raise ValueError("terms and checks must have the same length")
+            for term, check in zip(terms, checks):
+                if not isinstance(term, str):
+                    raise TypeError(f"terms must be str, not {type(term).__name__}")
+                if check is not None:
+                    _prefix_key(check)
+            self._known[(tokens[j], simple[j])] = (terms, checks)
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")

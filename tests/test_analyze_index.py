@@ -71,10 +71,15 @@ def test_index_matches_the_plain_loop_whatever_was_memoised(language: str | None
 def test_memo_stays_bounded_and_clearing_it_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     from qatbe.score import analyze
 
-    texts = [f"word{i} running runners {i}" for i in range(300)]
-    expected = analyze.Analyzer("en").index(texts, {})
+    pages = [[f"word{i} running runners {i}", f"walked {i + 1}"] for i in range(100)]  # 6 tokens a page
+    big = analyze.Analyzer("en")
+    expected = [big.index(page, {}) for page in pages]
+    assert len(big._memos[False]) > 100  # the unbounded memo holds every page's tokens
     monkeypatch.setattr(analyze, "MEMO_MAX", 16)
     small = analyze.Analyzer("en")
-    got = small.index(texts, {})
-    assert all(np.array_equal(a, b) for a, b in zip(expected, got))
-    assert len(small._tokens[False]) <= 16 and len(small._cache) <= 16
+    for page, want in zip(pages, expected):
+        got = small.index(page, {})
+        assert all(np.array_equal(a, b) for a, b in zip(want, got))
+        # A call starts afresh when 16 tokens are remembered: at most 15 plus one page's 6.
+        assert len(small._memos[False]) <= 15 + 6
+    assert len(small._cache) <= 16

@@ -144,3 +144,30 @@ def test_remap_rejects_bad_input(kernel: ModuleType, args: tuple[list[int], ...]
     with pytest.raises(ValueError):
         kernel.remap(np.asarray(tok_ids, dtype=np.int32), np.asarray(tok_offsets, dtype=np.int64),
                      np.asarray(starts, dtype=np.int64), np.asarray(terms, dtype=np.int32))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(texts, st.sampled_from(["", "abc", "1", "x٣y", "²", "½", "Ⅳ", "𝟘", "10 days"])),
+                max_size=6))
+def test_has_decimal_is_any_nd_character(kernel: ModuleType, items: list[str]) -> None:
+    """The number cue's prefilter: a text holds a number (``\\d+...``) iff it holds a Unicode Nd character."""
+    got = kernel.has_decimal(items)
+    assert got.dtype == np.uint8
+    assert got.tolist() == [int(any(c.isdecimal() for c in t)) for t in items]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_has_decimal_rejects_non_strings(kernel: ModuleType) -> None:
+    with pytest.raises(TypeError):
+        kernel.has_decimal(["1", b"2"])
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(texts, st.sampled_from(["", " ", "Fees:", "a：\u3000", "x:\u2028\u0085 ", "\u200b"])),
+                max_size=6))
+def test_last_visible_is_what_rstrip_keeps_last(kernel: ModuleType, items: list[str]) -> None:
+    got = kernel.last_visible(items)
+    assert got.dtype == np.uint32
+    assert got.tolist() == [ord(t.rstrip()[-1]) if t.rstrip() else 0 for t in items]

@@ -17,10 +17,10 @@ Rules (the same for segments and queries, so that both sides meet):
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
-from itertools import chain
+from functools import lru_cache, partial
 
 import numpy as np
 import numpy.typing as npt
@@ -33,7 +33,7 @@ _NUMBER = re.compile(r"v?\d+(?:[.,]\d+)*", re.IGNORECASE)
 # Snowball stemmers that also strip or rewrite word beginnings: no prefix filter for these languages.
 _PREFIX_STEMMERS = frozenset({"ar", "id", "ga"})
 # A raw token's index terms, and per term the prefix the query's prefix filter checks (None: no check).
-_TokenTerms = tuple[tuple[str, ...], tuple[str | None, ...] | None]
+_TokenTerms = tuple[tuple[str, ...], tuple[str | None, ...]]
 _ELISION = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "lorsqu", "puisqu", "jusqu", "un", "dell", "all", "dall", "nell", "sull"])
 
 
@@ -127,10 +127,11 @@ class Analyzer:
         self.lexicon = languages.lexicon(self.language)
         self._stemmer = languages.stemmer(self.language)
         self._cache: dict[str, str | None] = {}
-        # Raw token -> (its index terms, "" for none; the prefix of each term the query's prefix filter checks,
-        # or None when no part is checked), without / with keep_stopwords. ``index`` then handles most tokens of a
-        # page with one dictionary lookup.
-        self._tokens: tuple[dict[str, _TokenTerms], dict[str, _TokenTerms]] = ({}, {})
+        # Raw token -> its index terms ("" for none) and the prefix of each term the query's prefix filter checks,
+        # without / with keep_stopwords, kept in the compiled kernel so that ``index`` makes no Python object for
+        # a token it has seen before. One lock: a memo is in use by one ``index`` call at a time.
+        self._memos = (kernel.TermMemo(MEMO_MAX), kernel.TermMemo(MEMO_MAX))
+        self._memo_lock = threading.Lock()
 
     def term(self, surface: str) -> str | None:
         """The index term of a surface term, or None for a stopword."""
@@ -172,60 +173,37 @@ class Analyzer:
         them are not analysed at all: they map to that shared id too. Which tokens cannot: plain ASCII words
         whose first two letters differ from every query term's, in a language whose stemmer only rewrites word
         endings (all Snowball stemmers but Arabic, Indonesian and Irish; the English exceptions dying/lying/tying
-        -> die/lie/tie are the known misses). The compiled tokenizer interns tokens page-wide, so each distinct
-        token is looked up once per page (its analysis is memoised across pages) and the per-occurrence work is
-        numpy gathers.
+        -> die/lie/tie are the known misses). The kernel's ``TermMemo`` tokenizes, looks every distinct token of
+        the page up in its memo (kept across pages) and writes the term ids of every occurrence; Python analyses
+        only the tokens it has never seen (``_analyse``).
         """
         prefixes = None
         if only is not None and self.language not in _PREFIX_STEMMERS and all(len(t) >= 2 for t in only):
             prefixes = sorted({t[:2] for t in only})
-        tok_ids, tok_offsets, tokens, simple = kernel.tokenize(texts, prefixes)
-        wanted = frozenset(prefixes) if prefixes is not None else None
-        known = self._tokens[keep_stopwords].get
-        fill = self._token_terms
-        # A token's terms come from the memo unless the prefix filter must look at its parts (rare: ASCII tokens
-        # with joiners, underscores or inner capitals, e.g. "e-mail", "getUserName").
-        per = [e[0] if (e := known(tok)) is not None and (e[1] is None or wanted is None)
-               else fill(tok, flag, keep_stopwords, wanted) for tok, flag in zip(tokens, simple)]
-        flat = list(chain.from_iterable(per))
         # Term ids in order of first appearance, "" (stopwords, filtered tokens) sharing one id.
         vocab.setdefault("", len(vocab))
-        base = len(vocab)
-        new = [t for t in dict.fromkeys(flat) if t not in vocab]
-        vocab.update(zip(new, range(base, base + len(new))))
-        terms = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
-        lengths = np.diff(tok_offsets).astype(np.float64)
-        counts = list(map(len, per))
-        if counts.count(1) == len(counts):  # one term per token: a gather
-            return terms[tok_ids], tok_offsets, lengths
-        starts = np.zeros(len(counts) + 1, dtype=np.int64)
-        np.cumsum(counts, out=starts[1:])
-        ids, offsets = kernel.remap(tok_ids, tok_offsets, starts, terms)
+        with self._memo_lock:
+            ids, offsets, lengths, new = self._memos[keep_stopwords].index(
+                texts, prefixes, vocab, partial(self._analyse, keep_stopwords))
+        vocab.update(zip(new, range(len(vocab), len(vocab) + len(new))))
         return ids, offsets, lengths
 
-    def _token_terms(self, token: str, simple: int, keep_stopwords: bool, wanted: frozenset[str] | None
-                     ) -> tuple[str, ...]:
-        """The index terms of one raw token for ``index`` ("" for none), memoised without the prefix filter; the
-        filter maps an ASCII part of a non-simple token whose first two letters no query term has to ""."""
-        entry = self._tokens[keep_stopwords].get(token)
-        if entry is None:
+    def _analyse(self, keep_stopwords: bool, tokens: list[str], simple: bytes) -> list[_TokenTerms]:
+        """For ``TermMemo.index``: the index terms of each raw token ("" for none), and per term the prefix the
+        query's prefix filter checks -- the first two letters of an ASCII part of a non-simple token (the
+        compiled tokenizer tests a non-simple token's part starts only roughly) -- or None."""
+        out: list[_TokenTerms] = []
+        for token, flag in zip(tokens, simple):
             terms: list[str] = []
             checks: list[str | None] = []
-            for s in ((token,) if simple else split_cached(token)):
+            for s in ((token,) if flag else split_cached(token)):
                 t = self.term(s) if s else ""
                 if t is None:
                     t = _fold(s) if keep_stopwords else ""
                 terms.append(t)
-                checks.append(s[:2] if s and not simple and s.isascii() else None)
-            entry = (tuple(terms), tuple(checks) if any(c is not None for c in checks) else None)
-            memo = self._tokens[keep_stopwords]
-            if len(memo) >= MEMO_MAX:
-                memo.clear()
-            memo[token] = entry
-        terms_of, checks_of = entry
-        if checks_of is None or wanted is None:
-            return terms_of
-        return tuple("" if c is not None and c not in wanted else t for t, c in zip(terms_of, checks_of))
+                checks.append(s[:2] if s and not flag and s.isascii() else None)
+            out.append((tuple(terms), tuple(checks)))
+        return out
 
     def query(self, text: str) -> tuple[list[tuple[str, str]], bool]:
         """Distinct (index term, first surface form) of a query, and whether it was made of stopwords only.

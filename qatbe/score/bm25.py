@@ -15,6 +15,7 @@ they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
 
 from __future__ import annotations
 
+import heapq
 import math
 import os
 import re
@@ -126,16 +127,28 @@ class Scores:
                            part(self.bridge), part(self.sibling), part(self.answer_type))
 
 
+# The kinds of segment whose text is a language sample (prose; not code, tables or metadata).
+_PROSE = (SegmentKind.PARAGRAPH, SegmentKind.LIST, SegmentKind.QUOTE, SegmentKind.HEADING)
+# The sample stops after the segment that takes it past this many characters.
+LANGUAGE_SAMPLE = 8000
+
+
 def choose_language(segments: Sequence[Segment], settings: Settings) -> str | None:
+    """``settings.language`` when given, else a guess from the page's prose (``languages.detect``)."""
+    return _choose_language([s.text for s in segments], [s.kind for s in segments], settings)
+
+
+def _choose_language(texts: Sequence[str], kinds: Sequence[SegmentKind], settings: Settings) -> str | None:
+    """``choose_language`` over the texts and kinds the scorer has read once already."""
     if settings.language:
         return languages.normalize_code(settings.language)
     sample: list[str] = []
     size = 0
-    for seg in segments:
-        if seg.kind in (SegmentKind.PARAGRAPH, SegmentKind.LIST, SegmentKind.QUOTE, SegmentKind.HEADING):
-            sample.append(seg.text)
-            size += len(seg.text)
-            if size > 8000:
+    for text, kind in zip(texts, kinds):
+        if kind in _PROSE:
+            sample.append(text)
+            size += len(text)
+            if size > LANGUAGE_SAMPLE:
                 break
     return languages.detect(" ".join(sample))
 
@@ -211,20 +224,23 @@ def heading_ancestors(segments: Sequence[Segment]) -> list[tuple[int, ...]]:
     """For each segment, the indices of the headings above it (nearest first), from the heading levels.
 
     The segments between two headings share one tuple (immutable, so sharing is safe): the chain is rebuilt once
-    per heading, not once per segment."""
-    out: list[tuple[int, ...]] = []
+    per heading, and the segments after it are filled in one slice assignment, not one step per segment."""
+    n = len(segments)
+    out: list[tuple[int, ...]] = [()] * n
     stack: list[tuple[int, int]] = []
     above: tuple[int, ...] = ()
-    for i, seg in enumerate(segments):
-        if seg.kind is SegmentKind.HEADING:
-            while stack and stack[-1][0] >= seg.level:
-                stack.pop()
-            enclosing = tuple(j for _, j in reversed(stack))
-            out.append(enclosing)
-            stack.append((seg.level, i))
-            above = (i, *enclosing)
-        else:
-            out.append(above)
+    start = 0  # the first segment after the previous heading
+    for i in [i for i, seg in enumerate(segments) if seg.kind is SegmentKind.HEADING]:
+        out[start:i] = [above] * (i - start)
+        level = segments[i].level
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        enclosing = tuple(j for _, j in reversed(stack))
+        out[i] = enclosing
+        stack.append((level, i))
+        above = (i, *enclosing)
+        start = i + 1
+    out[start:] = [above] * (n - start)
     return out
 
 
@@ -247,8 +263,14 @@ def number_cue(query: str, texts: Sequence[str]) -> npt.NDArray[np.float64]:
     if not any(_NUMERIC_QUESTION.search(x) for x in asked):
         return out
     known = set(_NUMBER.findall(query))
-    for i, t in enumerate(texts):
-        if any(m not in known for m in _NUMBER.findall(t)):
+    # A number starts with a digit: a text without one holds none, and one with a digit holds a number the query
+    # does not when the query holds none. Only the rest need the numbers themselves.
+    digits = kernel.has_decimal(texts)
+    if not known:
+        out[digits.view(bool)] = 1.0
+        return out
+    for i in np.flatnonzero(digits).tolist():
+        if any(m not in known for m in _NUMBER.findall(texts[i])):
             out[i] = 1.0
     return out
 
@@ -264,9 +286,12 @@ def prefix_matches(
     the page never uses scores nothing, and a page word that long and that close is most likely the same word.
     ``vocab`` is the index's term table after indexing (every analysed page term).
     """
+    long_words = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN]
+    if not long_words:
+        return []
     present = np.zeros(max(len(vocab), int(flat.max(initial=-1)) + 1), dtype=bool)
     present[flat] = True
-    missing = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN and not present[vocab[t]]]
+    missing = [(j, t) for j, t in long_words if not present[vocab[t]]]
     if not missing:
         return []
     out: list[tuple[int, str]] = []
@@ -288,29 +313,64 @@ def sibling_scores(segments: Sequence[Segment], raw: npt.NDArray[np.float64]) ->
     Why: the splitter cuts a long table or paragraph into parts; "who was drafted after Petri Skriko?" matches
     the row of Skriko, and the answer is the next row, which may open the next part and share no query word.
     """
-    n = len(segments)
-    out = np.zeros(n, dtype=np.float64)
-    groups = [s.group for s in segments]
-    for i in range(n):
-        g = groups[i]
-        if g < 0:
-            continue
-        if i > 0 and groups[i - 1] == g:
-            out[i] = raw[i - 1]
-        if i + 1 < n and groups[i + 1] == g and raw[i + 1] > out[i]:
-            out[i] = raw[i + 1]
+    return _sibling_scores(np.array([s.group for s in segments], dtype=np.int64), raw)
+
+
+def _sibling_scores(groups: npt.NDArray[np.int64], raw: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``sibling_scores`` from the segments' groups, in array operations (a loop over the segments cost more
+    than the BM25 kernel): the previous part's score, replaced by the next part's where that is higher."""
+    out = np.zeros(len(raw), dtype=np.float64)
+    if len(raw) < 2:
+        return out
+    joined = (groups[1:] == groups[:-1]) & (groups[1:] >= 0)  # segments i and i + 1 are parts of one unit
+    if not joined.any():
+        return out
+    out[1:][joined] = raw[:-1][joined]
+    later = joined & (raw[1:] > out[:-1])
+    out[:-1][later] = raw[1:][later]
     return out
+
+
+def lead_in_scores(texts: Sequence[str], is_heading: Sequence[bool], raw: npt.NDArray[np.float64]
+                   ) -> npt.NDArray[np.float64]:
+    """Per segment, the score of the segment before it when that one ends with a colon (a lead-in, "You can use
+    it to:") and this one is not a heading: a block introduced by a lead-in is about what the lead-in says."""
+    lead = np.zeros(len(texts), dtype=np.float64)
+    if len(texts) < 2:
+        return lead
+    last = kernel.last_visible(texts[:-1])
+    follows = ((last == ord(":")) | (last == ord("："))) & ~np.asarray(is_heading[1:], dtype=bool)
+    lead[1:][follows] = raw[:-1][follows]
+    return lead
+
+
+def inherited_scores(ancestors: Sequence[tuple[int, ...]], raw: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Per segment, the best score of the headings above it (0 with none).
+
+    Segments under one heading share one ancestors tuple (``heading_ancestors``), so each run of them takes one
+    maximum, over Python floats (the same values as the array's)."""
+    values = raw.tolist()
+    out = [0.0] * len(ancestors)
+    last: tuple[int, ...] = ()
+    best = 0.0
+    for i, anc in enumerate(ancestors):
+        if anc is not last:
+            last = anc
+            best = max([values[j] for j in anc]) if anc else 0.0
+        out[i] = best
+    return np.array(out, dtype=np.float64)
 
 
 def _term_sets(an: Analyzer, texts: Sequence[str]) -> list[set[str]]:
     """``set(an.terms(t))`` for each text, from one indexing pass (one tokenizer call instead of one per text)."""
     vocab: dict[str, int] = {}
     flat, offs, _ = an.index(texts, vocab)
-    names = np.array(list(vocab), dtype=object)
+    names = list(vocab)  # vocab's ids are 0, 1, ... in insertion order
+    ids = flat.tolist()
     bounds = offs.tolist()
     out = []
     for k in range(len(texts)):
-        terms = set(names[flat[bounds[k]:bounds[k + 1]]].tolist())
+        terms = set(map(names.__getitem__, ids[bounds[k]:bounds[k + 1]]))
         terms.discard("")  # stopwords share the id of ""
         out.append(terms)
     return out
@@ -318,7 +378,7 @@ def _term_sets(an: Analyzer, texts: Sequence[str]) -> list[set[str]]:
 
 def bridge_scores(
     an: Analyzer, segments: Sequence[Segment], texts: Sequence[str], raw: npt.NDArray[np.float64],
-    asked: set[str], ancestors: Sequence[Sequence[int]],
+    asked: set[str], ancestors: Sequence[tuple[int, ...]],
 ) -> npt.NDArray[np.float64]:
     """Second-hop relevance: a best-matching segment that names another section's heading points to it.
 
@@ -333,55 +393,77 @@ def bridge_scores(
     """
     n = len(segments)
     out = np.zeros(n, dtype=np.float64)
-    heads = [i for i, s in enumerate(segments) if s.kind is SegmentKind.HEADING]
-    body = [i for i in range(n) if segments[i].kind is not SegmentKind.HEADING and raw[i] > 0]
-    if not heads or not body:
+    is_heading = [s.kind is SegmentKind.HEADING for s in segments]
+    heads = [i for i in range(n) if is_heading[i]]
+    if not heads:
         return out
-    top = sorted(body, key=lambda i: (-raw[i], i))[:BRIDGE_TOP]
+    values = raw.tolist()
+    body = [i for i in range(n) if not is_heading[i] and values[i] > 0]
+    if not body:
+        return out
+    top = heapq.nsmallest(BRIDGE_TOP, body, key=lambda i: (-values[i], i))  # = sorted(...)[:BRIDGE_TOP]
     term_sets = _term_sets(an, [texts[i] for i in heads + top])
     top_terms = dict(zip(top, term_sets[len(heads):]))
     credit: dict[int, float] = {}
     wanted: dict[int, list[str]] = {}
     for h, head_terms in zip(heads, term_sets):
-        new = sorted(head_terms - asked)
+        new = head_terms - asked
         if not new:
             continue
         best = 0.0
         for i in top:
             if h not in ancestors[i]:
-                share = sum(t in top_terms[i] for t in new) / len(new)
+                share = len(top_terms[i].intersection(new)) / len(new)
                 if share >= BRIDGE_MIN:
-                    best = max(best, share * float(raw[i]))
+                    best = max(best, share * values[i])
         if best > 0:
             credit[h] = best
-            wanted[h] = new
+            wanted[h] = sorted(new)
     if not credit:
         return out
     # How many segments mention each candidate heading: one compiled pass over the page for their words only.
     vocab = {t: k for k, t in enumerate(sorted({t for ts in wanted.values() for t in ts}))}
     k = len(vocab)
     flat, offs, _ = an.index(texts, dict(vocab), False, list(vocab))
-    owner = np.repeat(np.arange(n), np.diff(offs))
-    mask = flat < k
+    hits = np.flatnonzero(flat < k)  # positions of candidate words; their segments by binary search
     present = np.zeros((n, k), dtype=bool)
-    present[owner[mask], flat[mask]] = True
-    is_body = np.array([s.kind is not SegmentKind.HEADING for s in segments], dtype=bool)
-    for h, terms in wanted.items():
-        cols = [vocab[t] for t in terms]
-        mentions = is_body & (present[:, cols].sum(axis=1) >= BRIDGE_MIN * len(cols))
-        inside = [i for i in np.flatnonzero(mentions).tolist() if h in ancestors[i]]
-        count = int(mentions.sum()) - len(inside)
+    present[np.searchsorted(offs, hits, side="right") - 1, flat[hits]] = True
+    # Which segments mention each candidate heading (hold BRIDGE_MIN of its words): one integer product for all
+    # of them; the credit is then divided by the mentions outside the heading's section.
+    candidates = list(wanted)
+    words_of = np.zeros((k, len(candidates)), dtype=np.int64)
+    for c, h in enumerate(candidates):
+        words_of[[vocab[t] for t in wanted[h]], c] = 1
+    need = np.array([BRIDGE_MIN * len(wanted[h]) for h in candidates], dtype=np.float64)
+    mentions = ((present.astype(np.int64) @ words_of) >= need) & ~np.array(is_heading, dtype=bool)[:, None]
+    for c, h in enumerate(candidates):
+        rows = np.flatnonzero(mentions[:, c]).tolist()
+        count = len(rows) - sum(h in ancestors[i] for i in rows)
         credit[h] /= max(1, count)
+    return _best_credit(ancestors, credit)
+
+
+def _best_credit(ancestors: Sequence[tuple[int, ...]], credit: dict[int, float]) -> npt.NDArray[np.float64]:
+    """Per segment, the best credit of the headings above it (0 with none); one maximum per run of segments that
+    share an ancestors tuple (``heading_ancestors``)."""
+    out = [0.0] * len(ancestors)
+    last: tuple[int, ...] = ()
+    best = 0.0
     for i, anc in enumerate(ancestors):
-        out[i] = max((credit[h] for h in anc if h in credit), default=0.0)
-    return out
+        if anc is not last:
+            last = anc
+            best = max([credit[h] for h in anc if h in credit], default=0.0)
+        out[i] = best
+    return np.array(out, dtype=np.float64)
 
 
 def score_segments(segments: Sequence[Segment], query: str | None, settings: Settings) -> Scores:
     n = len(segments)
     if not query or not query.strip() or n == 0:
         return Scores(np.zeros(n, dtype=np.float64), (), np.zeros(n, dtype=bool))
-    language = choose_language(segments, settings)
+    texts = [seg.text for seg in segments]
+    kinds = [seg.kind for seg in segments]
+    language = _choose_language(texts, kinds, settings)
     an = analyzer(language)
     q, only_stopwords = an.query(query)
     if not q:
@@ -393,21 +475,21 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         spelled = spellings(an, q, weights.tolist())
         q_terms += [t for t, _, _ in spelled]
         surfaces += [x for _, x, _ in spelled]
-        weights = np.concatenate([weights, [w for _, _, w in spelled]])
+        if spelled:
+            weights = np.concatenate([weights, [w for _, _, w in spelled]])
     if settings.expand_query or settings.synonyms:
         expanded = expansions(an, q, weights.tolist(), settings.synonyms, settings.expand_query)
         q_terms += [t for t, _, _ in expanded]
         surfaces += [x for _, x, _ in expanded]
         weights = np.concatenate([weights, [w for _, _, w in expanded]])
-    texts = [seg.text for seg in segments]
     vocab: dict[str, int] = {t: i for i, t in enumerate(q_terms)}
     flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
-    avgdl = max(1.0, float(lengths.mean()))
+    avgdl = max(1.0, float(lengths.sum()) / len(lengths))  # = lengths.mean(), without its Python wrapper
     prior_n = settings.background_prior if an.lexicon.zipf else 0.0
 
     def run(terms: list[str], w: npt.NDArray[np.float64], flat: npt.NDArray[np.int32],
             offs: npt.NDArray[np.int64], n_vocab: int) -> tuple[npt.NDArray[np.float64], tuple[object, ...]]:
-        prior_df = _prior(an, surfaces, avgdl, prior_n) if prior_n else np.zeros(len(terms))
+        prior_df = _prior(an, surfaces, avgdl, prior_n) if prior_n else None  # None: no pseudo-segments
         params = (settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df, lengths)
         ids = np.arange(len(terms), dtype=np.int32)
         return kernel.bm25_scores(flat, offs, n_vocab, ids, w, *params), params
@@ -447,42 +529,42 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
             scale = settings.proximity * math.log(1.0 + (n_eff + 0.5) / 0.5) / max(1.0, (n_query - 1) / 2.0)
             proximity = scale * pairs
             raw = raw + proximity
+    # A part that is 0 everywhere is left out of ``raw`` (x + 0.0 is x for the non-negative scores here).
+    is_heading = [k is SegmentKind.HEADING for k in kinds]
     lead_in = zeros
     if LEADIN_SHARE > 0:
-        # A block introduced by a lead-in ("You can use it to:") is about what the lead-in says.
-        lead = np.zeros(n, dtype=np.float64)
-        for i in range(1, n):
-            if segments[i - 1].text.rstrip().endswith((":", "：")) and segments[i].kind is not SegmentKind.HEADING:
-                lead[i] = raw[i - 1]
-        lead_in = LEADIN_SHARE * lead
-        raw = raw + lead_in
+        lead = lead_in_scores(texts, is_heading, raw)
+        if lead.any():
+            lead_in = LEADIN_SHARE * lead
+            raw = raw + lead_in
     heading = zeros
-    ancestors = heading_ancestors(segments) if settings.heading_share > 0 or settings.bridge > 0 else []
-    if settings.heading_share > 0:
-        inherited = np.zeros(n, dtype=np.float64)
-        for i, anc in enumerate(ancestors):
-            if anc:
-                inherited[i] = max(raw[j] for j in anc)
-        heading = settings.heading_share * inherited
+    # Without headings no segment inherits from one and no section can be bridged to: both parts stay 0.
+    has_headings = any(is_heading)
+    ancestors = heading_ancestors(segments) if has_headings and (settings.heading_share > 0 or settings.bridge > 0) else []
+    if settings.heading_share > 0 and has_headings:
+        heading = settings.heading_share * inherited_scores(ancestors, raw)
         raw = raw + heading
     sibling = zeros
     if SIBLING_SHARE > 0:
-        sibling = SIBLING_SHARE * sibling_scores(segments, raw)
-        raw = raw + sibling
+        parts = _sibling_scores(np.array([s.group for s in segments], dtype=np.int64), raw)
+        if parts.any():
+            sibling = SIBLING_SHARE * parts
+            raw = raw + sibling
     bridge = zeros
-    if settings.bridge > 0 and raw.max() > 0:
+    if settings.bridge > 0 and has_headings and raw.max() > 0:
         bridge = settings.bridge * bridge_scores(an, segments, texts, raw, set(q_terms), ancestors)
         raw = raw + bridge
     answer_type = zeros
     if NUMBER_CUE > 0 and raw.max() > 0:
-        answer_type = NUMBER_CUE * raw * number_cue(query, texts)
-        raw = raw + answer_type
+        cue = number_cue(query, texts)
+        if cue.any():
+            answer_type = NUMBER_CUE * raw * cue
+            raw = raw + answer_type
     best = float(raw.max())
     relevant = (raw > 0) & (raw >= settings.relevance_floor * best)
 
-    all_ids = np.arange(len(q_terms), dtype=np.int32)
-
     def per_term() -> npt.NDArray[np.float64]:
+        all_ids = np.arange(len(q_terms), dtype=np.int32)
         out = np.zeros((n, len(q_terms)), dtype=np.float64)
         for j in range(len(q_terms)):
             only = np.zeros_like(weights)
@@ -490,5 +572,5 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
             out[:, j] = kernel.bm25_scores(flat, offs, len(vocab), all_ids, only, *params)
         return out
 
-    return Scores(raw, tuple(q_terms), relevant, language, tuple(float(w) for w in weights), base, proximity,
+    return Scores(raw, tuple(q_terms), relevant, language, tuple(weights.tolist()), base, proximity,
                   lead_in, heading, bridge, sibling, answer_type, per_term)

@@ -24,6 +24,7 @@ _SPELLING = (("our", "or"), ("or", "our"), ("ise", "ize"), ("ize", "ise"), ("ise
              ("ours", "ors"), ("ors", "ours"), ("oured", "ored"), ("ored", "oured"), ("ogue", "og"),
              ("lled", "led"), ("lling", "ling"))
 _SPELLING_MIN = 5
+_SPELLING_ENDS = tuple(dict.fromkeys(old for old, _ in _SPELLING))  # one endswith call rejects most words
 
 
 def spelling_variants(surface: str) -> list[str]:
@@ -32,7 +33,8 @@ def spelling_variants(surface: str) -> list[str]:
     Why: GOV.UK pages say "honours" and "licence", people ask about "honors" and "license"; the stemmer keeps
     the two spellings apart. Only words of at least ``_SPELLING_MIN`` letters are rewritten.
     """
-    if len(surface) < _SPELLING_MIN or not surface.isalpha() or not surface.isascii():
+    if (len(surface) < _SPELLING_MIN or not surface.endswith(_SPELLING_ENDS) or not surface.isalpha()
+            or not surface.isascii()):
         return []
     out = []
     for old, new in _SPELLING:

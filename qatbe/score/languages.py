@@ -139,6 +139,13 @@ def _stop_classes() -> tuple[dict[str, int], npt.NDArray[np.float64], _Table]:
     return index, matrix, table
 
 
+@cache
+def _vote_matrices() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The class x candidate matrix of ``_stop_classes`` as int64, for the Latin and the Cyrillic candidates."""
+    matrix = _stop_classes()[1].astype(np.int64)
+    return np.ascontiguousarray(matrix[:, _LATIN]), np.ascontiguousarray(matrix[:, _CYRILLIC])
+
+
 def detect(sample: str) -> str | None:
     """A cheap language guess from a text sample: script first, then stopword hits for Latin/Cyrillic scripts.
 
@@ -165,14 +172,14 @@ def detect(sample: str) -> str | None:
         return "ar"
     if not runs:
         return None
-    per_class = votes.astype(np.float64)
+    per_class = votes
     if words:  # runs with non-ASCII letters: Python's full case folding, then the same classes
         ids = np.fromiter(map(index.get, map(str.casefold, words), repeat(0)), dtype=np.intp, count=len(words))
-        per_class += np.bincount(ids, weights=counts, minlength=len(matrix))
+        per_class = per_class + np.bincount(ids, weights=counts, minlength=len(matrix)).astype(np.int64)
     cyrillic = script["cyr"] > 0.3 * letters
     candidates = _CYRILLIC_CANDIDATES if cyrillic else _LATIN_CANDIDATES
-    totals = per_class @ matrix[:, _CYRILLIC if cyrillic else _LATIN]  # exact: integer sums < 2**53
-    hits = sorted(zip(totals.astype(np.int64).tolist(), candidates), reverse=True)
+    totals = per_class @ _vote_matrices()[1 if cyrillic else 0]  # integers: no BLAS call (its threads spin)
+    hits = sorted(zip(totals.tolist(), candidates), reverse=True)
     best, code = hits[0]
     runner_up = hits[1][0] if len(hits) > 1 else 0
     if best < 3 or best < 1.3 * runner_up:

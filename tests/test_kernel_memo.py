@@ -1,0 +1,135 @@
+"""TermMemo (the kernel's token -> terms memo and page index) agrees between the compiled core and its twin,
+whatever was remembered, and rejects bad input alike."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from types import ModuleType
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qatbe import _core_py
+
+try:
+    from qatbe import _core as _compiled
+except ImportError:
+    _compiled = None
+
+KERNELS: list[ModuleType] = [_core_py] + ([_compiled] if _compiled is not None else [])
+Told = tuple[tuple[str, ...], tuple[str | None, ...]]
+
+pieces = st.one_of(
+    st.sampled_from(["the", "Passport", "e-mail", "getUserName", "snake_case", "don't", "3.11", "U.S.", "東京",
+                     "кошка", "ab", "a", " ", "\n", "-"]),
+    st.text(alphabet="abeAB_-.'1 ", max_size=8),
+)
+texts = st.lists(st.lists(pieces, max_size=8).map(" ".join), max_size=4)
+prefixes = st.one_of(st.none(), st.lists(st.text(alphabet="abeprstugk_-.'1", min_size=1, max_size=2), max_size=4))
+
+
+def fake_analyse(tokens: list[str], simple: bytes) -> list[Told]:
+    """Zero to three terms a token (some "", some repeated across tokens), checks on some of them."""
+    out: list[Told] = []
+    for token, flag in zip(tokens, simple):
+        low = token.lower()
+        terms = tuple(low[k:] if k < 2 else "" for k in range(len(token) % 4))
+        checks = tuple(low[:2] if not flag and low[:1].isascii() and low and k == 0 else None
+                       for k in range(len(terms)))
+        out.append((terms, checks))
+    return out
+
+
+def run(memo: object, items: list[str], pre: list[str] | None, vocab: dict[str, int]
+        ) -> tuple[list[object], dict[str, int]]:
+    page = dict(vocab)
+    got = memo.index(items, pre, page, fake_analyse)  # type: ignore[attr-defined]
+    return list(got), page
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 12), st.lists(st.tuples(texts, prefixes, st.lists(st.sampled_from(["", "ab", "the", "e"]),
+                                                                        unique=True)), min_size=1, max_size=5))
+def test_compiled_and_python_memos_agree(max_entries: int,
+                                         calls: list[tuple[list[str], list[str] | None, list[str]]]) -> None:
+    assert _compiled is not None
+    a, b = _compiled.TermMemo(max_entries), _core_py.TermMemo(max_entries)
+    for items, pre, known in calls:
+        vocab = {t: i for i, t in enumerate(known)}
+        got, got_vocab = run(a, items, pre, vocab)
+        want, want_vocab = run(b, items, pre, vocab)
+        for x, y in zip(got[:3], want[:3]):
+            np.testing.assert_array_equal(x, y)
+            assert x.dtype == y.dtype
+        assert got[3] == want[3] and got_vocab == want_vocab
+        assert len(a) == len(b)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=150, deadline=None)
+@given(texts, prefixes)
+def test_memo_index_is_the_tokens_terms_in_order(kernel: ModuleType, items: list[str], pre: list[str] | None
+                                                 ) -> None:
+    """Against the definition: tokenize, then each token's terms, a checked term outside the prefixes as ""."""
+    ids, offsets, lengths, new = kernel.TermMemo(1000).index(items, pre, {"": 0}, fake_analyse)
+    tok_ids, tok_offsets, tokens, simple = kernel.tokenize(items, pre)
+    told = fake_analyse(tokens, simple)
+    vocab = {"": 0}
+    want: list[list[int]] = []
+    for d in range(len(items)):
+        row: list[int] = []
+        for tok in tok_ids[tok_offsets[d]:tok_offsets[d + 1]]:
+            for term, check in zip(*told[tok]):
+                if pre is not None and check is not None and check not in pre:
+                    term = ""
+                row.append(vocab.setdefault(term, len(vocab)))
+        want.append(row)
+    assert [ids[offsets[d]:offsets[d + 1]].tolist() for d in range(len(items))] == want
+    assert new == list(vocab)[1:]
+    np.testing.assert_array_equal(lengths, np.diff(tok_offsets).astype(np.float64))
+
+
+def _bad(told: object) -> Callable[[list[str], bytes], object]:
+    return lambda tokens, simple: [told] * len(tokens)
+
+
+BAD: list[tuple[str, Callable[[object], object], type[Exception]]] = [
+    ("vocab ids not 0..n-1", lambda m: m.index(["a"], None, {"a": 5}, _bad((("a",), (None,)))), ValueError),
+    ("vocab ids repeated", lambda m: m.index(["a"], None, {"a": 0, "b": 0}, _bad((("a",), (None,)))), ValueError),
+    ("vocab id not an int", lambda m: m.index(["a"], None, {"a": 0.0}, _bad((("a",), (None,)))), ValueError),
+    ("text not a str", lambda m: m.index([b"a"], None, {}, _bad((("a",), (None,)))), TypeError),
+    ("bad prefix", lambda m: m.index(["a"], ["abc"], {}, _bad((("a",), (None,)))), ValueError),
+    ("one answer short", lambda m: m.index(["a b"], None, {}, lambda t, s: [(("a",), (None,))]), ValueError),
+    ("checks length", lambda m: m.index(["a"], None, {}, _bad((("a", "b"), (None,)))), ValueError),
+    ("term not a str", lambda m: m.index(["a"], None, {}, _bad(((1,), (None,)))), TypeError),
+    ("check too long", lambda m: m.index(["a"], None, {}, _bad((("a",), ("abc",)))), ValueError),
+    ("max_entries", lambda m: type(m)(0), ValueError),
+]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("case", BAD, ids=lambda c: c[0])
+def test_memo_rejects_bad_input(kernel: ModuleType, case: tuple[str, Callable[[object], object], type[Exception]]
+                                ) -> None:
+    memo = kernel.TermMemo(8)
+    with pytest.raises(case[2]):
+        case[1](memo)
+    # The memo stays usable (and remembers nothing wrong) after the error.
+    ids, _, _, new = memo.index(["x y"], None, {}, _bad((("x",), (None,))))
+    assert ids.tolist() == [0, 0] and new == ["x"]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_memo_is_not_reentrant(kernel: ModuleType) -> None:
+    memo = kernel.TermMemo(8)
+
+    def analyse(tokens: list[str], simple: bytes) -> Sequence[Told]:
+        memo.index(["b"], None, {}, analyse)
+        return [(("a",), (None,))] * len(tokens)
+
+    with pytest.raises(RuntimeError):
+        memo.index(["a"], None, {}, analyse)
+    assert memo.index(["a"], None, {}, _bad((("a",), (None,))))[3] == ["a"]
