@@ -41,4 +41,5 @@ def test_a_grid_of_link_lists_is_navigation(groups: list[list[str]]) -> None:
     html = (f"<body><main><p>{'Some prose about the club and its history. ' * 4}</p></main>"
             f"<table><caption>Clubs</caption>{rows}</table></body>")
     grid = [k for k, t in _kinds(html) if groups[0][0] in t and "Group" in t]
-    assert grid == [SegmentKind.NAVIGATION]
+    # A big grid may be split into row groups (and a word may recur in another row): every part is navigation.
+    assert grid and all(k is SegmentKind.NAVIGATION for k in grid)
