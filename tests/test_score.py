@@ -232,3 +232,25 @@ def test_a_query_word_the_page_never_uses_matches_page_words_that_share_a_long_p
     s = score_segments(both, "What is septicemia?", Settings(language="en"))
     assert s.raw[0] > 0 and s.raw[1] == 0
     assert score_segments(segs("The cats sleep.", "Dogs bark."), "catalog", Settings(language="en")).raw.max() == 0
+
+
+def test_a_mention_in_the_next_part_of_a_split_paragraph_bridges() -> None:
+    """The splitter cuts a paragraph by size: the part that matches the question is the paragraph's first, and the
+    sentence that names the second hop opens the next part. The paragraph as a whole names it."""
+    def seg(kind: SegmentKind, text: str, i: int, group: int, part: int = 0) -> Segment:
+        return Segment(kind=kind, text=text, markdown=text, position=i * 100, index=i, level=2 if kind is H else 0,
+                       group=group, part=part)
+
+    texts = [(H, "Classic 2015"), (P, "The 2015 Classic was a basketball tournament played in Honolulu."),
+             (P, "Oklahoma won. Buddy Hield was named the most valuable player."),
+             (H, "Classic 2016"), (P, "The 2016 Classic was a basketball tournament played in Honolulu."),
+             (H, "Classic 2014"), (P, "The 2014 Classic was a basketball tournament played in Honolulu."),
+             (H, "Buddy Hield"), (P, "Hield is a professional player for the Sacramento Kings.")]
+    query = "Which team does the player of the 2015 Classic tournament play for?"
+    split = [seg(k, t, i, 9 if i in (1, 2) else 20 + i, 1 if i == 2 else 0) for i, (k, t) in enumerate(texts)]
+    apart = [seg(k, t, i, 20 + i) for i, (k, t) in enumerate(texts)]
+    joined = score_segments(split, query, Settings(language="en"))
+    separate = score_segments(apart, query, Settings(language="en"))
+    assert joined.bridge is not None and separate.bridge is not None
+    assert separate.bridge[8] == 0  # the part that names "Buddy Hield" is not among the best segments
+    assert joined.bridge[8] > 0 and joined.raw[8] > separate.raw[8]

@@ -57,6 +57,8 @@ NUMBER_CUE = 0.2
 PREFIX_MIN = 6
 PREFIX_WEIGHT = 0.8
 BRIDGE_MIN = 0.5
+# A best segment that is one part of a split paragraph or table names what its adjacent parts name (_with_parts).
+BRIDGE_PARTS = True
 
 
 @dataclass(frozen=True)
@@ -316,6 +318,25 @@ def _term_sets(an: Analyzer, texts: Sequence[str]) -> list[set[str]]:
     return out
 
 
+def _with_parts(segments: Sequence[Segment], texts: Sequence[str], i: int) -> str:
+    """The text of segment ``i`` with the adjacent parts of its split unit (same ``Segment.group``).
+
+    Why: the splitter cuts a paragraph where the budget says, not where its meaning does: "The 2015 Diamond Head
+    Classic was ..." matches the question, and the sentence that names the second hop ("Buddy Hield was named
+    the tournament's MVP") may open the next part. A mention anywhere in the paragraph is the paragraph's."""
+    if not BRIDGE_PARTS:
+        return texts[i]
+    g = segments[i].group
+    if g < 0:
+        return texts[i]
+    parts = [texts[i]]
+    if i > 0 and segments[i - 1].group == g:
+        parts.insert(0, texts[i - 1])
+    if i + 1 < len(segments) and segments[i + 1].group == g:
+        parts.append(texts[i + 1])
+    return " ".join(parts)
+
+
 def bridge_scores(
     an: Analyzer, segments: Sequence[Segment], texts: Sequence[str], raw: npt.NDArray[np.float64],
     asked: set[str], ancestors: Sequence[Sequence[int]],
@@ -327,9 +348,10 @@ def bridge_scores(
     section shares no word with the question. Like a hyperlink, the mention carries the mentioning segment's
     score over to that section. Only the heading's words that the question does not already use count (a
     heading made of the question's words is found by BM25 and the heading share), at least ``BRIDGE_MIN`` of
-    them must be in the mentioning segment, and the credit is divided by how many segments outside the section
-    mention the heading: a heading named everywhere ("How to apply") is no pointer. Returns, per segment, the
-    best credit of the sections it sits in (not yet multiplied by ``settings.bridge``).
+    them must be in the mentioning segment (or in an adjacent part of its split unit: ``_with_parts``), and the
+    credit is divided by how many segments outside the section mention the heading: a heading named everywhere
+    ("How to apply") is no pointer. Returns, per segment, the best credit of the sections it sits in (not yet
+    multiplied by ``settings.bridge``).
     """
     n = len(segments)
     out = np.zeros(n, dtype=np.float64)
@@ -338,7 +360,7 @@ def bridge_scores(
     if not heads or not body:
         return out
     top = sorted(body, key=lambda i: (-raw[i], i))[:BRIDGE_TOP]
-    term_sets = _term_sets(an, [texts[i] for i in heads + top])
+    term_sets = _term_sets(an, [texts[i] for i in heads] + [_with_parts(segments, texts, i) for i in top])
     top_terms = dict(zip(top, term_sets[len(heads):]))
     credit: dict[int, float] = {}
     wanted: dict[int, list[str]] = {}
