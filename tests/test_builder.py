@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from itertools import pairwise
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -97,7 +98,7 @@ def test_an_over_long_sentence_is_never_split_inside_a_name(pieces: list[str]) -
     parts = _paragraph_parts(text)
     assert len(parts) > 1
     assert " ".join(parts) == text
-    for left, right in zip(parts, parts[1:]):
+    for left, right in pairwise(parts):
         assert not (left.split()[-1][0].isupper() and right.split()[0][0].isupper()), (left, right)
         assert len(left) <= 64
 
@@ -109,7 +110,7 @@ def test_an_over_long_sentence_splits_after_the_last_clause_mark_in_reach(pieces
     text = _long_sentence(pieces)
     parts = _paragraph_parts(text)
     assert " ".join(parts) == text
-    for part, following in zip(parts, parts[1:]):
+    for part, following in pairwise(parts):
         assert 32 <= len(part) <= 64
         window = (part + " " + following)[32:64]
         if "," in window.rstrip(","):  # a comma other than one the part already ends on

@@ -254,3 +254,25 @@ def test_a_mention_in_the_next_part_of_a_split_paragraph_bridges() -> None:
     assert joined.bridge is not None and separate.bridge is not None
     assert separate.bridge[8] == 0  # the part that names "Buddy Hield" is not among the best segments
     assert joined.bridge[8] > 0 and joined.raw[8] > separate.raw[8]
+
+
+@pytest.mark.parametrize("extra_units", [0, 15])
+def test_a_mention_written_as_a_name_is_a_stronger_pointer_unless_the_section_is_long(extra_units: int) -> None:
+    """"Buddy Hield" names the section the way a link's anchor text would; "buddy hield" could be any words. The
+    extra credit is full for a short section and shrinks with the square root of a long one's size."""
+    from qatbe.score import bm25
+
+    def doc(mention: str) -> list[Segment]:
+        return segs((H, "Classic 2015"), f"The 2015 Classic tournament MVP was {mention}.", (H, "Buddy Hield"),
+                    "He is with the Sacramento Kings.", *["He was born on an island." for _ in range(extra_units)],
+                    (H, "Harbour Museum"), "The museum opens at nine.")
+
+    query = "Which team does the MVP of the 2015 Classic tournament play for?"
+    named = score_segments(doc("Buddy Hield"), query, Settings(language="en")).bridge
+    plain = score_segments(doc("buddy hield"), query, Settings(language="en")).bridge
+    assert named is not None and plain is not None and plain[3] > 0
+    units = 1 + extra_units
+    factor = 1 + (bm25.NAME_BRIDGE - 1) / max(1.0, units / bm25.NAME_SECTION) ** 0.5
+    assert named[3] == pytest.approx(factor * plain[3])
+    assert factor > 1 and (factor < bm25.NAME_BRIDGE) == (units > bm25.NAME_SECTION)
+    assert named[-1] == plain[-1] == 0
