@@ -276,3 +276,15 @@ def test_a_mention_written_as_a_name_is_a_stronger_pointer_unless_the_section_is
     assert named[3] == pytest.approx(factor * plain[3])
     assert factor > 1 and (factor < bm25.NAME_BRIDGE) == (units > bm25.NAME_SECTION)
     assert named[-1] == plain[-1] == 0
+
+
+def test_in_german_a_capital_marks_every_noun_so_it_is_no_pointer() -> None:
+    def doc(mention: str) -> list[Segment]:
+        return segs((H, "Turnier 2015"), f"Der beste Spieler im Turnier 2015 war {mention}.", (H, "Buddy Hield"),
+                    "Er spielt für die Sacramento Kings.", (H, "Hafenmuseum"), "Das Museum öffnet um neun.")
+
+    query = "Für welches Team spielt der beste Spieler im Turnier 2015?"
+    named = score_segments(doc("Buddy Hield"), query, Settings(language="de")).bridge
+    plain = score_segments(doc("buddy hield"), query, Settings(language="de")).bridge
+    assert named is not None and plain is not None and plain[3] > 0
+    assert named[3] == pytest.approx(plain[3])

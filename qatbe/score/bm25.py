@@ -65,6 +65,8 @@ BRIDGE_PARTS = True
 # by sqrt(NAME_SECTION / units), since a name that heads a long table says where to look, not which rows.
 NAME_BRIDGE = 2.0
 NAME_SECTION = 4.0
+# Languages that capitalise every noun, where a capital does not mark a name (German, Luxembourgish).
+NOUNS_CAPITALISED = frozenset({"de", "lb"})
 _WORD = re.compile(r"\b[^\W\d_][\w'’&.-]*")
 
 
@@ -384,7 +386,9 @@ def bridge_scores(
     top = sorted(body, key=lambda i: (-raw[i], i))[:BRIDGE_TOP]
     term_sets = _term_sets(an, [texts[i] for i in heads] + [_with_parts(segments, texts, i) for i in top])
     top_terms = dict(zip(top, term_sets[len(heads):]))
-    named_terms = {i: _name_terms(an, _with_parts(segments, texts, i)) for i in top} if NAME_BRIDGE != 1.0 else {}
+    named_terms: dict[int, set[str]] = {}
+    if NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED:
+        named_terms = {i: _name_terms(an, _with_parts(segments, texts, i)) for i in top}
     sizes: dict[int, int] | None = None
     credit: dict[int, float] = {}
     wanted: dict[int, list[str]] = {}
