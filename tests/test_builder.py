@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from itertools import pairwise
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -68,3 +69,60 @@ def test_table_keeps_rows_with_text(rows: list[list[str]], header: list[str] | N
     body = table.markdown.split("\n")[2 if has_head else 0 :]
     assert len([line for line in body if line]) == len(kept)
     assert (table.header is not None) == has_head
+
+
+# Over-long sentences (no sentence end inside): lower-case words and names of up to three capitalised words, with
+# or without clause marks. 16-token units (64 characters) make every generated sentence over-long.
+_LOWER = st.text("abcdefgh", min_size=3, max_size=9)
+_NAME = st.lists(st.text("abcdefgh", min_size=1, max_size=8).map(str.capitalize), min_size=2, max_size=3).map(
+    " ".join)
+# A lower-case word, then maybe a name: names never touch, so no run of capitalised words is longer than three.
+_PIECE = st.tuples(_LOWER, st.one_of(st.just(""), _NAME)).map(lambda t: f"{t[0]} {t[1]}".strip())
+
+
+def _long_sentence(pieces: list[str]) -> str:
+    return " ".join(pieces) + "."
+
+
+def _paragraph_parts(text: str, tokens: int = 16) -> list[str]:
+    builder = SegmentBuilder(Settings(max_segment_tokens=tokens))
+    builder.paragraph(text, 0)
+    return [s.text for s in builder.segments]
+
+
+@given(st.lists(_PIECE, min_size=20, max_size=60))
+def test_an_over_long_sentence_is_never_split_inside_a_name(pieces: list[str]) -> None:
+    """Names here are at most 3 x 8 letters, far less than half a unit, so a space outside every name is always
+    in reach and no cut may fall between two capitalised words."""
+    text = _long_sentence(pieces)
+    parts = _paragraph_parts(text)
+    assert len(parts) > 1
+    assert " ".join(parts) == text
+    for left, right in pairwise(parts):
+        assert not (left.split()[-1][0].isupper() and right.split()[0][0].isupper()), (left, right)
+        assert len(left) <= 64
+
+
+@given(st.lists(st.one_of(_LOWER, _LOWER.map(lambda w: w + ",")), min_size=20, max_size=60))
+def test_an_over_long_sentence_splits_after_the_last_clause_mark_in_reach(pieces: list[str]) -> None:
+    """A part ends at a comma whenever the back half of its size limit holds one, and only the last part may be
+    shorter than half the limit."""
+    text = _long_sentence(pieces)
+    parts = _paragraph_parts(text)
+    assert " ".join(parts) == text
+    for part, following in pairwise(parts):
+        assert 32 <= len(part) <= 64
+        window = (part + " " + following)[32:64]
+        if "," in window.rstrip(","):  # a comma other than one the part already ends on
+            assert part.endswith(","), (part, following)
+
+
+def test_the_airline_list_keeps_virgin_atlantic_whole() -> None:
+    """A hotpotqa page: at 80-token units the last space before the limit fell between "Virgin" and "Atlantic"."""
+    text = ("17 airlines partner with Gogo to provide in-flight WiFi, including British Airways, Aer Lingus, "
+            "Iberia, Gol linhas aereas, Beijing Capital, Aeromexico, American Airlines, Air Canada, Alaska Airlines, "
+            "Delta Air Lines, Japan Airlines, JTA, United Airlines, Hainan Airlines, Virgin America, Vietnam "
+            "Airlines and Virgin Atlantic.")
+    parts = _paragraph_parts(text, tokens=80)
+    assert len(parts) == 2
+    assert parts[1] == "Vietnam Airlines and Virgin Atlantic."

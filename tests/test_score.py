@@ -232,3 +232,59 @@ def test_a_query_word_the_page_never_uses_matches_page_words_that_share_a_long_p
     s = score_segments(both, "What is septicemia?", Settings(language="en"))
     assert s.raw[0] > 0 and s.raw[1] == 0
     assert score_segments(segs("The cats sleep.", "Dogs bark."), "catalog", Settings(language="en")).raw.max() == 0
+
+
+def test_a_mention_in_the_next_part_of_a_split_paragraph_bridges() -> None:
+    """The splitter cuts a paragraph by size: the part that matches the question is the paragraph's first, and the
+    sentence that names the second hop opens the next part. The paragraph as a whole names it."""
+    def seg(kind: SegmentKind, text: str, i: int, group: int, part: int = 0) -> Segment:
+        return Segment(kind=kind, text=text, markdown=text, position=i * 100, index=i, level=2 if kind is H else 0,
+                       group=group, part=part)
+
+    texts = [(H, "Classic 2015"), (P, "The 2015 Classic was a basketball tournament played in Honolulu."),
+             (P, "Oklahoma won. Buddy Hield was named the most valuable player."),
+             (H, "Classic 2016"), (P, "The 2016 Classic was a basketball tournament played in Honolulu."),
+             (H, "Classic 2014"), (P, "The 2014 Classic was a basketball tournament played in Honolulu."),
+             (H, "Buddy Hield"), (P, "Hield is a professional player for the Sacramento Kings.")]
+    query = "Which team does the player of the 2015 Classic tournament play for?"
+    split = [seg(k, t, i, 9 if i in (1, 2) else 20 + i, 1 if i == 2 else 0) for i, (k, t) in enumerate(texts)]
+    apart = [seg(k, t, i, 20 + i) for i, (k, t) in enumerate(texts)]
+    joined = score_segments(split, query, Settings(language="en"))
+    separate = score_segments(apart, query, Settings(language="en"))
+    assert joined.bridge is not None and separate.bridge is not None
+    assert separate.bridge[8] == 0  # the part that names "Buddy Hield" is not among the best segments
+    assert joined.bridge[8] > 0 and joined.raw[8] > separate.raw[8]
+
+
+@pytest.mark.parametrize("extra_units", [0, 15])
+def test_a_mention_written_as_a_name_is_a_stronger_pointer_unless_the_section_is_long(extra_units: int) -> None:
+    """"Buddy Hield" names the section the way a link's anchor text would; "buddy hield" could be any words. The
+    extra credit is full for a short section and shrinks with the square root of a long one's size."""
+    from qatbe.score import bm25
+
+    def doc(mention: str) -> list[Segment]:
+        return segs((H, "Classic 2015"), f"The 2015 Classic tournament MVP was {mention}.", (H, "Buddy Hield"),
+                    "He is with the Sacramento Kings.", *["He was born on an island." for _ in range(extra_units)],
+                    (H, "Harbour Museum"), "The museum opens at nine.")
+
+    query = "Which team does the MVP of the 2015 Classic tournament play for?"
+    named = score_segments(doc("Buddy Hield"), query, Settings(language="en")).bridge
+    plain = score_segments(doc("buddy hield"), query, Settings(language="en")).bridge
+    assert named is not None and plain is not None and plain[3] > 0
+    units = 1 + extra_units
+    factor = 1 + (bm25.NAME_BRIDGE - 1) / max(1.0, units / bm25.NAME_SECTION) ** 0.5
+    assert named[3] == pytest.approx(factor * plain[3])
+    assert factor > 1 and (factor < bm25.NAME_BRIDGE) == (units > bm25.NAME_SECTION)
+    assert named[-1] == plain[-1] == 0
+
+
+def test_in_german_a_capital_marks_every_noun_so_it_is_no_pointer() -> None:
+    def doc(mention: str) -> list[Segment]:
+        return segs((H, "Turnier 2015"), f"Der beste Spieler im Turnier 2015 war {mention}.", (H, "Buddy Hield"),
+                    "Er spielt für die Sacramento Kings.", (H, "Hafenmuseum"), "Das Museum öffnet um neun.")
+
+    query = "Für welches Team spielt der beste Spieler im Turnier 2015?"
+    named = score_segments(doc("Buddy Hield"), query, Settings(language="de")).bridge
+    plain = score_segments(doc("buddy hield"), query, Settings(language="de")).bridge
+    assert named is not None and plain is not None and plain[3] > 0
+    assert named[3] == pytest.approx(plain[3])

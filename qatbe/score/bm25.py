@@ -58,6 +58,17 @@ NUMBER_CUE = 0.2
 PREFIX_MIN = 6
 PREFIX_WEIGHT = 0.8
 BRIDGE_MIN = 0.5
+# A best segment that is one part of a split paragraph or table names what its adjacent parts name (_with_parts).
+BRIDGE_PARTS = True
+# A mention written as a name (at least BRIDGE_MIN of the heading's new words capitalised in the mentioning text:
+# "Buddy Hield was named the tournament's MVP") is a pointer, like a link's anchor text: its credit is multiplied
+# by NAME_BRIDGE for a section of up to NAME_SECTION units; for a longer section the extra (NAME_BRIDGE - 1) shrinks
+# by sqrt(NAME_SECTION / units), since a name that heads a long table says where to look, not which rows.
+NAME_BRIDGE = 2.0
+NAME_SECTION = 4.0
+# Languages that capitalise every noun, where a capital does not mark a name (German, Luxembourgish).
+NOUNS_CAPITALISED = frozenset({"de", "lb"})
+_WORD = re.compile(r"\b[^\W\d_][\w'’&.-]*")
 
 
 @dataclass(frozen=True)
@@ -376,6 +387,40 @@ def _term_sets(an: Analyzer, texts: Sequence[str]) -> list[set[str]]:
     return out
 
 
+def _with_parts(segments: Sequence[Segment], texts: Sequence[str], i: int) -> str:
+    """The text of segment ``i`` with the adjacent parts of its split unit (same ``Segment.group``).
+
+    Why: the splitter cuts a paragraph where the budget says, not where its meaning does: "The 2015 Diamond Head
+    Classic was ..." matches the question, and the sentence that names the second hop ("Buddy Hield was named
+    the tournament's MVP") may open the next part. A mention anywhere in the paragraph is the paragraph's."""
+    if not BRIDGE_PARTS:
+        return texts[i]
+    g = segments[i].group
+    if g < 0:
+        return texts[i]
+    parts = [texts[i]]
+    if i > 0 and segments[i - 1].group == g:
+        parts.insert(0, texts[i - 1])
+    if i + 1 < len(segments) and segments[i + 1].group == g:
+        parts.append(texts[i + 1])
+    return " ".join(parts)
+
+
+def _name_terms(an: Analyzer, text: str) -> set[str]:
+    """The index terms of the words of ``text`` written with a capital (names, and each sentence's first word)."""
+    return set(an.terms(" ".join(w for w in _WORD.findall(text) if w[0].isupper())))
+
+
+def _section_sizes(segments: Sequence[Segment], ancestors: Sequence[Sequence[int]]) -> dict[int, int]:
+    """Per heading, how many non-heading segments sit under it (at any depth)."""
+    sizes: dict[int, int] = {}
+    for seg, anc in zip(segments, ancestors):
+        if seg.kind is not SegmentKind.HEADING:
+            for h in anc:
+                sizes[h] = sizes.get(h, 0) + 1
+    return sizes
+
+
 def bridge_scores(
     an: Analyzer, segments: Sequence[Segment], texts: Sequence[str], raw: npt.NDArray[np.float64],
     asked: set[str], ancestors: Sequence[tuple[int, ...]],
@@ -387,9 +432,10 @@ def bridge_scores(
     section shares no word with the question. Like a hyperlink, the mention carries the mentioning segment's
     score over to that section. Only the heading's words that the question does not already use count (a
     heading made of the question's words is found by BM25 and the heading share), at least ``BRIDGE_MIN`` of
-    them must be in the mentioning segment, and the credit is divided by how many segments outside the section
-    mention the heading: a heading named everywhere ("How to apply") is no pointer. Returns, per segment, the
-    best credit of the sections it sits in (not yet multiplied by ``settings.bridge``).
+    them must be in the mentioning segment (or in an adjacent part of its split unit: ``_with_parts``), a mention
+    written as a name counts more (``NAME_BRIDGE``), and the credit is divided by how many segments outside the
+    section mention the heading: a heading named everywhere ("How to apply") is no pointer. Returns, per segment,
+    the best credit of the sections it sits in (not yet multiplied by ``settings.bridge``).
     """
     n = len(segments)
     out = np.zeros(n, dtype=np.float64)
@@ -402,8 +448,12 @@ def bridge_scores(
     if not body:
         return out
     top = heapq.nsmallest(BRIDGE_TOP, body, key=lambda i: (-values[i], i))  # = sorted(...)[:BRIDGE_TOP]
-    term_sets = _term_sets(an, [texts[i] for i in heads + top])
+    term_sets = _term_sets(an, [texts[i] for i in heads] + [_with_parts(segments, texts, i) for i in top])
     top_terms = dict(zip(top, term_sets[len(heads):]))
+    named_terms: dict[int, set[str]] = {}
+    if NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED:
+        named_terms = {i: _name_terms(an, _with_parts(segments, texts, i)) for i in top}
+    sizes: dict[int, int] | None = None
     credit: dict[int, float] = {}
     wanted: dict[int, list[str]] = {}
     for h, head_terms in zip(heads, term_sets):
@@ -415,7 +465,13 @@ def bridge_scores(
             if h not in ancestors[i]:
                 share = len(top_terms[i].intersection(new)) / len(new)
                 if share >= BRIDGE_MIN:
-                    best = max(best, share * values[i])
+                    named = bool(named_terms) and sum(t in named_terms[i] for t in new) >= BRIDGE_MIN * len(new)
+                    factor = 1.0
+                    if named:
+                        if sizes is None:
+                            sizes = _section_sizes(segments, ancestors)
+                        factor += (NAME_BRIDGE - 1.0) / max(1.0, sizes.get(h, 0) / NAME_SECTION) ** 0.5
+                    best = max(best, share * values[i] * factor)
         if best > 0:
             credit[h] = best
             wanted[h] = sorted(new)

@@ -46,6 +46,40 @@ class ListItem:
     position: int = -1
 
 
+# A pause inside a sentence: a comma, semicolon or colon, or a dash with a space on either side; the cut goes
+# after it (group end), so the mark stays with the clause it closes.
+_CLAUSE_END = re.compile(r"[,;:](?=\s)|\s[—–]|[—–](?=\s)")
+
+
+def _capitalised(word: str) -> bool:
+    """A word that starts a name: its first letter or digit is an upper-case letter ("Virgin", "(Deca-Durabolin")."""
+    for ch in word:
+        if ch.isalnum():
+            return ch.isupper()
+    return False
+
+
+def _cut_point(text: str, low: int, high: int) -> int:
+    """Where to cut ``text`` between ``low`` and ``high`` (exclusive of a cut at ``low``), or 0 for nowhere.
+
+    The last clause mark wins; then the last space whose neighbouring words are not both capitalised (a cut
+    there would split a name); then the last space."""
+    best = 0
+    for match in _CLAUSE_END.finditer(text, low, high):
+        best = match.end()
+    if best > low:
+        return best
+    space = text.rfind(" ", low, high + 1)
+    fallback = space if space > low else 0
+    while space > low:
+        before = text.rfind(" ", 0, space) + 1
+        after = text.find(" ", space + 1)
+        if not (_capitalised(text[before:space]) and _capitalised(text[space + 1 : after if after >= 0 else None])):
+            return space
+        space = text.rfind(" ", low, space)
+    return fallback
+
+
 def split_sentences(text: str) -> list[str]:
     parts: list[str] = []
     start = 0
@@ -259,15 +293,20 @@ class SegmentBuilder:
         return [" ".join(run) for run in self._pack(pieces, sep=" ")]
 
     def _hard_split(self, text: str) -> builtins.list[str]:
-        """Split a sentence with no usable boundary: at the last space before the limit, else at the limit."""
+        """Split a sentence with no usable boundary, as a reader would: after the last clause mark (, ; : or a
+        spaced dash) in the back half of the size limit, else at the last space there that is not inside a run
+        of capitalised words, else at the last space, else at the limit.
+
+        Why: a cut at whatever space comes last splits names ("... Vietnam Airlines and Virgin" | "Atlantic"),
+        so the answer to a question is in no unit; a clause mark is where the sentence itself pauses.
+        """
         max_chars = 4 * self._max
         chunks: builtins.list[str] = []
         start, n = 0, len(text)
         while start < n:
             end = start + max_chars
             if end < n:
-                cut = text.rfind(" ", start + max_chars // 2, end + 1)
-                end = cut if cut > start else end
+                end = _cut_point(text, start + max_chars // 2, end) or end
             chunk = text[start:end].strip()
             if chunk:
                 chunks.append(chunk)
