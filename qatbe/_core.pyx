@@ -187,9 +187,11 @@ def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
                         scores[d] += query_weights[q] * idf[q] * f * (k1 + 1.0) / (f + k1 * norm)
                     elif variant == 2:
                         scores[d] += query_weights[q] * idf[q] * (delta + f * (k1 + 1.0) / (f + k1 * norm))
-                    else:
+                    elif norm > 0.0:
                         c = f / norm
                         scores[d] += query_weights[q] * idf[q] * (k1 + 1.0) * (c + delta) / (k1 + c + delta)
+                    else:  # a zero normalised length (b = 1, a caller's length of 0): c is infinite, the tf part k1 + 1
+                        scores[d] += query_weights[q] * idf[q] * (k1 + 1.0)
     finally:
         free(qmap); free(tf); free(df); free(idf)
     return scores_arr

@@ -145,9 +145,11 @@ def bm25_scores(
                 total_d += w * idf[q] * f * (k1 + 1.0) / (f + k1 * norm)
             elif variant == PLUS:
                 total_d += w * idf[q] * (delta + f * (k1 + 1.0) / (f + k1 * norm))
-            else:
+            elif norm > 0.0:
                 c = f / norm
                 total_d += w * idf[q] * (k1 + 1.0) * (c + delta) / (k1 + c + delta)
+            else:  # a zero normalised length (b = 1, a caller's length of 0): c is infinite, the tf part k1 + 1
+                total_d += w * idf[q] * (k1 + 1.0)
         scores[d] = total_d
     return scores
 

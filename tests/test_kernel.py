@@ -82,8 +82,12 @@ def textbook(
             elif variant == "plus":
                 s += w * idf[q] * (tf * (k1 + 1) / (tf + k) + delta)
             else:
-                ctd = tf / (1 - b + b * dl / avgdl)
-                s += w * idf[q] * (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)
+                norm = 1 - b + b * dl / avgdl
+                if norm > 0:
+                    ctd = tf / norm
+                    s += w * idf[q] * (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)
+                else:  # the limit as the normalised length goes to 0 (c -> infinity)
+                    s += w * idf[q] * (k1 + 1)
         out.append(s)
     return out
 
@@ -316,3 +320,13 @@ def test_empty_collections_and_queries_score_zero(kernel: ModuleType) -> None:
     assert kernel.bm25_scores(np.zeros(0, I32), np.zeros(1, I64), 0, np.zeros(0, I32), np.ones(0)).shape == (0,)
     flat, offsets = _csr([[0, 1], []])
     np.testing.assert_array_equal(kernel.bm25_scores(flat, offsets, 2, np.zeros(0, I32), np.ones(0)), [0.0, 0.0])
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_bm25l_with_a_zero_normalised_length_is_finite(kernel: ModuleType) -> None:
+    """b = 1 and a caller's document length of 0 make BM25L's c = f / norm infinite: the score is its limit,
+    idf * (k1 + 1), not a division error (pure Python) or NaN (the compiled kernel divides in C)."""
+    flat, offsets = _csr([[0]])
+    got = kernel.bm25_scores(flat, offsets, 1, np.array([0], dtype=np.int32), np.array([1.0]), 1.2, 1.0,
+                             VARIANTS["l"], 0.5, 0.0, None, np.array([0.0]))
+    assert got[0] == pytest.approx(math.log(2 / 1.5) * 2.2)
