@@ -45,11 +45,14 @@ _PUBLISHED_META = ("article:published_time", "datepublished", "og:published_time
 _MODIFIED_META = ("article:modified_time", "og:updated_time", "datemodified", "last-modified", "dcterms.modified")
 _AUTHOR_META = ("author", "article:author", "dc.creator", "dcterms.creator", "citation_author", "byl",
                 "parsely-author", "sailthru.author")
-# Selectors are parsed on every call; keeping them constant strings at least keeps them in one place.
-_PUBLISHED_SELECTOR = ('[itemprop="datePublished" i], [itemprop="dateCreated" i], time[pubdate], '
-                       'time[class*="publish" i], time[class*="post-date" i], time[class*="entry-date" i]')
-_MAIN_TIME_SELECTOR = "article time[datetime], main time[datetime]"
-_AUTHOR_SELECTOR = '[itemprop="author" i], a[rel~="author" i]'
+# One body query for every marked-up date and author, filtered here: each CSS query is a walk of the whole tree
+# (~0.1 ms on a typical page, a third of this module's budget) whatever the selector, so one broad query beats
+# three narrow ones.
+_BODY_SELECTOR = "[itemprop], a[rel], time"
+_MAX_BODY_NODES = 2_000
+_MAX_ANCESTORS = 64
+_PUBLISHED_ITEMPROPS = ("datepublished", "datecreated")
+_PUBLISHED_CLASSES = ("publish", "post-date", "entry-date")
 _TITLE_SEPARATOR = re.compile(r"\s+(?:\||-|–|—|•|·|::|»|/)\s+")
 _MAX_NAME_CHARS = 80
 _MAX_NAME_WORDS = 6
@@ -143,23 +146,62 @@ def _node_date(node: Any) -> tuple[str, str] | None:
     return found
 
 
-def _body_date(tree: Any, discussion: bool) -> tuple[str, str] | None:
-    """The page's publication date from its markup, when no machine-written value gave one (see the module doc)."""
-    node = tree.css_first(_PUBLISHED_SELECTOR)
-    found = _node_date(node) if node is not None else None
-    if found is None:
-        node = tree.css_first(_MAIN_TIME_SELECTOR)
-        if node is None and discussion:
-            node = tree.css_first("time[datetime]")
-        found = _node_date(node) if node is not None else None
-    return found
+def _in_main(node: Any) -> bool:
+    """Whether ``node`` sits inside ``<article>`` or ``<main>`` (ancestors looked at: a bounded number)."""
+    parent = node.parent
+    for _ in range(_MAX_ANCESTORS):
+        if parent is None:
+            return False
+        if parent.tag in ("article", "main"):
+            return True
+        parent = parent.parent
+    return False
 
 
-def _body_author(tree: Any) -> str | None:
-    """The first author marked up in the body (microdata ``itemprop=author`` or ``rel=author``)."""
-    node = tree.css_first(_AUTHOR_SELECTOR)
-    if node is None:
-        return None
+def _body_marks(tree: Any, discussion: bool, want_date: bool, want_author: bool
+                ) -> tuple[tuple[str, str] | None, str | None]:
+    """(date, author) from the body's markup, when no machine-written value gave one (see the module doc).
+
+    Date: an element marked ``itemprop=datePublished``/``dateCreated`` or a ``<time>`` marked as published, else
+    the first ``<time datetime>`` inside ``<article>``/``<main>`` (on a discussion page, the first on the page).
+    Author: the first ``itemprop=author`` or ``rel=author`` link.
+    """
+    published = main_time = first_time = author_node = None
+    body = tree.body if tree.body is not None else tree
+    for n, node in enumerate(body.css(_BODY_SELECTOR)):
+        if n >= _MAX_BODY_NODES:
+            break
+        attrs = node.attributes
+        tag = node.tag
+        if want_author and author_node is None:
+            if ((attrs.get("itemprop") or "").strip().lower() == "author"
+                    or (tag == "a" and "author" in (attrs.get("rel") or "").lower().split())):
+                author_node = node
+        if want_date and published is None:
+            itemprop = (attrs.get("itemprop") or "").strip().lower()
+            if itemprop in _PUBLISHED_ITEMPROPS:
+                published = node
+            elif tag == "time":
+                classes = (attrs.get("class") or "").lower()
+                if "pubdate" in attrs or any(c in classes for c in _PUBLISHED_CLASSES):
+                    published = node
+                elif attrs.get("datetime") is not None:
+                    if first_time is None:
+                        first_time = node
+                    if main_time is None and _in_main(node):
+                        main_time = node
+        if (not want_author or author_node is not None) and (not want_date or published is not None):
+            break
+    date = None
+    if want_date:
+        for node in (published, main_time if main_time is not None else (first_time if discussion else None)):
+            date = _node_date(node) if node is not None else None
+            if date is not None:
+                break
+    return date, (_node_author(author_node) if author_node is not None else None)
+
+
+def _node_author(node: Any) -> str | None:
     name = node.css_first('[itemprop="name" i]')
     source = name if name is not None else node
     value = _clean(source.attributes.get("content")) or _clean(source.text(deep=True))
@@ -178,11 +220,6 @@ def _strip_site(title: str, site_names: tuple[str | None, ...], host: str | None
     parts = _TITLE_SEPARATOR.split(title)
     if len(parts) < 2:
         return title
-    heading = h1() if h1 is not None else None
-    if heading:
-        key = _norm(heading)
-        if key and _norm(parts[0]) == key:
-            return parts[0]
     names = {_norm(n) for n in site_names if n}
     names.discard("")
 
@@ -197,6 +234,12 @@ def _strip_site(title: str, site_names: tuple[str | None, ...], host: str | None
         return title[: _cut(title, len(kept))]
     if is_site(parts[0]) and len(parts) == 2:
         return parts[1]
+    # Last, as it costs a walk of the tree: the first <h1> repeating the title's first part.
+    heading = h1() if h1 is not None else None
+    if heading:
+        key = _norm(heading)
+        if key and _norm(parts[0]) == key:
+            return parts[0]
     return title
 
 
@@ -289,12 +332,12 @@ def read_metadata(tree: Any) -> Metadata:
 
         title = _strip_site(title, (meta.get("og:site_name"), meta.get("application-name"), *site_names),
                             _host(url), h1)
-    author = first(ld.get("author"), *(_author(meta.get(k)) for k in _AUTHOR_META))
-    if author is None:
-        author = _body_author(tree)
-    dated = _date(*ld_dates, *(meta.get(k) for k in _PUBLISHED_META))
-    if dated is None:
-        dated = _body_date(tree, discussion)
+    author = ld.get("author") or next((a for a in map(_author, map(meta.get, _AUTHOR_META)) if a), None)
+    dated = _date(*ld_dates, *map(meta.get, _PUBLISHED_META))
+    if author is None or dated is None:
+        body_date, body_author = _body_marks(tree, discussion, dated is None, author is None)
+        dated = dated or body_date
+        author = author or body_author
     modified = _date(*ld_modified, *(meta.get(k) for k in _MODIFIED_META))
     description = first(meta.get("description"), meta.get("og:description"), ld.get("description"),
                         meta.get("twitter:description"))
