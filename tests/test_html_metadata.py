@@ -158,3 +158,26 @@ def test_body_author_microdata_and_rel_author() -> None:
 ])
 def test_title_drops_the_site_name_part(head: str, body: str, title: str) -> None:
     assert _meta(_page(head, body + "<p>Body text.</p>")).title == title
+
+
+def test_faq_questions_are_not_the_page_title() -> None:
+    ld = ('{"@type": "FAQPage", "mainEntity": [{"@type": "Question", "name": "Which shirt is best?",'
+          ' "dateCreated": "2020-01-01"}]}')
+    meta = _meta(_page(f'<title>T-Shirts &amp; Tops</title><script type="application/ld+json">{ld}</script>'))
+    assert (meta.title, meta.date) == ("T-Shirts & Tops", None)
+
+
+@pytest.mark.parametrize(("byline", "author"), [
+    ("<p class='author'>Andrew Gerrand<br>4 August 2010</p>", "Andrew Gerrand"),  # marked: a bare name counts
+    ("<div class='byline'><p>Text by Hunter Dukes</p></div>", "Hunter Dukes"),
+    ("<p class='byline'>Sun Dec 17, 2023</p>", None),  # a date is not a name
+    ("<p class='byline'>5 min read</p>", None),
+])
+def test_byline_names(byline: str, author: str | None) -> None:
+    body = f"<article><h1>Title</h1>{byline}<p>Text of the piece, long enough to be the body.</p></article>"
+    assert _meta(_page(body=body)).author == author
+
+
+def test_a_bare_name_in_an_unmarked_line_is_not_an_author() -> None:
+    body = "<article><h1>Title</h1><p>Andrew Gerrand</p><p>Text of the piece.</p></article>"
+    assert _meta(_page(body=body)).author is None

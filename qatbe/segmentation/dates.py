@@ -40,6 +40,8 @@ for _number, _names in enumerate((
     for _name in _names.split():
         _MONTHS.setdefault(_name, _number)
 
+MONTH_NAMES: frozenset[str] = frozenset(_MONTHS)
+
 _MONTH = r"(?P<month>[^\W\d_]{3,10})\.?"
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th|er|\.)?"
 _YEAR = r"(?P<year>\d{4})"

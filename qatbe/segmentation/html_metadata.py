@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 from ..types import Metadata
 from .builder import clean_inline
-from .dates import parse_date
+from .dates import MONTH_NAMES, parse_date
 
 _ARTICLE_TYPES = ("article", "posting", "report", "webpage", "page", "review", "recipe", "product", "question",
                   "howto", "event", "course", "videoobject")
@@ -81,8 +81,8 @@ def _name(value: object) -> str | None:
 
 
 def _jsonld_objects(raw: str) -> list[dict[str, Any]]:
-    """Every JSON object in one JSON-LD script, flattened out of lists, ``@graph`` and ``mainEntity`` (the page's
-    main thing: a forum thread's posting, a Q&A page's question), iteratively and bounded."""
+    """Every JSON object in one JSON-LD script, flattened out of lists, ``@graph`` and a single ``mainEntity`` (the
+    page's main thing: a forum thread's posting, a Q&A page's question), iteratively and bounded."""
     if len(raw) > _MAX_JSONLD_CHARS:
         return []
     try:
@@ -101,7 +101,7 @@ def _jsonld_objects(raw: str) -> list[dict[str, Any]]:
             if isinstance(graph, list):
                 stack.extend(reversed(graph))
             main = item.get("mainEntity")
-            if isinstance(main, (dict, list)):
+            if isinstance(main, dict):  # one main thing; a list (an FAQ's questions) is parts, not the subject
                 stack.append(main)
     return found
 
@@ -359,16 +359,39 @@ _BYLINE_CUT = re.compile(r"\s+(?:\||·|•|—|–|-|on|updated|published)\s+|\d
 _MAX_BYLINES = 5
 
 
-def _byline_author(text: str) -> str | None:
-    """"By Jo Poe · Jun 2, 2024" → "Jo Poe": the name after "By", up to a separator, "on" or a digit."""
-    if text[:3].lower() != "by ":
+_BY = re.compile(r"(?:(?:text|words|written|posted|story|article|photos?)\s+)?by\s+", re.IGNORECASE)
+_NAME_WORD = re.compile(r"(?:[^\W\d_][\w'’.-]*|de|da|di|van|von|der|den|la|le|del|bin|al)", re.UNICODE)
+_MAX_BARE_NAME_WORDS = 4
+
+
+def _byline_author(text: str, marked: bool = False) -> str | None:
+    """The author in a byline: "By Jo Poe · Jun 2, 2024" → "Jo Poe" (the name after "By", "Text by", ..., up to a
+    separator, "on" or a digit). In a line the page marked as a byline (``marked``), a bare name also counts
+    ("Andrew Gerrand 4 August 2010"): one to four words, each capitalised (or a particle such as "van")."""
+    by = _BY.match(text)
+    if by is None and not marked:
         return None
-    rest = text[3:].strip()
+    rest = text[by.end():].strip() if by else text
     cut = _BYLINE_CUT.search(rest)
     name = _author(rest[: cut.start()] if cut else rest)
-    if name is None or len(name.split()) > _MAX_NAME_WORDS:
+    if name is None:
+        return None
+    words = name.split()
+    if by is None:
+        if len(words) > _MAX_BARE_NAME_WORDS or not all(
+                _NAME_WORD.fullmatch(w) and (w[0].isupper() or w in _PARTICLES) and w.lower().strip(".,")
+                not in _NOT_NAME for w in words):
+            return None
+    elif len(words) > _MAX_NAME_WORDS:
         return None
     return name
+
+
+_PARTICLES = frozenset({"de", "da", "di", "van", "von", "der", "den", "la", "le", "del", "bin", "al"})
+# Words a byline holds that are not names: a bare-name guess containing one is refused.
+_NOT_NAME = frozenset({"by", "from", "posted", "updated", "published", "share", "written", "read", "min", "mon",
+                       "tue", "wed", "thu", "fri", "sat", "sun", "monday", "tuesday", "wednesday", "thursday",
+                       "friday", "saturday", "sunday", "today", "yesterday", "testimonial", "admin"} | set(MONTH_NAMES))
 
 
 _MAX_DATELINE_CHARS = 80
@@ -402,14 +425,15 @@ def with_byline(metadata: Metadata, bylines: Iterable[str], datelines: Iterable[
     and an author only after "By".
     """
     author, date, extra = metadata.author, metadata.date, metadata.extra
-    for source, dated in ((bylines, lambda t: parse_date(t, search=True)), (datelines, _dateline_date)):
+    for source, dated, marked in ((bylines, lambda t: parse_date(t, search=True), True),
+                                  (datelines, _dateline_date, False)):
         if author is not None and date is not None:
             break
         for n, text in enumerate(source):
             if n >= _MAX_BYLINES * 3 or (author is not None and date is not None):
                 break
             if author is None:
-                author = _byline_author(text)
+                author = _byline_author(text, marked)
             if date is None:
                 iso = dated(text)
                 if iso is not None:
