@@ -53,10 +53,10 @@ def _corpus(root: Path) -> Path:
     (wcxb / "html").mkdir(parents=True)
     (wcxb / "ground-truth").mkdir()
     pages = {
-        "p1": ("<html><head><title>Bridge reopens | Daily</title><meta property='og:site_name' content='Daily'>"
+        "p1": (("<html><head><title>Bridge reopens | Daily</title><meta property='og:site_name' content='Daily'>"
                "<meta name='author' content='Jane Doe'>"
                "<meta property='article:published_time' content='2024-06-02T08:00:00Z'></head>"
-               "<body><article><h1>Bridge reopens</h1><p>The bridge reopened on Monday.</p></article></body></html>",
+               "<body><article><h1>Bridge reopens</h1><p>The bridge reopened on Monday.</p></article></body></html>"),
                {"title": "Bridge reopens", "author": "Jane Doe", "publish_date": "2024-06-02"}),
         "p2": ("<html><head><title>Shop</title></head><body><p>Buy things here today.</p></body></html>",
                {"title": "Our shop", "author": "", "publish_date": None}),

@@ -107,8 +107,8 @@ def test_jsonld_main_entity_is_read() -> None:
      "2006-08-08T22:13:00+00:00"),
     ('<div><time class="entry-date published" datetime="2024-04-02T10:20:00+00:00">Apr 2</time></div>',
      "2024-04-02T10:20:00+00:00"),
-    ('<aside><time datetime="2020-01-01">old</time></aside><article><p>x</p><time datetime="2023-09-01">Sep 1</time>'
-     "</article>", "2023-09-01"),
+    (('<aside><time datetime="2020-01-01">old</time></aside><article><p>x</p><time datetime="2023-09-01">Sep 1</time>'
+     "</article>"), "2023-09-01"),
     ('<article><time datetime="bad">17. Dezember 2025</time><p>x</p></article>', "2025-12-17"),
 ])
 def test_body_markup_gives_the_date_when_head_has_none(body: str, date: str | None) -> None:
@@ -147,8 +147,8 @@ def test_body_author_microdata_and_rel_author() -> None:
 
 
 @pytest.mark.parametrize(("head", "body", "title"), [
-    ('<title>Managing dependencies - The Go Programming Language</title>'
-     '<meta property="og:site_name" content="The Go Programming Language">', "", "Managing dependencies"),
+    (('<title>Managing dependencies - The Go Programming Language</title>'
+     '<meta property="og:site_name" content="The Go Programming Language">'), "", "Managing dependencies"),
     ('<title>Turning off all LED of RPi 5 - Raspberry Pi Forums</title>', "<h1>Turning off all LED of RPi 5</h1>",
      "Turning off all LED of RPi 5"),
     ('<title>Pricing | Loom</title><link rel="canonical" href="https://www.loom.com/pricing">', "", "Pricing"),

@@ -100,7 +100,10 @@ def parse_date(value: object, search: bool = False) -> str | None:
     text = value[:_MAX_INPUT].strip().strip("\"'").strip()
     if not text:
         return None
-    find = (lambda pattern: pattern.search(text)) if search else (lambda pattern: pattern.match(text))
+
+    def find(pattern: re.Pattern[str]) -> re.Match[str] | None:
+        return pattern.search(text) if search else pattern.match(text)
+
     match = find(_ISO)
     if match is not None:
         date = _day(int(match["year"]), int(match["month"]), int(match["day"]))

@@ -14,14 +14,12 @@ from selectolax.lexbor import LexborHTMLParser
 
 from ..settings import Settings
 from ..types import ParsedDocument
-from .builder import SegmentBuilder
+from .builder import SegmentBuilder, clean_inline
 from .html_decide import decide
-from .builder import clean_inline
 from .html_emit import _emit
 from .html_guard import limit_nesting
 from .html_metadata import read_metadata, with_byline
 from .html_walk import SCRIPT_LIKE, Block, Walker
-
 
 _DATELINE_BEFORE = 3
 _DATELINE_AFTER = 8

@@ -173,10 +173,10 @@ def _body_marks(tree: Any, discussion: bool, want_date: bool, want_author: bool
             break
         attrs = node.attributes
         tag = node.tag
-        if want_author and author_node is None:
-            if ((attrs.get("itemprop") or "").strip().lower() == "author"
-                    or (tag == "a" and "author" in (attrs.get("rel") or "").lower().split())):
-                author_node = node
+        if want_author and author_node is None and (
+                (attrs.get("itemprop") or "").strip().lower() == "author"
+                or (tag == "a" and "author" in (attrs.get("rel") or "").lower().split())):
+            author_node = node
         if want_date and published is None:
             itemprop = (attrs.get("itemprop") or "").strip().lower()
             if itemprop in _PUBLISHED_ITEMPROPS:
