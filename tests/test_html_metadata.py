@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+from selectolax.lexbor import LexborHTMLParser
+
 from qatbe import Settings
 from qatbe.segmentation.html import segment_html
+from qatbe.segmentation.html_metadata import read_metadata
 
 
 def _meta(html: str):  # type: ignore[no-untyped-def]
@@ -34,7 +38,7 @@ def test_meta_tags_and_opengraph() -> None:
     <meta property="og:url" content="https://example.org/a"></head><body><p>x</p></body></html>"""
     meta = _meta(html)
     assert (meta.author, meta.description, meta.date, meta.url, meta.title) == (
-        "Jo Bloggs", "What it is about.", "2023-01-01T10:00:00Z", "https://example.org/a", "T")
+        "Jo Bloggs", "What it is about.", "2023-01-01T10:00:00+00:00", "https://example.org/a", "T")
 
 
 def test_broken_jsonld_is_ignored() -> None:
@@ -62,3 +66,118 @@ def test_canonical_link_is_the_first_whose_rel_is_canonical() -> None:
     <link rel=" CANONICAL " href="https://example.org/yes"><link rel="canonical" href="/later"></head>
     <body><p>Body text.</p></body></html>"""
     assert _meta(html).url == "https://example.org/yes"
+
+
+def _page(head: str = "", body: str = "<p>Body text of the page.</p>") -> str:
+    return f"<html><head>{head}</head><body>{body}</body></html>"
+
+
+def test_dates_are_iso_and_keep_the_page_text() -> None:
+    meta = _meta(_page('<script type="application/ld+json">{"@type": "BlogPosting", "datePublished": "Jun 24, 2024"}'
+                       "</script>"))
+    assert meta.date == "2024-06-24"
+    assert meta.extra["date_text"] == "Jun 24, 2024"
+    iso = _meta(_page('<meta property="article:published_time" content="2024-06-24">'))
+    assert iso.date == "2024-06-24" and "date_text" not in iso.extra
+
+
+def test_published_beats_modified_which_is_only_a_fallback() -> None:
+    ld = '{"@type": "Article", "dateModified": "2025-03-05", "datePublished": "2025-01-01T03:00:00"}'
+    meta = _meta(_page(f'<script type="application/ld+json">{ld}</script>'))
+    assert (meta.date, meta.extra["modified"]) == ("2025-01-01T03:00:00", "2025-03-05")
+    only = _meta(_page('<meta property="article:modified_time" content="2025-03-05T12:00:00Z">'))
+    assert only.date == "2025-03-05T12:00:00+00:00"
+
+
+def test_an_unreadable_date_falls_through_to_the_next_source() -> None:
+    head = ('<script type="application/ld+json">{"@type": "Article", "datePublished": "\\\\"}</script>'
+            '<meta property="article:published_time" content="2025-12-17T13:22:47Z">')
+    assert _meta(_page(head)).date == "2025-12-17T13:22:47+00:00"
+
+
+def test_jsonld_main_entity_is_read() -> None:
+    ld = ('{"@type": "QAPage", "mainEntity": {"@type": "Question", "name": "Q?", "dateCreated": "2023-08-13 13:21",'
+          ' "author": {"@type": "Person", "name": "AtlanG"}}}')
+    meta = _meta(_page(f'<script type="application/ld+json">{ld}</script>'))
+    assert (meta.date, meta.author) == ("2023-08-13T13:21:00", "AtlanG")
+
+
+@pytest.mark.parametrize(("body", "date"), [
+    ('<article><p>Text.</p><span itemprop="datePublished" content="2006-08-08T22:13+00:00">Aug</span></article>',
+     "2006-08-08T22:13:00+00:00"),
+    ('<div><time class="entry-date published" datetime="2024-04-02T10:20:00+00:00">Apr 2</time></div>',
+     "2024-04-02T10:20:00+00:00"),
+    (('<aside><time datetime="2020-01-01">old</time></aside><article><p>x</p><time datetime="2023-09-01">Sep 1</time>'
+     "</article>"), "2023-09-01"),
+    ('<article><time datetime="bad">17. Dezember 2025</time><p>x</p></article>', "2025-12-17"),
+])
+def test_body_markup_gives_the_date_when_head_has_none(body: str, date: str | None) -> None:
+    assert _meta(_page(body=body)).date == date
+
+
+def test_a_time_outside_article_is_not_the_date_unless_the_page_is_a_discussion() -> None:
+    body = '<div><time datetime="2024-09-11T16:36:25+00:00">11. Sep 2024</time><p>First post.</p></div>'
+    assert read_metadata(LexborHTMLParser(_page(body=body))).date is None
+    forum = '<meta property="og:type" content="forum">'
+    assert read_metadata(LexborHTMLParser(_page(forum, body))).date == "2024-09-11T16:36:25+00:00"
+
+
+def test_dateline_near_the_title_gives_a_date_and_a_sentence_does_not() -> None:
+    body = "<main><h1>Sleep training</h1><p>May 25, 2023</p><p>Body text of the article goes here.</p></main>"
+    assert _meta(_page(body=body)).date == "2023-05-25"
+    sentence = ("<main><h1>History</h1><p>The bridge that opened on May 25, 2023 was the longest one built in "
+                "the region for a century, and it carried trains.</p></main>")
+    assert _meta(_page(body=sentence)).date is None
+
+
+def test_byline_gives_author_and_date() -> None:
+    body = ("<article><h1>T</h1><p class='byline'>By Sam Poe · Updated Mar 5, 2025</p>"
+            "<p>Text of the piece.</p></article>")
+    meta = _meta(_page(body=body))
+    assert (meta.author, meta.date, meta.extra["date_text"]) == ("Sam Poe", "2025-03-05",
+                                                                 "By Sam Poe · Updated Mar 5, 2025")
+
+
+def test_body_author_microdata_and_rel_author() -> None:
+    micro = '<article><span itemprop="author"><span itemprop="name">Jon Foster</span></span><p>x</p></article>'
+    assert _meta(_page(body=micro)).author == "Jon Foster"
+    link = '<article><a rel="author" href="/u/kev">Kev</a><p>x</p></article>'
+    assert _meta(_page(body=link)).author == "Kev"
+    assert _meta(_page('<meta name="author" content="https://example.org/kev">')).author is None
+
+
+@pytest.mark.parametrize(("head", "body", "title"), [
+    (('<title>Managing dependencies - The Go Programming Language</title>'
+     '<meta property="og:site_name" content="The Go Programming Language">'), "", "Managing dependencies"),
+    ('<title>Turning off all LED of RPi 5 - Raspberry Pi Forums</title>', "<h1>Turning off all LED of RPi 5</h1>",
+     "Turning off all LED of RPi 5"),
+    ('<title>Pricing | Loom</title><link rel="canonical" href="https://www.loom.com/pricing">', "", "Pricing"),
+    ('<title>Sheets for Every Bed | Soft &amp; Durable</title>', "<h1>All Sheets</h1>",
+     "Sheets for Every Bed | Soft & Durable"),
+    ('<title>Create &amp;#038; Market Tours</title>', "", "Create & Market Tours"),
+])
+def test_title_drops_the_site_name_part(head: str, body: str, title: str) -> None:
+    assert _meta(_page(head, body + "<p>Body text.</p>")).title == title
+
+
+def test_faq_questions_are_not_the_page_title() -> None:
+    ld = ('{"@type": "FAQPage", "mainEntity": [{"@type": "Question", "name": "Which shirt is best?",'
+          ' "dateCreated": "2020-01-01"}]}')
+    meta = _meta(_page(f'<title>T-Shirts &amp; Tops</title><script type="application/ld+json">{ld}</script>'))
+    assert (meta.title, meta.date) == ("T-Shirts & Tops", None)
+
+
+@pytest.mark.parametrize(("byline", "author"), [
+    ("<p class='author'>Andrew Gerrand<br>4 August 2010</p>", "Andrew Gerrand"),  # marked: a bare name counts
+    ("<div class='byline'><p>Text by Hunter Dukes</p></div>", "Hunter Dukes"),
+    ("<p class='byline'>Sun Dec 17, 2023</p>", None),  # a date is not a name
+    ("<p class='byline'>5 min read</p>", None),
+])
+def test_byline_names(byline: str, author: str | None) -> None:
+    body = f"<article><h1>Title</h1>{byline}<p>Text of the piece, long enough to be the body.</p></article>"
+    assert _meta(_page(body=body)).author == author
+
+
+def test_a_bare_name_in_an_unmarked_line_is_not_an_author() -> None:
+    body = "<article><h1>Title</h1><p>Andrew Gerrand</p><p>Text of the piece.</p></article>"
+    assert _meta(_page(body=body)).author is None

@@ -18,6 +18,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "retention": ("qatbe.bench.retention", "answer retention and evidence recall at token budgets"),
     "speed": ("qatbe.bench.speed", "per-page time on real HTML: parse, qatbe tiers, trafilatura, resiliparse, BM25"),
     "extraction": ("qatbe.bench.extraction", "main-content extraction scores on the boilerplate corpora"),
+    "metadata": ("qatbe.bench.metadata", "title, author and publish date on wcxb, next to trafilatura"),
     "gate": ("qatbe.bench.gate", "quality gate: retention and extraction against pinned floors"),
 }
 

@@ -8,16 +8,30 @@ Emitting blocks as segments (and finding their source positions) is ``html_emit`
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from selectolax.lexbor import LexborHTMLParser
 
 from ..settings import Settings
-from ..types import Metadata, ParsedDocument
-from .builder import SegmentBuilder
+from ..types import ParsedDocument
+from .builder import SegmentBuilder, clean_inline
 from .html_decide import decide
-from .html_emit import _byline_author, _emit
+from .html_emit import _emit
 from .html_guard import limit_nesting
-from .html_metadata import read_metadata
-from .html_walk import SCRIPT_LIKE, Walker
+from .html_metadata import read_metadata, with_byline
+from .html_walk import SCRIPT_LIKE, Block, Walker
+
+_DATELINE_BEFORE = 3
+_DATELINE_AFTER = 8
+
+
+def _datelines(blocks: list[Block]) -> Iterator[str]:
+    """Short paragraph-like blocks around the page's first heading (a few before it, more after), where a page
+    shows its date and byline; from the top of the page if it has no heading. Lazy: ``with_byline`` stops early."""
+    start = next((i for i, b in enumerate(blocks) if b.kind == "h"), 0)
+    for block in blocks[max(start - _DATELINE_BEFORE, 0) : start + _DATELINE_AFTER]:
+        if block.kind in ("p", "h") and block.chars <= 80:
+            yield clean_inline(block.text)
 
 
 def segment_html(html: str, settings: Settings) -> ParsedDocument:
@@ -33,10 +47,7 @@ def segment_html(html: str, settings: Settings) -> ParsedDocument:
     decide(walker, metadata.extra.get("page_kind") == "discussion")
     builder = SegmentBuilder(settings)
     _emit(builder, walker.blocks, html)
-    if metadata.author is None:
-        author = _byline_author(walker.blocks)
-        if author:
-            metadata = Metadata(title=metadata.title, author=author, date=metadata.date,
-                                description=metadata.description, language=metadata.language, url=metadata.url,
-                                extra=metadata.extra)
+    if metadata.author is None or metadata.date is None:
+        metadata = with_byline(metadata, (clean_inline(b.text) for b in walker.blocks if b.meta and not b.boiler),
+                               _datelines(walker.blocks))
     return ParsedDocument(segments=tuple(builder.segments), metadata=metadata, format="html")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..types import SegmentKind
-from .builder import ListItem, SegmentBuilder, clean_inline
+from .builder import ListItem, SegmentBuilder
 from .html_tables import TableData
 from .html_walk import Block
 
@@ -98,11 +98,3 @@ def _first_cell(data: TableData) -> str:
                 return cell
     return ""
 
-
-def _byline_author(blocks: list[Block]) -> str | None:
-    for block in blocks:
-        if block.meta and not block.boiler:
-            text = clean_inline(block.text)
-            if text.lower().startswith("by ") and len(text) < 80:
-                return text[3:].strip() or None
-    return None

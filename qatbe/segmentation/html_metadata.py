@@ -1,17 +1,34 @@
-"""Document metadata from ``<title>``, ``<meta>``, ``<link rel=canonical>``, ``<html lang>`` and JSON-LD.
+"""Document metadata from ``<title>``, ``<meta>``, ``<link rel=canonical>``, ``<html lang>``, JSON-LD and microdata.
 
 It must run before scripts are stripped (JSON-LD lives in ``<script type="application/ld+json">``). Sources are
 tried in order of how deliberate they are: JSON-LD and OpenGraph are written for machines, ``<title>`` often carries
 the site name, and a byline in the text is the last resort (the segmenter passes it in).
+
+Dates are ISO 8601 (``dates.parse_date``); the page's own text is kept in ``extra["date_text"]`` when it differs.
+Publication dates, in order: JSON-LD ``datePublished``/``dateCreated``/``uploadDate``; ``<meta>`` such as
+``article:published_time``; an element marked ``itemprop=datePublished`` or a ``<time>`` whose class says
+"publish"; the first ``<time datetime>`` inside ``<article>``/``<main>`` (on a discussion page, the first on the
+page: the opening post's); then (in the segmenter) a byline's date; only then the modification date. The body is
+searched only when the machine-written sources have no date, so most pages pay nothing for it.
+
+Titles lose a site-name part ("How to X | Example Blog" → "How to X") when a part separated by `` | ``, `` - ``,
+`` – ``, `` — ``, `` • `` or `` :: `` is the site's name (``og:site_name`` or the host name) or the other part is
+the page's first ``<h1>``.
 """
 
 from __future__ import annotations
 
+import html as _html
 import json
+import re
+from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..types import Metadata
 from .builder import clean_inline
+from .dates import MONTH_NAMES, parse_date
 
 _ARTICLE_TYPES = ("article", "posting", "report", "webpage", "page", "review", "recipe", "product", "question",
                   "howto", "event", "course", "videoobject")
@@ -21,12 +38,36 @@ _DISCUSSION_TYPES = ("qapage", "discussionforumposting", "socialmediaposting")
 _MAX_JSONLD_NODES = 5_000
 
 
+_PUBLISHED_META = ("article:published_time", "datepublished", "og:published_time", "og:publish_date",
+                   "article:published", "publish_date", "publish-date", "pubdate", "date", "dc.date",
+                   "dc.date.issued", "dc.date.created", "dcterms.date", "dcterms.issued", "dcterms.created",
+                   "citation_publication_date", "citation_date", "parsely-pub-date", "sailthru.date", "ms.date")
+_MODIFIED_META = ("article:modified_time", "og:updated_time", "datemodified", "last-modified", "dcterms.modified")
+_AUTHOR_META = ("author", "article:author", "dc.creator", "dcterms.creator", "citation_author", "byl",
+                "parsely-author", "sailthru.author")
+# One body query for every marked-up date and author, filtered here: each CSS query is a walk of the whole tree
+# (~0.1 ms on a typical page, a third of this module's budget) whatever the selector, so one broad query beats
+# three narrow ones.
+_BODY_SELECTOR = "[itemprop], a[rel], time"
+_MAX_BODY_NODES = 2_000
+_MAX_ANCESTORS = 64
+_PUBLISHED_ITEMPROPS = ("datepublished", "datecreated")
+_PUBLISHED_CLASSES = ("publish", "post-date", "entry-date")
+_TITLE_SEPARATOR = re.compile(r"\s+(?:\||-|–|—|•|·|::|»|/)\s+")
+_MAX_NAME_CHARS = 80
+_MAX_NAME_WORDS = 6
+_NON_WORD = re.compile(r"[\W_]+")
+
+
 def _clean(value: object) -> str | None:
     if not isinstance(value, str):
         return None
     # The same as re.sub(r"\s+", " ", value).strip() (str.split and the regex agree on every code point's
     # whitespace-ness); clean_inline returns already-clean text without copying it. Every <meta> content passes here.
-    return clean_inline(value)[:1000] or None
+    text = clean_inline(value)[:1000]
+    if "&" in text and ";" in text:  # escaped twice by the page ("&amp;#038;"): the parser undid only one level
+        text = clean_inline(_html.unescape(text))
+    return text or None
 
 
 def _name(value: object) -> str | None:
@@ -40,7 +81,8 @@ def _name(value: object) -> str | None:
 
 
 def _jsonld_objects(raw: str) -> list[dict[str, Any]]:
-    """Every JSON object in one JSON-LD script, flattened out of lists and ``@graph`` (iteratively, bounded)."""
+    """Every JSON object in one JSON-LD script, flattened out of lists, ``@graph`` and a single ``mainEntity`` (the
+    page's main thing: a forum thread's posting, a Q&A page's question), iteratively and bounded."""
     if len(raw) > _MAX_JSONLD_CHARS:
         return []
     try:
@@ -58,6 +100,9 @@ def _jsonld_objects(raw: str) -> list[dict[str, Any]]:
             graph = item.get("@graph")
             if isinstance(graph, list):
                 stack.extend(reversed(graph))
+            main = item.get("mainEntity")
+            if isinstance(main, dict):  # one main thing; a list (an FAQ's questions) is parts, not the subject
+                stack.append(main)
     return found
 
 
@@ -66,6 +111,154 @@ def _types(obj: dict[str, Any]) -> str:
     if isinstance(kind, list):
         return " ".join(str(k) for k in kind).lower()
     return str(kind or "").lower()
+
+
+def _author(value: str | None) -> str | None:
+    """A name as pages write it, or None: URLs, handles and long text are not names."""
+    if not value:
+        return None
+    text = value.strip(" ,;:|-–—·•")
+    if text[:3].lower() == "by ":
+        text = text[3:].lstrip()
+    if not text or text.startswith(("http://", "https://", "@")) or len(text) > _MAX_NAME_CHARS:
+        return None
+    return text
+
+
+def _date(*values: str | None) -> tuple[str, str] | None:
+    """(ISO date, original text) of the first value that holds a date."""
+    for value in values:
+        if value:
+            iso = parse_date(value)
+            if iso is not None:
+                return iso, value
+    return None
+
+
+def _node_date(node: Any) -> tuple[str, str] | None:
+    """A date from an element: its ``content``/``datetime`` attribute, else its visible text (searched)."""
+    attrs = node.attributes
+    found = _date(_clean(attrs.get("content")), _clean(attrs.get("datetime")))
+    if found is None:
+        text = _clean(node.text(deep=True))
+        iso = parse_date(text, search=True) if text else None
+        found = (iso, text) if iso and text else None
+    return found
+
+
+def _in_main(node: Any) -> bool:
+    """Whether ``node`` sits inside ``<article>`` or ``<main>`` (ancestors looked at: a bounded number)."""
+    parent = node.parent
+    for _ in range(_MAX_ANCESTORS):
+        if parent is None:
+            return False
+        if parent.tag in ("article", "main"):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _body_marks(tree: Any, discussion: bool, want_date: bool, want_author: bool
+                ) -> tuple[tuple[str, str] | None, str | None]:
+    """(date, author) from the body's markup, when no machine-written value gave one (see the module doc).
+
+    Date: an element marked ``itemprop=datePublished``/``dateCreated`` or a ``<time>`` marked as published, else
+    the first ``<time datetime>`` inside ``<article>``/``<main>`` (on a discussion page, the first on the page).
+    Author: the first ``itemprop=author`` or ``rel=author`` link.
+    """
+    published = main_time = first_time = author_node = None
+    body = tree.body if tree.body is not None else tree
+    for n, node in enumerate(body.css(_BODY_SELECTOR)):
+        if n >= _MAX_BODY_NODES:
+            break
+        attrs = node.attributes
+        tag = node.tag
+        if want_author and author_node is None and (
+                (attrs.get("itemprop") or "").strip().lower() == "author"
+                or (tag == "a" and "author" in (attrs.get("rel") or "").lower().split())):
+            author_node = node
+        if want_date and published is None:
+            itemprop = (attrs.get("itemprop") or "").strip().lower()
+            if itemprop in _PUBLISHED_ITEMPROPS:
+                published = node
+            elif tag == "time":
+                classes = (attrs.get("class") or "").lower()
+                if "pubdate" in attrs or any(c in classes for c in _PUBLISHED_CLASSES):
+                    published = node
+                elif attrs.get("datetime") is not None:
+                    if first_time is None:
+                        first_time = node
+                    if main_time is None and _in_main(node):
+                        main_time = node
+        if (not want_author or author_node is not None) and (not want_date or published is not None):
+            break
+    date = None
+    if want_date:
+        for node in (published, main_time if main_time is not None else (first_time if discussion else None)):
+            date = _node_date(node) if node is not None else None
+            if date is not None:
+                break
+    return date, (_node_author(author_node) if author_node is not None else None)
+
+
+def _node_author(node: Any) -> str | None:
+    name = node.css_first('[itemprop="name" i]')
+    source = name if name is not None else node
+    value = _clean(source.attributes.get("content")) or _clean(source.text(deep=True))
+    author = _author(value)
+    if author is None or len(author.split()) > _MAX_NAME_WORDS:
+        return None
+    return author
+
+
+def _norm(text: str) -> str:
+    return _NON_WORD.sub("", text.lower())
+
+
+def _strip_site(title: str, site_names: tuple[str | None, ...], host: str | None, h1: Any) -> str:
+    """``title`` without a part that names the site (see the module doc); unchanged when no part does."""
+    parts = _TITLE_SEPARATOR.split(title)
+    if len(parts) < 2:
+        return title
+    names = {_norm(n) for n in site_names if n}
+    names.discard("")
+
+    def is_site(part: str) -> bool:
+        key = _norm(part)
+        return bool(key) and (key in names or (host is not None and len(key) >= 3 and key in host))
+
+    if is_site(parts[-1]):
+        kept = parts[:-1]
+        while len(kept) > 1 and is_site(kept[-1]):
+            kept.pop()
+        return title[: _cut(title, len(kept))]
+    if is_site(parts[0]) and len(parts) == 2:
+        return parts[1]
+    # Last, as it costs a walk of the tree: the first <h1> repeating the title's first part.
+    heading = h1() if h1 is not None else None
+    if heading:
+        key = _norm(heading)
+        if key and _norm(parts[0]) == key:
+            return parts[0]
+    return title
+
+
+def _cut(title: str, keep: int) -> int:
+    """Where the ``keep``-th separator of ``title`` starts (so kept parts keep their own separators)."""
+    for n, match in enumerate(_TITLE_SEPARATOR.finditer(title), start=1):
+        if n == keep:
+            return match.start()
+    return len(title)
+
+
+def _host(url: str | None) -> str | None:
+    if not url:
+        return None
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return None
+    return _norm(host.removeprefix("www.")) or None
 
 
 def read_metadata(tree: Any) -> Metadata:
@@ -81,20 +274,33 @@ def read_metadata(tree: Any) -> Metadata:
             meta.setdefault(key.strip().lower(), content)
 
     ld: dict[str, str] = {}
+    ld_dates: list[str] = []
+    ld_modified: list[str] = []
+    site_names: list[str] = []
     discussion = False
     for script in tree.css('script[type="application/ld+json"]'):
         for obj in _jsonld_objects(script.text(deep=True)):
             kinds = _types(obj)
             discussion = discussion or any(k in kinds for k in _DISCUSSION_TYPES)
+            if kinds == "website":
+                name = _clean(obj.get("name"))
+                if name:
+                    site_names.append(name)
             if not any(k in kinds for k in _ARTICLE_TYPES):
                 continue
-            for field, key in (("headline", "title"), ("name", "title"), ("datePublished", "date"),
-                               ("dateCreated", "date"), ("description", "description"), ("url", "url"),
-                               ("dateModified", "modified")):
+            for field, key in (("headline", "title"), ("name", "title"), ("description", "description"),
+                               ("url", "url")):
                 value = _clean(obj.get(field))
                 if value:
                     ld.setdefault(key, value)
-            author = _name(obj.get("author")) or _name(obj.get("creator"))
+            for field in ("datePublished", "dateCreated", "uploadDate"):
+                value = _clean(obj.get(field))
+                if value:
+                    ld_dates.append(value)
+            value = _clean(obj.get("dateModified"))
+            if value:
+                ld_modified.append(value)
+            author = _author(_name(obj.get("author")) or _name(obj.get("creator")))
             if author:
                 ld.setdefault("author", author)
 
@@ -116,25 +322,125 @@ def read_metadata(tree: Any) -> Metadata:
     def first(*values: str | None) -> str | None:
         return next((v for v in values if v), None)
 
+    discussion = discussion or "forum" in (meta.get("og:type") or "").lower()
+    url = first(canonical, meta.get("og:url"), ld.get("url"))
     title = first(meta.get("og:title"), ld.get("title"), meta.get("twitter:title"), title_tag)
-    author = first(ld.get("author"), meta.get("author"), meta.get("article:author"), meta.get("dc.creator"),
-                   meta.get("byl"), meta.get("parsely-author"), meta.get("sailthru.author"))
-    if author and author.startswith(("http://", "https://")):
-        author = ld.get("author") or None
-    date = first(ld.get("date"), meta.get("article:published_time"), meta.get("datepublished"),
-                 meta.get("date"), meta.get("dc.date"), meta.get("dc.date.issued"), meta.get("pubdate"),
-                 meta.get("publish-date"), meta.get("parsely-pub-date"), meta.get("sailthru.date"),
-                 meta.get("og:published_time"))
+    if title is not None:
+        def h1() -> str | None:
+            node = tree.css_first("h1")
+            return _clean(node.text(deep=True)) if node is not None else None
+
+        title = _strip_site(title, (meta.get("og:site_name"), meta.get("application-name"), *site_names),
+                            _host(url), h1)
+    author = ld.get("author") or next((a for a in map(_author, map(meta.get, _AUTHOR_META)) if a), None)
+    dated = _date(*ld_dates, *map(meta.get, _PUBLISHED_META))
+    if author is None or dated is None:
+        body_date, body_author = _body_marks(tree, discussion, dated is None, author is None)
+        dated = dated or body_date
+        author = author or body_author
+    modified = _date(*ld_modified, *(meta.get(k) for k in _MODIFIED_META))
     description = first(meta.get("description"), meta.get("og:description"), ld.get("description"),
                         meta.get("twitter:description"))
-    url = first(canonical, meta.get("og:url"), ld.get("url"))
     extra: dict[str, str] = {}
-    if discussion or "forum" in (meta.get("og:type") or "").lower():
+    if discussion:
         extra["page_kind"] = "discussion"
-    for key, source in (("site_name", meta.get("og:site_name")), ("modified", ld.get("modified")),
+    if dated is not None and dated[1] != dated[0]:
+        extra["date_text"] = dated[1]
+    for key, source in (("site_name", meta.get("og:site_name")), ("modified", modified[0] if modified else None),
                         ("keywords", meta.get("keywords")), ("type", meta.get("og:type")),
                         ("html_title", title_tag)):
         if source:
             extra[key] = source
-    return Metadata(title=title, author=author, date=date, description=description, language=language, url=url,
-                    extra=extra)
+    return Metadata(title=title, author=author, date=dated[0] if dated else None, description=description,
+                    language=language, url=url, extra=extra)
+
+
+_BYLINE_CUT = re.compile(r"\s+(?:\||·|•|—|–|-|on|updated|published)\s+|\d", re.IGNORECASE)
+_MAX_BYLINES = 5
+
+
+_BY = re.compile(r"(?:(?:text|words|written|posted|story|article|photos?)\s+)?by\s+", re.IGNORECASE)
+_NAME_WORD = re.compile(r"(?:[^\W\d_][\w'’.-]*|de|da|di|van|von|der|den|la|le|del|bin|al)", re.UNICODE)
+_MAX_BARE_NAME_WORDS = 4
+
+
+def _byline_author(text: str, marked: bool = False) -> str | None:
+    """The author in a byline: "By Jo Poe · Jun 2, 2024" → "Jo Poe" (the name after "By", "Text by", ..., up to a
+    separator, "on" or a digit). In a line the page marked as a byline (``marked``), a bare name also counts
+    ("Andrew Gerrand 4 August 2010"): one to four words, each capitalised (or a particle such as "van")."""
+    by = _BY.match(text)
+    if by is None and not marked:
+        return None
+    rest = text[by.end():].strip() if by else text
+    cut = _BYLINE_CUT.search(rest)
+    name = _author(rest[: cut.start()] if cut else rest)
+    if name is None:
+        return None
+    words = name.split()
+    if by is None:
+        if len(words) > _MAX_BARE_NAME_WORDS or not all(
+                _NAME_WORD.fullmatch(w) and (w[0].isupper() or w in _PARTICLES) and w.lower().strip(".,")
+                not in _NOT_NAME for w in words):
+            return None
+    elif len(words) > _MAX_NAME_WORDS:
+        return None
+    return name
+
+
+_PARTICLES = frozenset({"de", "da", "di", "van", "von", "der", "den", "la", "le", "del", "bin", "al"})
+# Words a byline holds that are not names: a bare-name guess containing one is refused.
+_NOT_NAME = frozenset({"by", "from", "posted", "updated", "published", "share", "written", "read", "min", "mon",
+                       "tue", "wed", "thu", "fri", "sat", "sun", "monday", "tuesday", "wednesday", "thursday",
+                       "friday", "saturday", "sunday", "today", "yesterday", "testimonial", "admin"} | set(MONTH_NAMES))
+
+
+_MAX_DATELINE_CHARS = 80
+_MAX_DATELINE_REST = 40
+
+
+def _dateline_date(text: str) -> str | None:
+    """The date of a short line that is mostly a date ("Last updated: May 2, 2024", "By Jo Poe - 17.05.2021"),
+    or None: a date inside a sentence is not the page's date."""
+    if len(text) > _MAX_DATELINE_CHARS:
+        return None
+    iso = parse_date(text, search=True)
+    if iso is None:
+        return None
+    if text[:3].lower() == "by ":  # a byline the page did not mark as one
+        return iso
+    rest = _DATE_WORDS.sub("", text)
+    return iso if len(rest.strip(" ,.:;|-–—·•")) <= _MAX_DATELINE_REST else None
+
+
+_DATE_WORDS = re.compile(r"\d+(?:st|nd|rd|th)?|[^\W\d_]{3,10}\.?(?=[\s,]+\d)", re.IGNORECASE)
+
+
+def with_byline(metadata: Metadata, bylines: Iterable[str], datelines: Iterable[str] = ()) -> Metadata:
+    """Fill a missing author or date from the page's bylines, then from short lines near its title (the last
+    resort, after every machine-written source), then a still missing date from the modification date;
+    ``metadata`` is returned unchanged when nothing changes.
+
+    Both iterables are lazy: they are only read while something is missing. Bylines give an author after "By" and
+    any date they hold; datelines (short blocks around the first heading) give a date only if they are mostly one,
+    and an author only after "By".
+    """
+    author, date, extra = metadata.author, metadata.date, metadata.extra
+    for source, dated, marked in ((bylines, lambda t: parse_date(t, search=True), True),
+                                  (datelines, _dateline_date, False)):
+        if author is not None and date is not None:
+            break
+        for n, text in enumerate(source):
+            if n >= _MAX_BYLINES * 3 or (author is not None and date is not None):
+                break
+            if author is None:
+                author = _byline_author(text, marked)
+            if date is None:
+                iso = dated(text)
+                if iso is not None:
+                    date = iso
+                    extra = {**extra, "date_text": text}
+    if date is None and extra.get("modified"):
+        date = extra["modified"]
+    if author is metadata.author and date is metadata.date:
+        return metadata
+    return replace(metadata, author=author, date=date, extra=extra)
