@@ -7,7 +7,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qatbe.score.bm25 import (
-    _best_credit,
     _sibling_scores,
     heading_ancestors,
     inherited_scores,
@@ -64,14 +63,17 @@ def test_inherited_scores_are_the_best_heading_above(data: st.DataObject, raw: l
 
 @settings(max_examples=200, deadline=None)
 @given(st.data(), st.lists(st.integers(0, 3), max_size=12))
-def test_best_credit_is_the_best_credited_heading_above(data: st.DataObject, levels: list[int]) -> None:
+def test_credits_as_a_list_give_the_best_credited_heading_above(data: st.DataObject, levels: list[int]) -> None:
+    """bridge_scores passes heading credits as a plain list with 0 for uncredited segments: credits are never
+    negative, so those zeros cannot beat a credited heading, and a section with no credited heading gets 0."""
     segments = [Segment(SegmentKind.HEADING if lv else SegmentKind.PARAGRAPH, "t", "t", i, i, level=lv)
                 for i, lv in enumerate(levels)]
     heads = [i for i, lv in enumerate(levels) if lv]
     credit = data.draw(st.dictionaries(st.sampled_from(heads), st.floats(0.0, 5.0))) if heads else {}
     ancestors = heading_ancestors(segments)
     want = [max((credit[h] for h in anc if h in credit), default=0.0) for anc in ancestors]
-    assert _best_credit(ancestors, credit).tolist() == want
+    values = [credit.get(i, 0.0) for i in range(len(levels))]
+    assert inherited_scores(ancestors, values).tolist() == want
 
 
 def _plain_ancestors(segments: list[Segment]) -> list[tuple[int, ...]]:
@@ -100,4 +102,4 @@ def test_heading_ancestors_follow_the_plain_loop_and_runs_share_one_tuple(levels
     assert got == _plain_ancestors(segments)
     for i in range(1, len(levels)):
         if not levels[i] and not levels[i - 1]:
-            assert got[i] is got[i - 1]  # inherited_scores and _best_credit take one maximum per run
+            assert got[i] is got[i - 1]  # inherited_scores takes one maximum per run

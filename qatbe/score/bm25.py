@@ -355,12 +355,14 @@ def lead_in_scores(texts: Sequence[str], is_heading: Sequence[bool], raw: npt.ND
     return lead
 
 
-def inherited_scores(ancestors: Sequence[tuple[int, ...]], raw: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+def inherited_scores(
+    ancestors: Sequence[tuple[int, ...]], raw: npt.NDArray[np.float64] | Sequence[float]
+) -> npt.NDArray[np.float64]:
     """Per segment, the best score of the headings above it (0 with none).
 
     Segments under one heading share one ancestors tuple (``heading_ancestors``), so each run of them takes one
     maximum, over Python floats (the same values as the array's)."""
-    values = raw.tolist()
+    values = raw.tolist() if isinstance(raw, np.ndarray) else raw
     out = [0.0] * len(ancestors)
     last: tuple[int, ...] = ()
     best = 0.0
@@ -496,21 +498,11 @@ def bridge_scores(
         rows = np.flatnonzero(mentions[:, c]).tolist()
         count = len(rows) - sum(h in ancestors[i] for i in rows)
         credit[h] /= max(1, count)
-    return _best_credit(ancestors, credit)
-
-
-def _best_credit(ancestors: Sequence[tuple[int, ...]], credit: dict[int, float]) -> npt.NDArray[np.float64]:
-    """Per segment, the best credit of the headings above it (0 with none); one maximum per run of segments that
-    share an ancestors tuple (``heading_ancestors``)."""
-    out = [0.0] * len(ancestors)
-    last: tuple[int, ...] = ()
-    best = 0.0
-    for i, anc in enumerate(ancestors):
-        if anc is not last:
-            last = anc
-            best = max([credit[h] for h in anc if h in credit], default=0.0)
-        out[i] = best
-    return np.array(out, dtype=np.float64)
+    # Credits are positive, so a 0 for every other segment leaves each section's best credit as it is.
+    values = [0.0] * n
+    for h, value in credit.items():
+        values[h] = value
+    return inherited_scores(ancestors, values)
 
 
 def score_segments(segments: Sequence[Segment], query: str | None, settings: Settings) -> Scores:
