@@ -45,7 +45,11 @@ if not _flag("QATBE_NO_EXTENSION"):
     from Cython.Build import cythonize
 
     ext_modules = cythonize(
-        [Extension("qatbe._core", ["qatbe/_core.pyx"], extra_compile_args=["-O3"])],
+        [Extension("qatbe._core", ["qatbe/_core.pyx"], extra_compile_args=["-O3"]),
+         Extension("qatbe.segmentation.lexbor_nodes", ["qatbe/segmentation/lexbor_nodes.pyx"],
+                   extra_compile_args=["-O3"]),
+         Extension("qatbe.segmentation.html_fastwalk", ["qatbe/segmentation/html_fastwalk.pyx"],
+                   extra_compile_args=["-O3"])],
         compiler_directives={
             "language_level": "3",
             "boundscheck": False,

@@ -140,7 +140,7 @@ def compare(old: Path, new: Path, show: int) -> int:
         print("  moved:", k)
     for k in only[:show]:
         print("  one only:", k)
-    return 1 if moved or only else 0
+    return 1 if moved else 0
 
 
 def main(argv: list[str] | None = None) -> int:

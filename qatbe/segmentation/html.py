@@ -21,6 +21,16 @@ from .html_guard import limit_nesting
 from .html_metadata import read_metadata, with_byline
 from .html_walk import SCRIPT_LIKE, Block, Walker
 
+try:
+    from .html_fastwalk import FastWalker, fast_walk
+    from .lexbor_nodes import available, reason
+
+    FAST_WALK = available()
+    WHY_PYTHON_WALK = reason()  # None when the compiled walk is used
+except ImportError as exc:  # built without the extensions (QATBE_NO_EXTENSION=1)
+    FAST_WALK = False
+    WHY_PYTHON_WALK = f"the compiled walk is not built ({exc})"
+
 _DATELINE_BEFORE = 3
 _DATELINE_AFTER = 8
 
@@ -34,16 +44,28 @@ def _datelines(blocks: list[Block]) -> Iterator[str]:
             yield clean_inline(block.text)
 
 
-def segment_html(html: str, settings: Settings) -> ParsedDocument:
-    """Split an HTML page into typed segments (boilerplate as NAVIGATION) and read its metadata."""
-    source = limit_nesting(html)
-    tree = LexborHTMLParser(source)
-    metadata = read_metadata(tree)
+def _walk(tree: LexborHTMLParser) -> Walker | FastWalker:
+    """The page's raw blocks: by the compiled walk over Lexbor's nodes when it can read them (``lexbor_nodes``),
+    else by the Python walk over selectolax's objects, which needs script-like elements stripped first."""
+    if FAST_WALK:
+        body = tree.body or tree.root
+        if body is None:
+            return FastWalker()
+        return fast_walk(body.mem_id)
     tree.strip_tags(list(SCRIPT_LIKE))
     body = tree.body or tree.root
     walker = Walker()
     if body is not None:
         walker.walk(body)
+    return walker
+
+
+def segment_html(html: str, settings: Settings) -> ParsedDocument:
+    """Split an HTML page into typed segments (boilerplate as NAVIGATION) and read its metadata."""
+    source = limit_nesting(html)
+    tree = LexborHTMLParser(source)
+    metadata = read_metadata(tree)
+    walker = _walk(tree)
     decide(walker, metadata.extra.get("page_kind") == "discussion")
     builder = SegmentBuilder(settings)
     _emit(builder, walker.blocks, html)

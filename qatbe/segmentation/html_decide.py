@@ -13,7 +13,7 @@ import re
 
 from .html_boilerplate import STRONG, WEAK
 from .html_tables import TableData
-from .html_walk import Block, Ctx, Walker
+from .html_walk import Block, Ctx, Walked
 
 _BYLINE_MAX = 200
 # A short caption that only credits an image ("Foto: dpa", "Photo: Getty Images", "© Reuters") is not text.
@@ -132,7 +132,7 @@ def _prose(block: Block) -> int:
     return _good(block)
 
 
-def decide(walker: Walker, discussion: bool = False) -> None:
+def decide(walker: Walked, discussion: bool = False) -> None:
     blocks = walker.blocks
     ctxs = walker.ctxs
     for block in blocks:

@@ -120,10 +120,15 @@ class TableData:
 
 
 def _int_attr(attrs: dict[str, str | None], name: str, high: int) -> int:
-    value = attrs.get(name)
+    return int_value(attrs.get(name), high)
+
+
+def int_value(value: str | None, high: int) -> int:
+    """A span attribute's number, between 1 and ``high``: the decimal digits among its first six characters ("2px"
+    is 2). ``isdecimal``, not ``isdigit``: superscript digits ("²") are digits that ``int()`` refuses."""
     if not value:
         return 1
-    digits = "".join(ch for ch in value.strip()[:6] if ch.isdigit())
+    digits = "".join(ch for ch in value.strip()[:6] if ch.isdecimal())
     if not digits:
         return 1
     return min(max(int(digits), 1), high)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from .html_boilerplate import NONE, STRONG, WEAK, evidence
 from .html_tables import CHEAP_INLINE, SKIP_TAGS, TableData, read_table, visible_text
@@ -151,6 +151,15 @@ class Block:
         self.meta = False
         self.box: Box | None = None
         self.furniture = False  # a flagged subtree emitted whole (see Walker._furniture)
+
+
+class Walked(Protocol):
+    """What a walk hands to the decision step (``Walker`` here, or ``html_fastwalk.FastWalker``)."""
+
+    root: Ctx
+    ctxs: list[Ctx]
+    blocks: list[Block]
+    boxes: list[Box]
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,9 +410,7 @@ class Walker:
             self.flush()
             if self.list_block is None:
                 self._open_list_block()
-            start = attrs.get("start")
-            first = int(start) if start and start.strip().isdigit() and len(start) < 9 else 1
-            self.lists.append(_ListState(tag == "ol", [first - 1]))
+            self.lists.append(_ListState(tag == "ol", [list_start(attrs.get("start")) - 1]))
             self.modes.append((_M_PARA, 0))
             return _K_LIST
         if tag == "li" or tag == "dt" or tag == "dd":
@@ -474,6 +481,13 @@ def _same_page(node: Any) -> bool:
 
 
 def _code_language(node: Any, attrs: dict[str, str | None]) -> str | None:
+    child = node.css_first("code")
+    return code_language(attrs, child.attributes.get("class") if child is not None else None)
+
+
+def code_language(attrs: dict[str, str | None], code_class: str | None) -> str | None:
+    """A ``<pre>``'s language: from its class (``language-python``, ``brush: js``), ``data-lang`` or
+    ``data-language``, else from the class of the first ``<code>`` inside it (``code_class``)."""
     for cls in (attrs.get("class"), attrs.get("data-lang"), attrs.get("data-language")):
         if cls:
             match = _CODE_LANG.search(cls)
@@ -481,11 +495,15 @@ def _code_language(node: Any, attrs: dict[str, str | None]) -> str | None:
                 return match.group(1).lower()
             if cls is not attrs.get("class"):
                 return cls.strip().lower() or None
-    child = node.css_first("code")
-    if child is not None:
-        cls = child.attributes.get("class")
-        if cls:
-            match = _CODE_LANG.search(cls)
-            if match:
-                return match.group(1).lower()
+    if code_class:
+        match = _CODE_LANG.search(code_class)
+        if match:
+            return match.group(1).lower()
     return None
+
+
+def list_start(start: str | None) -> int:
+    """The first number of an ordered list from its ``start`` attribute (1 when absent or not a plain number).
+
+    ``isdecimal``, not ``isdigit``: superscript digits ("²") are digits that ``int()`` refuses."""
+    return int(start) if start and start.strip().isdecimal() and len(start) < 9 else 1

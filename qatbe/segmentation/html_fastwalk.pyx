@@ -1,0 +1,1225 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""The HTML walk of ``html_walk``, over Lexbor's nodes in C (``lexbor_nodes``): the same blocks, contexts and boxes.
+
+Why a second walk: the pure-Python walk (``html_walk.Walker``, also compiled) reads the tree through
+selectolax's Python objects, one or more per node, and that cost twice the parse on a typical page. Here a node
+costs a few C calls; Python objects are made only for what the later stages read: blocks, evidence contexts and
+container boxes. The rules are ``html_walk``'s, step for step (its docstrings say why each one exists); the tag
+sets are imported from there, so the two cannot drift apart in what they mean, and the tests run both walks on
+the same pages and compare every block. ``segment_html`` uses this walk whenever ``lexbor_nodes`` can read the
+tree, and ``html_walk.Walker`` otherwise.
+
+Differences in mechanics, not in output:
+
+* Nothing is stripped from the tree first: script-like elements (``html_walk.SCRIPT_LIKE``) are skipped
+  wherever the Python walk's ``strip_tags`` would have removed them (the walk, subtree texts, table reading and
+  the searches for ``<table>``, ``<code>`` and main-like elements).
+* Text is collected as UTF-8 bytes and decoded once per block. Lexbor holds valid UTF-8 (selectolax encodes
+  ``str`` input with errors ignored), so this decodes to what joining per-node decodes gives.
+* Evidence (``html_boilerplate.evidence``) and hiding (``is_hidden``, ``hidden_by_class``) depend only on the tag
+  and a few attributes; their answers are memoised for the process, keyed by exactly those attribute values.
+"""
+
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdint cimport uint32_t, uintptr_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcmp, memcpy
+
+from qatbe.segmentation.lexbor_nodes cimport (
+    NODE_ELEMENT,
+    NODE_TEXT,
+    STATIC_TAG_IDS,
+    LexborApi,
+    lexbor_api,
+    text_data,
+    uchar,
+)
+
+from .html_boilerplate import NONE, STRONG, WEAK, evidence, hidden_by_class, is_hidden
+from .html_tables import (
+    CHEAP_INLINE,
+    SKIP_TAGS,
+    SPACED,
+    TableData,
+    _LONG_CELL,
+    _MAX_COLSPAN,
+    _MAX_ROWSPAN,
+    _STRUCTURE,
+    _expand,
+    _merge_header,
+    int_value,
+    visible_text,
+)
+from .html_walk import (
+    _BLOCKS,
+    _BOX_TAGS,
+    _HEADINGS,
+    _LISTS,
+    _PLAIN,
+    _WALK_SKIP,
+    SCRIPT_LIKE,
+    Block,
+    Box,
+    Ctx,
+    code_language,
+    list_start,
+)
+
+# -- what a tag is to the walk ------------------------------------------------------------------------------
+
+cdef enum:
+    F_SCRIPT = 1 << 0     # removed before the Python walk (SCRIPT_LIKE): invisible everywhere
+    F_WSKIP = 1 << 1      # the walk skips it (_WALK_SKIP)
+    F_FSKIP = 1 << 2      # subtree text skips it (SKIP_TAGS)
+    F_CHEAP = 1 << 3      # CHEAP_INLINE
+    F_PLAIN = 1 << 4      # _PLAIN: evidence from the list or table
+    F_BLOCK = 1 << 5      # _BLOCKS, or a custom element
+    F_BOX = 1 << 6        # _BOX_TAGS
+    F_LIST = 1 << 7       # _LISTS
+    F_SPACED = 1 << 8     # SPACED
+    F_STRUCTURE = 1 << 9  # _STRUCTURE
+    F_MAINLIKE = 1 << 10  # html_walk._MAIN_LIKE's tag selectors
+
+# Tags the walk names one by one.
+cdef enum:
+    T_OTHER = 0
+    T_A
+    T_BR
+    T_HR
+    T_LI
+    T_DT
+    T_DD
+    T_OL
+    T_TABLE
+    T_PRE
+    T_BLOCKQUOTE
+    T_CAPTION      # figcaption or caption
+    T_SUMMARY
+    T_NOSCRIPT
+    T_FORM
+    T_HEADER
+    T_MAIN
+    T_TR
+    T_TD
+    T_TH
+    T_THEAD        # thead
+    T_TBODY        # tbody or tfoot
+    T_CAPTION_EL   # caption (a table's own)
+    T_CODE
+    T_SUP
+
+_CODES = {"a": T_A, "br": T_BR, "hr": T_HR, "li": T_LI, "dt": T_DT, "dd": T_DD, "ol": T_OL, "table": T_TABLE,
+          "pre": T_PRE, "blockquote": T_BLOCKQUOTE, "figcaption": T_CAPTION, "caption": T_CAPTION_EL,
+          "summary": T_SUMMARY, "noscript": T_NOSCRIPT, "form": T_FORM, "header": T_HEADER, "main": T_MAIN,
+          "tr": T_TR, "td": T_TD, "th": T_TH, "thead": T_THEAD, "tbody": T_TBODY, "tfoot": T_TBODY,
+          "code": T_CODE, "sup": T_SUP}
+_MAIN_TAGS = frozenset({"main", "article", "p", "h1", "h2", "table", "pre", "blockquote"})
+
+ctypedef struct TagInfo:
+    unsigned int flags
+    int code
+    int level   # heading level, 0 for other tags
+    bint known
+    int neg     # evidence(tag, {}): what the tag alone says (for elements with none of the attributes it reads)
+    bint pos
+    bint hidden
+    bint byline
+
+
+cdef TagInfo _static[STATIC_TAG_IDS]
+_static_names = [None] * STATIC_TAG_IDS
+
+
+cdef TagInfo _classify(str name):
+    cdef TagInfo info
+    cdef unsigned int flags = 0
+    if name in SCRIPT_LIKE:
+        flags |= F_SCRIPT
+    if name in _WALK_SKIP:
+        flags |= F_WSKIP
+    if name in SKIP_TAGS:
+        flags |= F_FSKIP
+    if name in CHEAP_INLINE:
+        flags |= F_CHEAP
+    if name in _PLAIN:
+        flags |= F_PLAIN
+    if name in _BLOCKS or "-" in name:
+        flags |= F_BLOCK
+    if name in _BOX_TAGS:
+        flags |= F_BOX
+    if name in _LISTS:
+        flags |= F_LIST
+    if name in SPACED:
+        flags |= F_SPACED
+    if name in _STRUCTURE:
+        flags |= F_STRUCTURE
+    if name in _MAIN_TAGS:
+        flags |= F_MAINLIKE
+    info.flags = flags
+    info.code = _CODES.get(name, T_OTHER)
+    info.level = _HEADINGS.get(name, 0)
+    info.known = True
+    info.neg, info.pos, info.hidden, info.byline = evidence(name, {})
+    return info
+
+
+# -- UTF-8 helpers ------------------------------------------------------------------------------------------
+
+cdef inline bint _is_space(uint32_t c) noexcept nogil:
+    """``str.isspace`` for one code point (the 29 whitespace code points of Unicode as Python counts them)."""
+    if c < 0x80:
+        return c == 0x20 or 0x09 <= c <= 0x0d or 0x1c <= c <= 0x1f
+    return (c == 0x85 or c == 0xa0 or c == 0x1680 or 0x2000 <= c <= 0x200a or c == 0x2028 or c == 0x2029
+            or c == 0x202f or c == 0x205f or c == 0x3000)
+
+
+cdef inline Py_ssize_t _decode_cp(const uchar* s, Py_ssize_t i, Py_ssize_t n, uint32_t* cp) noexcept nogil:
+    """The code point starting at byte ``i`` and the index after it (valid UTF-8; a stray byte reads alone)."""
+    cdef uint32_t c = s[i]
+    if c < 0x80 or i + 1 >= n:
+        cp[0] = c
+        return i + 1
+    if c < 0xe0:
+        cp[0] = ((c & 0x1f) << 6) | (s[i + 1] & 0x3f)
+        return i + 2
+    if c < 0xf0 or i + 2 >= n:
+        if i + 2 >= n:
+            cp[0] = c
+            return i + 1
+        cp[0] = ((c & 0x0f) << 12) | ((s[i + 1] & 0x3f) << 6) | (s[i + 2] & 0x3f)
+        return i + 3
+    if i + 3 >= n:
+        cp[0] = c
+        return i + 1
+    cp[0] = ((c & 0x07) << 18) | ((s[i + 1] & 0x3f) << 12) | ((s[i + 2] & 0x3f) << 6) | (s[i + 3] & 0x3f)
+    return i + 4
+
+
+cdef inline Py_ssize_t _code_points(const uchar* s, Py_ssize_t n) noexcept nogil:
+    """``len(s.decode())`` for valid UTF-8: the bytes that start a code point."""
+    cdef Py_ssize_t i, count = 0
+    for i in range(n):
+        if (s[i] & 0xc0) != 0x80:
+            count += 1
+    return count
+
+
+cdef bint _all_space(const uchar* s, Py_ssize_t n) noexcept nogil:
+    """``s.decode().isspace()`` for non-empty valid UTF-8."""
+    cdef Py_ssize_t i = 0
+    cdef uint32_t cp
+    while i < n:
+        i = _decode_cp(s, i, n, &cp)
+        if not _is_space(cp):
+            return False
+    return True
+
+
+cdef Py_ssize_t _stripped_length(const uchar* s, Py_ssize_t n) noexcept nogil:
+    """``len(s.decode().strip())``."""
+    cdef Py_ssize_t i = 0, nxt, first = -1, last = 0
+    cdef uint32_t cp
+    while i < n:
+        nxt = _decode_cp(s, i, n, &cp)
+        if not _is_space(cp):
+            if first < 0:
+                first = i
+            last = nxt
+        i = nxt
+    if first < 0:
+        return 0
+    return _code_points(s + first, last - first)
+
+
+# -- a growable byte buffer ---------------------------------------------------------------------------------
+
+ctypedef struct Buffer:
+    char* data
+    Py_ssize_t length
+    Py_ssize_t capacity
+
+
+cdef int _put(Buffer* b, const void* data, Py_ssize_t n) except -1:
+    cdef Py_ssize_t need = b.length + n
+    cdef Py_ssize_t cap
+    cdef char* grown
+    if need > b.capacity:
+        cap = max(need, 2 * b.capacity, 256)
+        grown = <char*> realloc(b.data, cap)
+        if grown == NULL:
+            raise MemoryError()
+        b.data = grown
+        b.capacity = cap
+    memcpy(b.data + b.length, data, n)
+    b.length = need
+    return 0
+
+
+cdef inline int _space(Buffer* b) except -1:
+    return _put(b, b" ", 1)
+
+
+cdef inline str _take(Buffer* b):
+    """The buffer's text (decoded as selectolax decodes), and the buffer emptied."""
+    cdef str text = PyUnicode_DecodeUTF8(b.data, b.length, "replace")
+    b.length = 0
+    return text
+
+
+# -- attributes ---------------------------------------------------------------------------------------------
+
+# The attributes evidence and hiding read (html_boilerplate.evidence, is_hidden, hidden_by_class), in key order.
+cdef enum:
+    A_CLASS = 0
+    A_ID
+    A_ITEMPROP
+    A_ROLE
+    A_HIDDEN
+    A_ARIA_HIDDEN
+    A_STYLE
+    A_COUNT
+
+_ATTR_NAMES = ("class", "id", "itemprop", "role", "hidden", "aria-hidden", "style")
+
+ctypedef struct Attrs:
+    const uchar* value[A_COUNT]
+    size_t length[A_COUNT]
+    bint present[A_COUNT]
+
+
+cdef inline bint _named(const uchar* name, size_t length, const char* want, size_t want_length) noexcept nogil:
+    return length == want_length and memcmp(name, want, length) == 0
+
+
+cdef void _read_attrs(const LexborApi* api, void* node, Attrs* out) noexcept nogil:
+    cdef size_t length = 0, value_length = 0
+    cdef const uchar* name
+    cdef int slot
+    cdef void* attr = api.first_attr(node)
+    for slot in range(A_COUNT):
+        out.present[slot] = False
+        out.value[slot] = NULL
+        out.length[slot] = 0
+    while attr != NULL:
+        name = api.attr_name(attr, &length)
+        slot = -1
+        if _named(name, length, b"class", 5):
+            slot = A_CLASS
+        elif _named(name, length, b"id", 2):
+            slot = A_ID
+        elif _named(name, length, b"itemprop", 8):
+            slot = A_ITEMPROP
+        elif _named(name, length, b"role", 4):
+            slot = A_ROLE
+        elif _named(name, length, b"hidden", 6):
+            slot = A_HIDDEN
+        elif _named(name, length, b"aria-hidden", 11):
+            slot = A_ARIA_HIDDEN
+        elif _named(name, length, b"style", 5):
+            slot = A_STYLE
+        if slot >= 0:
+            out.present[slot] = True
+            out.value[slot] = api.attr_value(attr, &value_length)
+            out.length[slot] = value_length if out.value[slot] != NULL else 0
+        attr = api.next_attr(attr)
+
+
+cdef object _attr(const LexborApi* api, void* node, const char* want, size_t want_length, bint* present):
+    """One attribute's value as selectolax gives it (None without a value); ``present`` says if it exists."""
+    cdef size_t length = 0, value_length = 0
+    cdef const uchar* name
+    cdef const uchar* value
+    cdef void* attr = api.first_attr(node)
+    while attr != NULL:
+        name = api.attr_name(attr, &length)
+        if _named(name, length, want, want_length):
+            present[0] = True
+            value = api.attr_value(attr, &value_length)
+            if value == NULL:
+                return None
+            return PyUnicode_DecodeUTF8(<const char*> value, value_length, "replace")
+        attr = api.next_attr(attr)
+    present[0] = False
+    return None
+
+
+cdef object _attr_or_none(const LexborApi* api, void* node, const char* want, size_t want_length):
+    cdef bint present = False
+    return _attr(api, node, want, want_length, &present)
+
+
+cdef dict _attrs_dict(Attrs* a):
+    """The read attributes as selectolax's ``attributes`` would hold them (only these keys)."""
+    cdef dict out = {}
+    cdef int slot
+    for slot in range(A_COUNT):
+        if a.present[slot]:
+            out[_ATTR_NAMES[slot]] = (
+                PyUnicode_DecodeUTF8(<const char*> a.value[slot], a.length[slot], "replace")
+                if a.value[slot] != NULL else None)
+    return out
+
+
+cdef bytes _attrs_key(Attrs* a, uintptr_t prefix, Buffer* scratch):
+    """Bytes that identify (prefix, the read attributes): a memo key."""
+    cdef int slot
+    cdef uintptr_t size
+    scratch.length = 0
+    _put(scratch, &prefix, sizeof(uintptr_t))
+    for slot in range(A_COUNT):
+        if a.present[slot]:
+            size = a.length[slot] + 1 if a.value[slot] != NULL else 0  # 0: present without a value
+            _put(scratch, &size, sizeof(uintptr_t))
+            if a.value[slot] != NULL:
+                _put(scratch, a.value[slot], a.length[slot])
+        else:
+            size = <uintptr_t> -1
+            _put(scratch, &size, sizeof(uintptr_t))
+    return PyBytes_FromStringAndSize(scratch.data, scratch.length)
+
+
+# Process-wide memos of pure functions of (tag, attributes); bounded, cleared when full.
+_MEMO_MAX = 1 << 16
+cdef dict _evidence_memo = {}
+cdef dict _hidden_memo = {}
+
+
+# -- the walk -----------------------------------------------------------------------------------------------
+
+# Frame kinds and modes: html_walk's values.
+cdef enum:
+    K_INLINE = 0
+    K_LINK = 1
+    K_BLOCK = 2
+    K_SPACE = 3
+    K_HEADING = 4
+    K_LIST = 5
+    K_ITEM = 6
+    K_QUOTE = 7
+    K_CAPTION = 8
+    K_SUMMARY = 9
+
+cdef enum:
+    M_PARA = 0
+    M_HEADING = 1
+    M_ITEM = 2
+    M_QUOTE = 3
+    M_CAPTION = 4
+    M_SUMMARY = 5
+
+_KINDS = ("p", "h", "p", "quote", "caption", "summary")
+
+ctypedef struct Frame:
+    void* next
+    int kind
+    bint outer   # a context to restore (on ctx_stack)
+    bint box     # a box to restore (on box_stack)
+
+ctypedef struct Mode:
+    int mode
+    int level
+
+ctypedef struct ListState:
+    bint ordered
+    long long counter
+
+
+cdef inline bint _leaf(int mode) noexcept nogil:
+    return mode == M_HEADING or mode == M_ITEM or mode == M_CAPTION or mode == M_SUMMARY
+
+
+cdef class FastWalker:
+    """``html_walk.Walker``'s state and output (``blocks``, ``ctxs``, ``root``, ``boxes``), filled from C."""
+
+    cdef public object root
+    cdef public list ctxs
+    cdef public object ctx
+    cdef public list blocks
+    cdef public object box
+    cdef public list boxes
+    cdef public Py_ssize_t page_chars
+    cdef object list_block
+    cdef Py_ssize_t link
+    cdef Py_ssize_t in_link
+    cdef Py_ssize_t in_article
+    cdef const LexborApi* api
+    cdef void* body
+    cdef set main_holders
+    cdef dict dynamic  # tag id -> (TagInfo as a tuple, name) for tags Lexbor does not know
+    cdef Buffer buf      # the current block's text
+    cdef Buffer scratch  # a subtree's or a cell's text
+    cdef Buffer keys     # memo keys
+    cdef Frame* frames
+    cdef Py_ssize_t n_frames, cap_frames
+    cdef Mode* modes
+    cdef Py_ssize_t n_modes, cap_modes
+    cdef ListState* lists
+    cdef Py_ssize_t n_lists, cap_lists
+
+    def __cinit__(self):
+        self.api = lexbor_api()
+        self.root = Ctx(None, "body", NONE, False, False, False, 0)
+        self.ctxs = [self.root]
+        self.ctx = self.root
+        self.blocks = []
+        self.box = Box(None)
+        self.boxes = [self.box]
+        self.page_chars = 1
+        self.list_block = None
+        self.dynamic = {}
+        self.main_holders = None
+        self.modes = <Mode*> malloc(16 * sizeof(Mode))
+        self.lists = <ListState*> malloc(16 * sizeof(ListState))
+        self.frames = <Frame*> malloc(64 * sizeof(Frame))
+        if self.modes == NULL or self.lists == NULL or self.frames == NULL:
+            raise MemoryError()
+        self.cap_modes = 16
+        self.cap_lists = 16
+        self.cap_frames = 64
+        self.modes[0].mode = M_PARA
+        self.modes[0].level = 0
+        self.n_modes = 1
+
+    def __dealloc__(self):
+        free(self.buf.data)
+        free(self.scratch.data)
+        free(self.keys.data)
+        free(self.frames)
+        free(self.modes)
+        free(self.lists)
+
+    # -- tags -----------------------------------------------------------------------------------------------
+
+    cdef TagInfo info(self, void* node) except *:
+        cdef uintptr_t tag = self.api.tag_id(node)
+        cdef TagInfo found
+        if tag < STATIC_TAG_IDS:
+            if not _static[tag].known:
+                name = self._read_name(node)
+                _static[tag] = _classify(name)
+                _static_names[tag] = name
+            return _static[tag]
+        entry = self.dynamic.get(tag)
+        if entry is None:
+            name = self._read_name(node)
+            found = _classify(name)
+            self.dynamic[tag] = (found.flags, found.code, found.level, found.neg, found.pos, found.hidden,
+                                 found.byline, name)
+            return found
+        found.flags, found.code, found.level, found.neg, found.pos, found.hidden, found.byline, _ = entry
+        found.known = True
+        return found
+
+    cdef str _read_name(self, void* node):
+        cdef size_t length = 0
+        cdef const uchar* name = self.api.element_name(node, &length)
+        return PyUnicode_DecodeUTF8(<const char*> name, length, "replace") if name != NULL else ""
+
+    cdef str name(self, void* node):
+        cdef uintptr_t tag = self.api.tag_id(node)
+        if tag < STATIC_TAG_IDS:
+            return _static_names[tag]
+        return self.dynamic[tag][7]
+
+    # -- stacks ---------------------------------------------------------------------------------------------
+
+    cdef int push_mode(self, int mode, int level) except -1:
+        cdef Mode* grown
+        if self.n_modes == self.cap_modes:
+            grown = <Mode*> realloc(self.modes, 2 * self.cap_modes * sizeof(Mode))
+            if grown == NULL:
+                raise MemoryError()
+            self.modes = grown
+            self.cap_modes *= 2
+        self.modes[self.n_modes].mode = mode
+        self.modes[self.n_modes].level = level
+        self.n_modes += 1
+        return 0
+
+    cdef int push_list(self, bint ordered, long long counter) except -1:
+        cdef ListState* grown
+        if self.n_lists == self.cap_lists:
+            grown = <ListState*> realloc(self.lists, 2 * self.cap_lists * sizeof(ListState))
+            if grown == NULL:
+                raise MemoryError()
+            self.lists = grown
+            self.cap_lists *= 2
+        self.lists[self.n_lists].ordered = ordered
+        self.lists[self.n_lists].counter = counter
+        self.n_lists += 1
+        return 0
+
+    cdef int push_frame(self, void* next, int kind, bint outer, bint box) except -1:
+        cdef Frame* grown
+        if self.n_frames == self.cap_frames:
+            grown = <Frame*> realloc(self.frames, 2 * self.cap_frames * sizeof(Frame))
+            if grown == NULL:
+                raise MemoryError()
+            self.frames = grown
+            self.cap_frames *= 2
+        self.frames[self.n_frames].next = next
+        self.frames[self.n_frames].kind = kind
+        self.frames[self.n_frames].outer = outer
+        self.frames[self.n_frames].box = box
+        self.n_frames += 1
+        return 0
+
+    # -- emitting (html_walk.Walker.flush and friends) -------------------------------------------------------
+
+    cdef int flush(self) except -1:
+        cdef Py_ssize_t link, depth
+        cdef int mode, level
+        if self.buf.length == 0:
+            return 0
+        text = visible_text(_take(&self.buf))
+        link = self.link
+        self.link = 0
+        if not text:
+            return 0
+        mode = self.modes[self.n_modes - 1].mode
+        level = self.modes[self.n_modes - 1].level
+        ctx = self.ctx
+        if mode == M_ITEM:
+            block = self.list_block
+            if block is None:
+                block = self.open_list_block()
+            if self.n_lists:
+                ordered = self.lists[self.n_lists - 1].ordered
+                counter = self.lists[self.n_lists - 1].counter
+            else:
+                ordered = False
+                counter = 1
+            depth = max(self.n_lists - 1, 0) + level
+            block.items.append((text, depth, ordered, counter, ctx))
+            block.chars += len(text)
+            block.link += link
+            return 0
+        block = Block(_KINDS[mode], text, ctx, len(text), link, level)
+        block.box = self.box
+        self.blocks.append(block)
+        return 0
+
+    cdef object open_list_block(self):
+        block = Block("list", "", self.ctx, 0, 0)
+        block.box = self.box
+        self.blocks.append(block)
+        self.list_block = block
+        return block
+
+    cdef inline void break_list(self):
+        if self.n_lists:
+            self.list_block = None
+
+    # -- subtree readers -------------------------------------------------------------------------------------
+
+    cdef int subtree_text(self, void* node, Buffer* out, bint separate) except -1:
+        """The text of every text node under ``node`` (script-like subtrees left out, as stripped), in
+        document order: ``node.text(deep=True)``, or with ``separate`` a space between fragments
+        (``separator=" "``, for texts that are then collapsed)."""
+        cdef const LexborApi* api = self.api
+        cdef void* child = api.first_child(node)
+        cdef void* up
+        cdef size_t length = 0
+        cdef const uchar* data
+        cdef int kind
+        while child != NULL:
+            kind = api.node_type(child)
+            if kind == NODE_TEXT:
+                data = text_data(api, child, &length)
+                if data != NULL and length:
+                    _put(out, data, length)
+                    if separate:
+                        _space(out)
+            elif kind == NODE_ELEMENT and not (self.info(child).flags & F_SCRIPT):
+                up = api.first_child(child)
+                if up != NULL:
+                    child = up
+                    continue
+            # next in document order, not leaving ``node``
+            while child != NULL:
+                up = api.next(child)
+                if up != NULL:
+                    child = up
+                    break
+                child = api.parent(child)
+                if child == node:
+                    child = NULL
+        return 0
+
+    cdef Py_ssize_t subtree_chars(self, void* node) except -1:
+        """``len(node.text(deep=True))`` without making the string."""
+        cdef const LexborApi* api = self.api
+        cdef void* child = api.first_child(node)
+        cdef void* up
+        cdef size_t length = 0
+        cdef const uchar* data
+        cdef int kind
+        cdef Py_ssize_t total = 0
+        while child != NULL:
+            kind = api.node_type(child)
+            if kind == NODE_TEXT:
+                data = text_data(api, child, &length)
+                if data != NULL:
+                    total += _code_points(data, length)
+            elif kind == NODE_ELEMENT and not (self.info(child).flags & F_SCRIPT):
+                up = api.first_child(child)
+                if up != NULL:
+                    child = up
+                    continue
+            while child != NULL:
+                up = api.next(child)
+                if up != NULL:
+                    child = up
+                    break
+                child = api.parent(child)
+                if child == node:
+                    child = NULL
+        return total
+
+    cdef void* find(self, void* node, int code, bint self_too) except? NULL:
+        """The first element under ``node`` (``self_too``: or ``node`` itself) with tag ``code``: selectolax's
+        ``css_first(tag)``, script-like subtrees left out."""
+        cdef const LexborApi* api = self.api
+        cdef void* child
+        cdef void* up
+        cdef TagInfo info
+        if self_too and self.info(node).code == code:
+            return node
+        child = api.first_child(node)
+        while child != NULL:
+            if api.node_type(child) == NODE_ELEMENT:
+                info = self.info(child)
+                if not (info.flags & F_SCRIPT):
+                    if info.code == code:
+                        return child
+                    up = api.first_child(child)
+                    if up != NULL:
+                        child = up
+                        continue
+            while child != NULL:
+                up = api.next(child)
+                if up != NULL:
+                    child = up
+                    break
+                child = api.parent(child)
+                if child == node:
+                    child = NULL
+        return NULL
+
+    cdef bint main_like(self, void* node, TagInfo* info) except -1:
+        """``node`` matches html_walk._MAIN_LIKE: a main-like tag, or role exactly "main"."""
+        cdef bint present = False
+        cdef size_t length = 0
+        cdef const uchar* value
+        cdef const uchar* name
+        cdef void* attr
+        if info.flags & F_MAINLIKE:
+            return True
+        attr = self.api.first_attr(node)
+        while attr != NULL:
+            name = self.api.attr_name(attr, &length)
+            if _named(name, length, b"role", 4):
+                value = self.api.attr_value(attr, &length)
+                return value != NULL and _named(value, length, b"main", 4)
+            attr = self.api.next_attr(attr)
+        return False
+
+    cdef bint holds_main(self, void* node) except -1:
+        """``html_walk.Walker._holds_main``: ``node`` is or contains a main-like element; one pass per page."""
+        cdef const LexborApi* api = self.api
+        cdef void* child
+        cdef void* up
+        cdef void* match
+        cdef TagInfo info
+        cdef set holders = self.main_holders
+        if holders is None:
+            holders = self.main_holders = set()
+            child = self.body
+            while child != NULL:
+                if api.node_type(child) == NODE_ELEMENT:
+                    info = self.info(child)
+                    if not (info.flags & F_SCRIPT):
+                        if self.main_like(child, &info):
+                            match = child
+                            while match != NULL:
+                                key = <uintptr_t> match
+                                if key in holders:
+                                    break
+                                holders.add(key)
+                                match = api.parent(match)
+                        up = api.first_child(child)
+                        if up != NULL:
+                            child = up
+                            continue
+                if child == self.body:
+                    break
+                while child != NULL:
+                    up = api.next(child)
+                    if up != NULL:
+                        child = up
+                        break
+                    child = api.parent(child)
+                    if child == self.body:
+                        child = NULL
+        return (<uintptr_t> node) in holders
+
+    # -- evidence and hiding ---------------------------------------------------------------------------------
+
+    cdef tuple evidence(self, void* node, TagInfo* info, str name):
+        """``html_boilerplate.evidence(tag, node.attributes)``, memoised by the attributes it reads."""
+        global _evidence_memo
+        cdef Attrs attrs
+        cdef int slot
+        cdef uintptr_t tag
+        _read_attrs(self.api, node, &attrs)
+        for slot in range(A_COUNT):
+            if attrs.present[slot]:
+                break
+        else:  # none of the attributes evidence reads: what the tag alone says
+            return (info.neg, info.pos, info.hidden, info.byline)
+        # Tags Lexbor does not know are never one of the tags evidence names: one key prefix for all of them.
+        tag = self.api.tag_id(node)
+        key = _attrs_key(&attrs, tag if tag < STATIC_TAG_IDS else STATIC_TAG_IDS, &self.keys)
+        found = _evidence_memo.get(key)
+        if found is None:
+            if len(_evidence_memo) >= _MEMO_MAX:
+                _evidence_memo = {}
+            found = _evidence_memo[key] = evidence(name, _attrs_dict(&attrs))
+        return found
+
+    cdef bint hidden(self, void* node, int code, bint by_class) except -1:
+        """``is_hidden(node.attributes)`` (a table cell) or, with ``by_class``, also ``hidden_by_class``
+        (subtree text), memoised by the attributes they read."""
+        global _hidden_memo
+        cdef Attrs attrs
+        _read_attrs(self.api, node, &attrs)
+        key = _attrs_key(&attrs, (2 + (code == T_SUP)) if by_class else 1, &self.keys)
+        found = _hidden_memo.get(key)
+        if found is None:
+            if len(_hidden_memo) >= _MEMO_MAX:
+                _hidden_memo = {}
+            values = _attrs_dict(&attrs)
+            found = is_hidden(values) or (by_class and hidden_by_class("sup" if code == T_SUP else "", values))
+            _hidden_memo[key] = found
+        return found
+
+    # -- the walk (html_walk.Walker.walk) --------------------------------------------------------------------
+
+    def walk(self, uintptr_t body_id):
+        """Walk the body whose node address (``LexborNode.mem_id``) is ``body_id``."""
+        cdef const LexborApi* api = self.api
+        cdef void* body = <void*> body_id
+        cdef void* node
+        cdef Frame frame
+        cdef TagInfo info
+        cdef size_t length = 0
+        cdef const uchar* data
+        cdef int kind, neg, node_type
+        cdef bint pos, hidden, byline, has_outer, has_box
+        cdef list ctx_stack = []
+        cdef list box_stack = []
+        self.body = body
+        self.page_chars = max(self.subtree_chars(body), 1)
+        node = api.first_child(body)
+        while True:
+            if node == NULL:
+                if self.n_frames == 0:
+                    break
+                self.n_frames -= 1
+                frame = self.frames[self.n_frames]
+                node = frame.next
+                if frame.kind == K_LINK:
+                    self.in_link -= 1
+                elif frame.kind != K_INLINE:
+                    self.leave(frame.kind)
+                if frame.outer:
+                    if self.ctx.pos:
+                        self.in_article -= 1
+                    self.ctx = ctx_stack.pop()
+                if frame.box:
+                    self.box = box_stack.pop()
+                continue
+            node_type = api.node_type(node)
+            if node_type == NODE_TEXT:
+                data = text_data(api, node, &length)
+                if data != NULL and length and (self.buf.length or not _all_space(data, length)):
+                    _put(&self.buf, data, length)
+                    if self.in_link:
+                        self.link += _stripped_length(data, length)
+                node = api.next(node)
+                continue
+            if node_type != NODE_ELEMENT:
+                node = api.next(node)
+                continue
+            info = self.info(node)
+            if info.flags & (F_SCRIPT | F_WSKIP):
+                node = api.next(node)
+                continue
+            if info.code == T_BR:
+                _space(&self.buf)
+                node = api.next(node)
+                continue
+            if info.flags & F_CHEAP:
+                if info.code == T_A and self.modes[self.n_modes - 1].mode == M_HEADING and self.same_page(node):
+                    self.push_frame(api.next(node), K_INLINE, False, False)
+                elif info.code == T_A:
+                    self.in_link += 1
+                    self.push_frame(api.next(node), K_LINK, False, False)
+                else:
+                    self.push_frame(api.next(node), K_INLINE, False, False)
+                node = api.first_child(node)
+                continue
+            if info.code == T_HR:
+                self.flush()
+                node = api.next(node)
+                continue
+            name = self.name(node)
+            if info.flags & F_PLAIN:
+                neg = info.neg
+                pos = info.pos
+                hidden = info.hidden
+                byline = info.byline
+            else:
+                found = self.evidence(node, &info, name)
+                neg = found[0]
+                pos = found[1]
+                hidden = found[2]
+                byline = found[3]
+            if info.code == T_NOSCRIPT:
+                hidden = True
+            elif hidden and not (info.flags & F_BLOCK):
+                node = api.next(node)
+                continue
+            if info.code == T_FORM and neg < WEAK:
+                neg = WEAK
+            if neg and info.code == T_HEADER and self.in_article:
+                neg = NONE
+            if pos and neg and (info.code == T_MAIN or neg == WEAK):
+                neg = NONE
+            if byline and info.level:
+                byline = False
+            has_outer = False
+            if neg or pos or hidden or byline:
+                saved = self.ctx
+                ctx = self.ctx = Ctx(saved, name, neg, pos, hidden, byline, len(self.ctxs))
+                ident = _attr_or_none(api, node, b"id", 2)
+                cls = _attr_or_none(api, node, b"class", 5)
+                ctx.name = f"{ident or ''}.{cls or ''}"[:80]
+                self.ctxs.append(ctx)
+                if pos:
+                    self.in_article += 1
+                elif (neg == STRONG or hidden) and self.furniture(node, saved):
+                    self.ctx = saved
+                    node = api.next(node)
+                    continue
+                has_outer = True
+            kind = self.enter(node, &info)
+            if kind < 0:  # consumed whole (table, pre)
+                if has_outer:
+                    if self.ctx.pos:
+                        self.in_article -= 1
+                    self.ctx = saved
+                node = api.next(node)
+                continue
+            has_box = kind == K_BLOCK and (info.flags & F_BOX)
+            if has_box:
+                box_stack.append(self.box)
+                self.box = Box(self.box)
+                self.boxes.append(self.box)
+            if has_outer:
+                ctx_stack.append(saved)
+            self.push_frame(api.next(node), kind, has_outer, has_box)
+            node = api.first_child(node)
+        self.flush()
+
+    cdef bint same_page(self, void* node) except -1:
+        """``href`` starts with "#": a heading's permalink."""
+        cdef size_t length = 0
+        cdef const uchar* name
+        cdef const uchar* value
+        cdef void* attr = self.api.first_attr(node)
+        while attr != NULL:
+            name = self.api.attr_name(attr, &length)
+            if _named(name, length, b"href", 4):
+                value = self.api.attr_value(attr, &length)
+                return value != NULL and length > 0 and value[0] == b"#"
+            attr = self.api.next_attr(attr)
+        return False
+
+    cdef bint furniture(self, void* node, object outer) except -1:
+        """``html_walk.Walker._furniture``."""
+        self.scratch.length = 0
+        self.subtree_text(node, &self.scratch, True)
+        text = " ".join(_take(&self.scratch).split())
+        if len(text) * 5 >= self.page_chars or self.holds_main(node):
+            return False
+        furniture_ctx = self.ctx
+        self.ctx = outer
+        self.flush()
+        self.ctx = furniture_ctx
+        if not text:
+            return True
+        self.break_list()
+        block = Block("p", text, self.ctx, len(text), len(text))
+        block.box = self.box
+        block.furniture = True
+        self.blocks.append(block)
+        return True
+
+    cdef int enter(self, void* node, TagInfo* info) except -9:
+        """``html_walk.Walker._enter``."""
+        cdef int mode = self.modes[self.n_modes - 1].mode
+        cdef int code = info.code
+        cdef bint present = False
+        if info.level:
+            self.flush()
+            self.break_list()
+            self.push_mode(M_HEADING, info.level)
+            return K_HEADING
+        if info.flags & F_LIST:
+            self.flush()
+            if self.list_block is None:
+                self.open_list_block()
+            first = list_start(_attr(self.api, node, b"start", 5, &present))
+            self.push_list(code == T_OL, first - 1)
+            self.push_mode(M_PARA, 0)
+            return K_LIST
+        if code == T_LI or code == T_DT or code == T_DD:
+            self.flush()
+            if self.list_block is None:
+                self.open_list_block()
+            if self.n_lists and code == T_LI:
+                self.lists[self.n_lists - 1].counter += 1
+            self.push_mode(M_ITEM, 1 if code == T_DD else 0)
+            return K_ITEM
+        if code == T_TABLE:
+            self.flush()
+            self.break_list()
+            data = self.read_table(node)
+            if data is None:
+                return K_SPACE if _leaf(mode) else K_BLOCK
+            block = Block("table", "", self.ctx, data.chars, data.link_chars)
+            block.box = self.box
+            block.table = data
+            self.blocks.append(block)
+            return -1
+        if code == T_PRE:
+            self.flush()
+            self.break_list()
+            self.scratch.length = 0
+            self.subtree_text(node, &self.scratch, False)
+            text = _take(&self.scratch)
+            block = Block("code", text, self.ctx, len(text), 0)
+            block.box = self.box
+            block.lang = self.pre_language(node)
+            self.blocks.append(block)
+            return -1
+        if code == T_BLOCKQUOTE and not _leaf(mode):
+            self.flush()
+            self.push_mode(M_QUOTE, 0)
+            return K_QUOTE
+        if code == T_CAPTION or code == T_CAPTION_EL:
+            self.flush()
+            self.push_mode(M_CAPTION, 0)
+            return K_CAPTION
+        if code == T_SUMMARY and not _leaf(mode):
+            self.flush()
+            self.push_mode(M_SUMMARY, 0)
+            return K_SUMMARY
+        if info.flags & F_BLOCK:
+            if _leaf(mode):
+                _space(&self.buf)
+                return K_SPACE
+            self.flush()
+            return K_BLOCK
+        return K_INLINE
+
+    cdef int leave(self, int kind) except -1:
+        """``html_walk.Walker._leave``."""
+        if kind == K_SPACE:
+            _space(&self.buf)
+            return 0
+        self.flush()
+        if kind == K_BLOCK:
+            return 0
+        self.n_modes -= 1
+        if kind == K_LIST:
+            self.n_lists -= 1
+            if not self.n_lists:
+                self.list_block = None
+        return 0
+
+    cdef object pre_language(self, void* node):
+        """``html_walk.code_language`` for a ``<pre>``: its class/data-lang/data-language, else its first
+        ``<code>``'s class."""
+        cdef const LexborApi* api = self.api
+        cdef bint present = False
+        attrs = {}
+        for key, want, size in (("class", b"class", 5), ("data-lang", b"data-lang", 9),
+                                ("data-language", b"data-language", 13)):
+            value = _attr(api, node, want, size, &present)
+            if present:
+                attrs[key] = value
+        cdef void* child = self.find(node, T_CODE, False)
+        child_class = _attr_or_none(api, child, b"class", 5) if child != NULL else None
+        return code_language(attrs, child_class)
+
+    # -- tables (html_tables.read_table) ---------------------------------------------------------------------
+
+    cdef object read_table(self, void* table):
+        """``html_tables.read_table`` over Lexbor's nodes: a data table's grid, or None for a layout table."""
+        cdef const LexborApi* api = self.api
+        cdef void* child
+        cdef void* row
+        cdef void* cell
+        cdef void* caption = NULL
+        cdef TagInfo info
+        cdef list rows = []  # (row address, in <thead>)
+        cdef bint any_head = False, own_th = False, has_th, is_th, nested
+        cdef Py_ssize_t structure = 0, long_cells = 0, chars = 0, link = 0
+        role = _attr_or_none(api, table, b"role", 4)
+        if (role or "").strip().lower() in ("presentation", "none"):
+            return None
+        child = api.first_child(table)
+        while child != NULL:
+            if api.node_type(child) == NODE_ELEMENT:
+                info = self.info(child)
+                if info.flags & F_SCRIPT:
+                    pass
+                elif info.code == T_TR:
+                    rows.append((<uintptr_t> child, False))
+                elif info.code == T_THEAD or info.code == T_TBODY:
+                    row = api.first_child(child)
+                    while row != NULL:
+                        if api.node_type(row) == NODE_ELEMENT and self.info(row).code == T_TR:
+                            rows.append((<uintptr_t> row, info.code == T_THEAD))
+                            any_head = any_head or info.code == T_THEAD
+                        row = api.next(row)
+                elif info.code == T_CAPTION_EL and caption == NULL:
+                    caption = child
+            child = api.next(child)
+        if caption == NULL and not any_head:
+            for address, _ in rows:
+                cell = api.first_child(<void*> <uintptr_t> address)
+                while cell != NULL and not own_th:
+                    own_th = api.node_type(cell) == NODE_ELEMENT and self.info(cell).code == T_TH
+                    cell = api.next(cell)
+                if own_th:
+                    break
+            if not own_th:
+                nested = False
+                child = api.first_child(table)
+                while child != NULL and not nested:
+                    if api.node_type(child) == NODE_ELEMENT and not (self.info(child).flags & F_SCRIPT):
+                        nested = self.find(child, T_TABLE, True) != NULL
+                    child = api.next(child)
+                if nested:
+                    return None
+        raw_rows = []
+        has_th = caption != NULL
+        for address, in_head in rows:
+            cells = []
+            cell = api.first_child(<void*> <uintptr_t> address)
+            while cell != NULL:
+                if api.node_type(cell) == NODE_ELEMENT:
+                    info = self.info(cell)
+                    if (info.code == T_TD or info.code == T_TH) and not self.hidden(cell, info.code, False):
+                        text, cell_link, cell_structure = self.flat_text(cell)
+                        structure += cell_structure
+                        chars += len(text)
+                        link += cell_link
+                        if len(text) > _LONG_CELL:
+                            long_cells += 1
+                        is_th = info.code == T_TH
+                        has_th = has_th or is_th or in_head
+                        cells.append((text, is_th,
+                                      int_value(_attr_or_none(api, cell, b"colspan", 7), _MAX_COLSPAN),
+                                      int_value(_attr_or_none(api, cell, b"rowspan", 7), _MAX_ROWSPAN)))
+                cell = api.next(cell)
+            raw_rows.append((cells, in_head))
+        width = max((sum(c[2] for c in cells) for cells, _ in raw_rows), default=0)
+        if not has_th and (structure or long_cells or width <= 1):
+            return None
+        if has_th and width <= 1 and (structure or long_cells):
+            return None
+        grid = _expand(raw_rows)
+        header = None
+        body_start = 0
+        head_rows = []
+        for (cells, in_head), grid_row in zip(raw_rows, grid):
+            if cells and (in_head or all(c[1] for c in cells)):
+                head_rows.append(grid_row)
+                body_start += 1
+            else:
+                break
+        if head_rows:
+            header = tuple(_merge_header(col) for col in zip(*head_rows))
+        caption_text = self.flat_text(caption)[0] if caption != NULL else None
+        return TableData(header, tuple(grid[body_start:]), caption_text, chars, link)
+
+    cdef tuple flat_text(self, void* node):
+        """``html_tables.flat_text``: (text, link chars, structure count) of a cell or caption."""
+        cdef const LexborApi* api = self.api
+        cdef void* child = api.first_child(node)
+        cdef void* up
+        cdef size_t length = 0
+        cdef const uchar* data
+        cdef TagInfo info
+        cdef int kind
+        cdef Py_ssize_t in_link = 0, link = 0, structure = 0
+        cdef Buffer* out = &self.scratch
+        out.length = 0
+        while child != NULL:
+            kind = api.node_type(child)
+            if kind == NODE_TEXT:
+                data = text_data(api, child, &length)
+                if data != NULL and length:
+                    _put(out, data, length)
+                    if in_link:
+                        link += _stripped_length(data, length)
+            elif kind == NODE_ELEMENT:
+                info = self.info(child)
+                if info.flags & (F_SCRIPT | F_FSKIP):
+                    pass
+                elif info.code == T_BR or info.code == T_HR:
+                    _space(out)
+                elif (info.flags & F_CHEAP) or not self.hidden(child, info.code, True):
+                    if info.flags & F_STRUCTURE:
+                        structure += 1
+                    if info.flags & F_SPACED:
+                        _space(out)
+                    if info.code == T_A:
+                        in_link += 1
+                    up = api.first_child(child)
+                    if up != NULL:
+                        child = up
+                        continue
+                    # an empty element is entered and left at once
+                    if info.code == T_A:
+                        in_link -= 1
+                    elif info.flags & F_SPACED:
+                        _space(out)
+            # next in document order; leaving an element closes it
+            while child != NULL:
+                up = api.next(child)
+                if up != NULL:
+                    child = up
+                    break
+                child = api.parent(child)
+                if child == node:
+                    child = NULL
+                    break
+                info = self.info(child)
+                if info.code == T_A:
+                    in_link -= 1
+                elif info.flags & F_SPACED:
+                    _space(out)
+        return visible_text(_take(out)), link, structure
+
+
+def fast_walk(body_id):
+    """A ``FastWalker`` that has walked the body at ``body_id`` (``LexborNode.mem_id``)."""
+    walker = FastWalker()
+    walker.walk(body_id)
+    return walker

@@ -1,0 +1,171 @@
+"""The compiled walk over Lexbor's nodes (``html_fastwalk``) hands the decision step exactly what the Python walk
+(``html_walk.Walker`` over selectolax's objects, after ``strip_tags``) hands it: every block, context and box.
+
+The Python walk is the reference: it is loaded from its ``.py`` source, so a stale build cannot hide a difference.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from selectolax.lexbor import LexborHTMLParser
+from strategies import html_markup
+from test_html_speedpath import PURE
+
+from qatbe.segmentation import html as html_segmenter
+from qatbe.segmentation.html_guard import limit_nesting
+
+try:
+    from qatbe.segmentation import lexbor_nodes
+    from qatbe.segmentation.html_fastwalk import fast_walk
+
+    FAST = lexbor_nodes.available()
+    WHY_NOT = lexbor_nodes.reason()
+except ImportError as exc:  # built without extensions
+    FAST = False
+    WHY_NOT = f"not compiled ({exc})"
+
+needs_fast = pytest.mark.skipif(not FAST, reason=f"the compiled walk is not available here: {WHY_NOT}")
+FIXTURES = sorted((Path(__file__).parent / "fixtures" / "html").glob("*.txt"))
+
+
+def _dump(walker: Any) -> tuple[object, ...]:
+    """Everything a walk hands to the decision step, with contexts and boxes named by their index."""
+    ctx_index = {id(c): i for i, c in enumerate(walker.ctxs)}
+    box_index = {id(b): i for i, b in enumerate(walker.boxes)}
+    ctxs = [(c.tag, c.neg, c.pos, c.hidden, c.byline, c.order, c.name, ctx_index.get(id(c.parent)))
+            for c in walker.ctxs]
+    boxes = [box_index.get(id(b.parent)) for b in walker.boxes]
+    blocks = [(b.kind, b.text, b.chars, b.link, b.level, b.lang, b.furniture, b.table, ctx_index[id(b.ctx)],
+               box_index.get(id(b.box)), [(t, d, o, n, ctx_index[id(c)]) for t, d, o, n, c in b.items])
+              for b in walker.blocks]
+    return ctxs, boxes, blocks
+
+
+def _python_walk(html: str) -> tuple[object, ...]:
+    tree = LexborHTMLParser(limit_nesting(html))
+    tree.strip_tags(list(PURE.SCRIPT_LIKE))
+    walker = PURE.Walker()
+    body = tree.body or tree.root
+    if body is not None:
+        walker.walk(body)
+    return _dump(walker), walker.page_chars
+
+
+def _fast_walk(html: str) -> tuple[object, ...]:
+    tree = LexborHTMLParser(limit_nesting(html))
+    body = tree.body or tree.root
+    walker = fast_walk(body.mem_id)
+    return _dump(walker), walker.page_chars
+
+
+def _same(html: str) -> None:
+    assert _fast_walk(html) == _python_walk(html)
+
+
+@pytest.mark.skipif(
+    os.environ.get("QATBE_REQUIRE_CYTHON") != "1",
+    reason="QATBE_REQUIRE_CYTHON=1 is not set (CI sets it); a development install may run the Python walk",
+)
+def test_the_compiled_walk_is_in_use_when_required() -> None:
+    assert FAST, WHY_NOT
+    assert html_segmenter.FAST_WALK
+
+
+@needs_fast
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_same_blocks_on_fixtures(path: Path) -> None:
+    _same(path.read_text(encoding="utf-8").split("\n==== expected ====\n")[0])
+
+
+# The Python walk's vocabulary plus what the compiled walk handles differently in mechanics: script-like
+# elements (stripped before the Python walk, skipped by the compiled one), tables read cell by cell, <pre> with
+# a language, lists with odd start numbers, and every kind of Unicode whitespace.
+_TAGS = ["div", "p", "span", "a", "ul", "ol", "li", "table", "tr", "td", "th", "thead", "tbody", "caption", "h1",
+         "h2", "h3", "pre", "code", "nav", "article", "aside", "blockquote", "section", "em", "b", "br", "hr",
+         "dl", "dt", "dd", "main", "footer", "header", "figure", "figcaption", "noscript", "form", "label",
+         "summary", "details", "my-widget", "x-card", "sup", "script", "style", "template", "svg", "math",
+         "button", "select", "option", "iframe", "textarea", "img", "title", "font", "center", "menu"]
+_ATTRS = ["", ' class="nav"', ' class="sidebar menu"', ' class="content"', ' hidden', ' style="display:none"',
+          ' role="main"', ' role="Main"', ' role="navigation"', ' role="presentation"', ' role="tabpanel"',
+          ' aria-hidden="true"', ' class="comments"', ' class="byline"', ' id="footer"', ' href="#top"',
+          ' href="/x"', ' start="3"', ' start="²"', ' start="٣"', ' colspan="2"', ' rowspan="3"', ' colspan="x9"',
+          ' class="reference"', ' itemprop="articleBody"', ' itemprop="author"', ' class="language-py"',
+          ' data-lang="Go"', ' class="sr-only"', ' class="sortkey"', ' id="main" class="post"']
+_WORDS = ["alpha", "beta", "gamma", "&amp;", "δέλτα", "中文", "  ", "\n", "\t", "1,5", "\xad", "\u200b", "\xa0",
+          "\u2003", "\u3000", "\x85", "\u2028", "e\u0301", "read more", "Advertisement",
+          "A sentence of some length that reads like prose and keeps going for a while. " * 3]
+
+markup = html_markup(_TAGS, _ATTRS, _WORDS, 90)
+
+
+@needs_fast
+@settings(max_examples=400, deadline=None)
+@given(markup)
+def test_same_blocks_on_generated_markup(html: str) -> None:
+    _same(html)
+
+
+@needs_fast
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["a", "é", " ", "\t", "\n", "\x0b", "\x1c", "\x85", "\xa0", "\u1680",
+                                         "\u2003", "\u2028", "\u202f", "\u3000", "\u200b", "\ufeff", "<", ">",
+                                         "/", "p", "a", "z"]), max_size=80))
+def test_same_blocks_on_unicode_whitespace_soup(text: str) -> None:
+    # Text nodes made only of Unicode whitespace, and link text measured after stripping it.
+    _same(f"<body><p>{text}<a href='/x'>{text}</a></p><ul><li>{text}</li></ul></body>")
+
+
+@needs_fast
+def test_deep_nesting_stays_iterative() -> None:
+    html = "<body>" + "<div><span>" * 5_000 + "deep words" + "</span></div>" * 5_000 + "</body>"
+    dump, _ = _fast_walk(html)
+    assert [b[1] for b in dump[2]] == ["deep words"]
+    _same(html)
+
+
+@needs_fast
+def test_pages_without_a_body_element_and_empty_pages() -> None:
+    for html in ("", "   ", "<!-- only a comment -->", "<html></html>", "text without tags", "<frameset></frameset>"):
+        _same(html)
+
+
+@needs_fast
+@pytest.mark.corpora
+def test_same_blocks_on_real_pages(corpora: Path) -> None:
+    files = sorted((corpora / "scrapinghub-aeb" / "html").glob("*.html.gz"))[:20]
+    files += sorted((corpora / "wcxb" / "html").glob("*.html.gz"))[:20]
+    if not files:
+        pytest.skip("no pages found under the corpora")
+    for file in files:
+        html = gzip.decompress(file.read_bytes()).decode("utf-8", "replace")
+        assert _fast_walk(html) == _python_walk(html), file.name
+
+
+def test_list_start_reads_only_plain_decimal_numbers() -> None:
+    # "²" is a digit to str.isdigit but int() refuses it: an <ol start="²"> used to crash the walk.
+    assert PURE.list_start("²") == 1
+    assert PURE.list_start(" 7 ") == 7
+    assert PURE.list_start("٣") == 3
+    assert PURE.list_start(None) == 1
+    assert PURE.list_start("123456789") == 1
+
+
+def test_python_walk_can_be_forced_and_says_so() -> None:
+    code = ("from qatbe.segmentation import html, lexbor_nodes; import qatbe; "
+            "print(html.FAST_WALK, lexbor_nodes.reason()); "
+            "print(qatbe.segment('<p>kept words</p>')[0].text)")
+    env = dict(os.environ, QATBE_HTML_WALK="python")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    if "No module named 'qatbe.segmentation.lexbor_nodes'" in out.stderr:
+        pytest.skip("qatbe is not compiled here")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["False QATBE_HTML_WALK=python", "kept words"]
