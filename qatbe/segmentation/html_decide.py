@@ -169,10 +169,12 @@ def decide(walker: Walked, discussion: bool = False) -> None:
     while node is not None:
         protected.add(node.order)
         node = node.parent
-    if any(c.order not in protected for c in candidates):
-        # Two sibling <article> posts both hold much of the prose: neither is "the" main text.
-        main = None
-        protected = set()
+    for ctx in candidates:
+        if ctx.order not in protected:
+            # Two sibling <article> posts both hold much of the prose: neither is "the" main text.
+            main = None
+            protected = set()
+            break
 
     # Posts of a thread are often sibling "comment" elements with nothing around them but the page, and a product
     # page's features sibling "gallery" panels: one alone holds little of the prose, all of them most of it. Weak

@@ -23,7 +23,7 @@ Differences in mechanics, not in output:
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport uint32_t, uintptr_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy
 
 from qatbe.segmentation.lexbor_nodes cimport (
@@ -35,6 +35,8 @@ from qatbe.segmentation.lexbor_nodes cimport (
     text_data,
     uchar,
 )
+
+from unicodedata import is_normalized, normalize
 
 from .html_boilerplate import NONE, STRONG, WEAK, evidence, hidden_by_class, is_hidden
 from .html_tables import (
@@ -49,8 +51,9 @@ from .html_tables import (
     _expand,
     _merge_header,
     int_value,
-    visible_text,
 )
+from qatbe.segmentation.html_walk cimport Block, Box, Ctx
+
 from .html_walk import (
     _BLOCKS,
     _BOX_TAGS,
@@ -59,9 +62,6 @@ from .html_walk import (
     _PLAIN,
     _WALK_SKIP,
     SCRIPT_LIKE,
-    Block,
-    Box,
-    Ctx,
     code_language,
     list_start,
 )
@@ -240,8 +240,9 @@ ctypedef struct Buffer:
     Py_ssize_t capacity
 
 
-cdef int _put(Buffer* b, const void* data, Py_ssize_t n) except -1:
-    cdef Py_ssize_t need = b.length + n
+cdef int _reserve(Buffer* b, Py_ssize_t extra) except -1:
+    """Room for ``extra`` more bytes."""
+    cdef Py_ssize_t need = b.length + extra
     cdef Py_ssize_t cap
     cdef char* grown
     if need > b.capacity:
@@ -251,8 +252,14 @@ cdef int _put(Buffer* b, const void* data, Py_ssize_t n) except -1:
             raise MemoryError()
         b.data = grown
         b.capacity = cap
+    return 0
+
+
+cdef int _put(Buffer* b, const void* data, Py_ssize_t n) except -1:
+    if b.length + n > b.capacity:
+        _reserve(b, n)
     memcpy(b.data + b.length, data, n)
-    b.length = need
+    b.length += n
     return 0
 
 
@@ -265,6 +272,148 @@ cdef inline str _take(Buffer* b):
     cdef str text = PyUnicode_DecodeUTF8(b.data, b.length, "replace")
     b.length = 0
     return text
+
+
+# -- text as a reader sees it ----------------------------------------------------------------------------
+
+cdef int _ASCII_SPACE[128]
+for _c in range(128):
+    _ASCII_SPACE[_c] = chr(_c).isspace()
+
+
+cdef int _collapse(const char* raw, Py_ssize_t n, Buffer* out, bint* ascii) except -1:
+    """``" ".join(raw.split())`` on UTF-8 bytes into ``out``; ``ascii`` says whether every byte was ASCII.
+    The result is never longer than ``raw`` (a space is written only in place of whitespace), so ``out`` is sized
+    once and written directly; ASCII bytes, nearly all of them, skip decoding."""
+    cdef const uchar* s = <const uchar*> raw
+    cdef char* d
+    cdef Py_ssize_t i = 0, j = 0, nxt
+    cdef uint32_t cp
+    cdef uchar c
+    cdef int sp, pending = 0
+    ascii[0] = True
+    out.length = 0
+    _reserve(out, n + 1)  # the branch-free loop may write one byte past the result
+    d = out.data
+    while i < n:
+        c = s[i]
+        if c < 0x80:
+            # Branch-free on the byte's class: a space is written (and kept) only before a non-space byte.
+            sp = _ASCII_SPACE[c]
+            d[j] = b" "
+            j += pending & (sp ^ 1)
+            d[j] = <char> c
+            j += sp ^ 1
+            pending = sp & (j > 0)
+            i += 1
+            continue
+        nxt = _decode_cp(s, i, n, &cp)
+        if _is_space(cp):
+            pending = j > 0
+        else:
+            if pending:
+                d[j] = b" "
+                j += 1
+                pending = 0
+            ascii[0] = False
+            while i < nxt:
+                d[j] = <char> s[i]
+                j += 1
+                i += 1
+        i = nxt
+    out.length = j
+    return 0
+
+
+cdef str _visible(Buffer* raw, Buffer* out):
+    """``html_tables.visible_text`` of the bytes in ``raw`` (which is emptied): whitespace collapsed, soft hyphens
+    and zero-width spaces removed after collapsing, NFC. Collapsing in C spares a split and a join per block."""
+    cdef bint ascii
+    cdef Py_ssize_t i, j
+    cdef char* d
+    _collapse(raw.data, raw.length, out, &ascii)
+    raw.length = 0
+    if ascii:
+        return PyUnicode_DecodeUTF8(out.data, out.length, "replace")
+    d = out.data
+    j = 0
+    i = 0
+    while i < out.length:  # U+00AD is C2 AD, U+200B is E2 80 8B
+        if <uchar> d[i] == 0xc2 and i + 1 < out.length and <uchar> d[i + 1] == 0xad:
+            i += 2
+        elif (<uchar> d[i] == 0xe2 and i + 2 < out.length and <uchar> d[i + 1] == 0x80
+              and <uchar> d[i + 2] == 0x8b):
+            i += 3
+        else:
+            d[j] = d[i]
+            j += 1
+            i += 1
+    out.length = j
+    text = PyUnicode_DecodeUTF8(out.data, out.length, "replace")
+    return text if is_normalized("NFC", text) else normalize("NFC", text)
+
+
+cdef str _collapsed(Buffer* raw, Buffer* out):
+    """``" ".join(text.split())`` of the bytes in ``raw`` (which is emptied)."""
+    cdef bint ascii
+    _collapse(raw.data, raw.length, out, &ascii)
+    raw.length = 0
+    return PyUnicode_DecodeUTF8(out.data, out.length, "replace")
+
+
+# -- a set of node addresses ------------------------------------------------------------------------------
+
+ctypedef struct PointerSet:
+    uintptr_t* slots  # 0 marks an empty slot (no node lives at address 0)
+    Py_ssize_t size   # a power of two
+    Py_ssize_t used
+
+
+cdef inline Py_ssize_t _slot(uintptr_t key, Py_ssize_t size) noexcept nogil:
+    key ^= key >> 17
+    key *= <uintptr_t> 0x9E3779B97F4A7C15
+    return <Py_ssize_t> ((key >> 20) & <uintptr_t> (size - 1))
+
+
+cdef bint _contains(PointerSet* ps, uintptr_t key) noexcept nogil:
+    cdef Py_ssize_t j
+    if ps.size == 0:
+        return False
+    j = _slot(key, ps.size)
+    while ps.slots[j] != 0:
+        if ps.slots[j] == key:
+            return True
+        j = (j + 1) & (ps.size - 1)
+    return False
+
+
+cdef int _add(PointerSet* ps, uintptr_t key) except -1:
+    cdef Py_ssize_t j, k, old_size = ps.size
+    cdef uintptr_t* old = ps.slots
+    if 2 * (ps.used + 1) > ps.size:
+        ps.size = max(256, 2 * old_size)
+        ps.slots = <uintptr_t*> calloc(ps.size, sizeof(uintptr_t))
+        if ps.slots == NULL:
+            ps.slots = old
+            ps.size = old_size
+            raise MemoryError()
+        ps.used = 0
+        for k in range(old_size):
+            if old[k] != 0:
+                j = _slot(old[k], ps.size)
+                while ps.slots[j] != 0:
+                    j = (j + 1) & (ps.size - 1)
+                ps.slots[j] = old[k]
+                ps.used += 1
+        free(old)
+    j = _slot(key, ps.size)
+    while ps.slots[j] != 0:
+        if ps.slots[j] == key:
+            return 0
+        j = (j + 1) & (ps.size - 1)
+    ps.slots[j] = key
+    ps.used += 1
+    return 0
 
 
 # -- attributes ---------------------------------------------------------------------------------------------
@@ -432,20 +581,20 @@ cdef inline bint _leaf(int mode) noexcept nogil:
 cdef class FastWalker:
     """``html_walk.Walker``'s state and output (``blocks``, ``ctxs``, ``root``, ``boxes``), filled from C."""
 
-    cdef public object root
+    cdef public Ctx root
     cdef public list ctxs
-    cdef public object ctx
+    cdef public Ctx ctx
     cdef public list blocks
-    cdef public object box
+    cdef public Box box
     cdef public list boxes
     cdef public Py_ssize_t page_chars
-    cdef object list_block
+    cdef Block list_block
     cdef Py_ssize_t link
     cdef Py_ssize_t in_link
     cdef Py_ssize_t in_article
     cdef const LexborApi* api
     cdef void* body
-    cdef set main_holders
+    cdef PointerSet holders
     cdef dict dynamic  # tag id -> (TagInfo as a tuple, name) for tags Lexbor does not know
     cdef Buffer buf      # the current block's text
     cdef Buffer scratch  # a subtree's or a cell's text
@@ -468,7 +617,6 @@ cdef class FastWalker:
         self.page_chars = 1
         self.list_block = None
         self.dynamic = {}
-        self.main_holders = None
         self.modes = <Mode*> malloc(16 * sizeof(Mode))
         self.lists = <ListState*> malloc(16 * sizeof(ListState))
         self.frames = <Frame*> malloc(64 * sizeof(Frame))
@@ -485,6 +633,7 @@ cdef class FastWalker:
         free(self.buf.data)
         free(self.scratch.data)
         free(self.keys.data)
+        free(self.holders.slots)
         free(self.frames)
         free(self.modes)
         free(self.lists)
@@ -570,9 +719,11 @@ cdef class FastWalker:
     cdef int flush(self) except -1:
         cdef Py_ssize_t link, depth
         cdef int mode, level
+        cdef Block block
+        cdef Ctx ctx
         if self.buf.length == 0:
             return 0
-        text = visible_text(_take(&self.buf))
+        text = _visible(&self.buf, &self.keys)
         link = self.link
         self.link = 0
         if not text:
@@ -600,8 +751,8 @@ cdef class FastWalker:
         self.blocks.append(block)
         return 0
 
-    cdef object open_list_block(self):
-        block = Block("list", "", self.ctx, 0, 0)
+    cdef Block open_list_block(self):
+        cdef Block block = Block("list", "", self.ctx, 0, 0)
         block.box = self.box
         self.blocks.append(block)
         self.list_block = block
@@ -646,36 +797,6 @@ cdef class FastWalker:
                 if child == node:
                     child = NULL
         return 0
-
-    cdef Py_ssize_t subtree_chars(self, void* node) except -1:
-        """``len(node.text(deep=True))`` without making the string."""
-        cdef const LexborApi* api = self.api
-        cdef void* child = api.first_child(node)
-        cdef void* up
-        cdef size_t length = 0
-        cdef const uchar* data
-        cdef int kind
-        cdef Py_ssize_t total = 0
-        while child != NULL:
-            kind = api.node_type(child)
-            if kind == NODE_TEXT:
-                data = text_data(api, child, &length)
-                if data != NULL:
-                    total += _code_points(data, length)
-            elif kind == NODE_ELEMENT and not (self.info(child).flags & F_SCRIPT):
-                up = api.first_child(child)
-                if up != NULL:
-                    child = up
-                    continue
-            while child != NULL:
-                up = api.next(child)
-                if up != NULL:
-                    child = up
-                    break
-                child = api.parent(child)
-                if child == node:
-                    child = NULL
-        return total
 
     cdef void* find(self, void* node, int code, bint self_too) except? NULL:
         """The first element under ``node`` (``self_too``: or ``node`` itself) with tag ``code``: selectolax's
@@ -725,44 +846,49 @@ cdef class FastWalker:
             attr = self.api.next_attr(attr)
         return False
 
-    cdef bint holds_main(self, void* node) except -1:
-        """``html_walk.Walker._holds_main``: ``node`` is or contains a main-like element; one pass per page."""
+    cdef int prepass(self, void* body) except -1:
+        """One pass over the body before the walk: ``page_chars`` (``len(body.text(deep=True))``) and the
+        elements that are or contain a main-like element (``html_walk.Walker._holds_main``'s set, the CSS query
+        matches and their ancestors), which the furniture test asks about."""
         cdef const LexborApi* api = self.api
-        cdef void* child
+        cdef void* node = body
         cdef void* up
         cdef void* match
         cdef TagInfo info
-        cdef set holders = self.main_holders
-        if holders is None:
-            holders = self.main_holders = set()
-            child = self.body
-            while child != NULL:
-                if api.node_type(child) == NODE_ELEMENT:
-                    info = self.info(child)
-                    if not (info.flags & F_SCRIPT):
-                        if self.main_like(child, &info):
-                            match = child
-                            while match != NULL:
-                                key = <uintptr_t> match
-                                if key in holders:
-                                    break
-                                holders.add(key)
-                                match = api.parent(match)
-                        up = api.first_child(child)
-                        if up != NULL:
-                            child = up
-                            continue
-                if child == self.body:
-                    break
-                while child != NULL:
-                    up = api.next(child)
+        cdef size_t length = 0
+        cdef const uchar* data
+        cdef int kind
+        cdef Py_ssize_t total = 0
+        while node != NULL:
+            kind = api.node_type(node)
+            if kind == NODE_TEXT:
+                data = text_data(api, node, &length)
+                if data != NULL:
+                    total += _code_points(data, length)
+            elif kind == NODE_ELEMENT:
+                info = self.info(node)
+                if not (info.flags & F_SCRIPT):
+                    if self.main_like(node, &info):
+                        match = node
+                        while match != NULL and not _contains(&self.holders, <uintptr_t> match):
+                            _add(&self.holders, <uintptr_t> match)
+                            match = api.parent(match)
+                    up = api.first_child(node)
                     if up != NULL:
-                        child = up
-                        break
-                    child = api.parent(child)
-                    if child == self.body:
-                        child = NULL
-        return (<uintptr_t> node) in holders
+                        node = up
+                        continue
+            if node == body:
+                break
+            while node != NULL:  # the next node in document order, not leaving the body
+                up = api.next(node)
+                if up != NULL:
+                    node = up
+                    break
+                node = api.parent(node)
+                if node == body:
+                    node = NULL
+        self.page_chars = max(total, 1)
+        return 0
 
     # -- evidence and hiding ---------------------------------------------------------------------------------
 
@@ -817,10 +943,11 @@ cdef class FastWalker:
         cdef const uchar* data
         cdef int kind, neg, node_type
         cdef bint pos, hidden, byline, has_outer, has_box
+        cdef Ctx ctx, saved
         cdef list ctx_stack = []
         cdef list box_stack = []
         self.body = body
-        self.page_chars = max(self.subtree_chars(body), 1)
+        self.prepass(body)
         node = api.first_child(body)
         while True:
             if node == NULL:
@@ -947,12 +1074,14 @@ cdef class FastWalker:
             attr = self.api.next_attr(attr)
         return False
 
-    cdef bint furniture(self, void* node, object outer) except -1:
+    cdef bint furniture(self, void* node, Ctx outer) except -1:
         """``html_walk.Walker._furniture``."""
+        cdef Ctx furniture_ctx
+        cdef Block block
         self.scratch.length = 0
         self.subtree_text(node, &self.scratch, True)
-        text = " ".join(_take(&self.scratch).split())
-        if len(text) * 5 >= self.page_chars or self.holds_main(node):
+        text = _collapsed(&self.scratch, &self.keys)
+        if len(text) * 5 >= self.page_chars or _contains(&self.holders, <uintptr_t> node):
             return False
         furniture_ctx = self.ctx
         self.ctx = outer
@@ -1215,7 +1344,7 @@ cdef class FastWalker:
                     in_link -= 1
                 elif info.flags & F_SPACED:
                     _space(out)
-        return visible_text(_take(out)), link, structure
+        return _visible(out, &self.keys), link, structure
 
 
 def fast_walk(body_id):

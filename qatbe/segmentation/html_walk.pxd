@@ -1,7 +1,51 @@
 # Augmenting declarations: Cython compiles html_walk.py with these types; the .py stays the pure-Python fallback.
-# Ctx, Box and Block stay plain classes with __slots__: html_decide (pure Python) reads their fields many times, and
-# slot access is faster from Python than the properties of a compiled class (measured: decide 40% slower).
 cimport cython
+
+
+# The walk's records are extension types when compiled: the compiled walks create them and the compiled decision
+# step (html_decide.pxd) reads and writes their fields as C members; the .py classes (with __slots__) are the
+# pure-Python fallback.
+cdef class Ctx:
+    cdef public Ctx parent
+    cdef public str tag
+    cdef public int neg
+    cdef public bint pos
+    cdef public bint hidden
+    cdef public bint byline
+    cdef public Py_ssize_t chars
+    cdef public Py_ssize_t good
+    cdef public Py_ssize_t total
+    cdef public Py_ssize_t total_good
+    cdef public bint boiler
+    cdef public bint main
+    cdef public Py_ssize_t order
+    cdef public str name
+    cdef public Py_ssize_t prose
+    cdef public Py_ssize_t pos_prose
+    cdef public bint flagged
+    cdef public bint cleared
+
+
+cdef class Box:
+    cdef public Box parent
+    cdef public Py_ssize_t prose
+    cdef public bint inside
+
+
+cdef class Block:
+    cdef public str kind
+    cdef public str text
+    cdef public Ctx ctx
+    cdef public Py_ssize_t chars
+    cdef public Py_ssize_t link
+    cdef public Py_ssize_t level
+    cdef public list items
+    cdef public object table
+    cdef public object lang
+    cdef public bint boiler
+    cdef public bint meta
+    cdef public Box box
+    cdef public bint furniture
 
 
 cdef class Walker:

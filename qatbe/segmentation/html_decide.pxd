@@ -1,0 +1,46 @@
+# Augmenting declarations: when setup.py compiles html_decide.py, Cython gives the decision step these C types, so
+# the walk's records (html_walk.pxd) are read and written as C members; the .py stays the pure-Python fallback,
+# and tests/test_segment_speedpath.py checks that the two agree.
+cimport cython
+
+from qatbe.segmentation.html_walk cimport Block, Box, Ctx
+
+
+cdef Py_ssize_t _good(Block block)
+
+cdef Py_ssize_t _prose(Block block)
+
+
+@cython.locals(blocks=list, ctxs=list, block=Block, ctx=Ctx, parent=Ctx, root=Ctx, main=Ctx, node=Ctx,
+               page_prose=Py_ssize_t, page_chars=Py_ssize_t, reference=Py_ssize_t, share=double, held=Py_ssize_t,
+               wrapper=bint, group=Py_ssize_t, boxes=list, box=Box, main_box=Box, need=double, pruning_box=bint,
+               title_seen=bint, label_before=bint, boiler=bint, density=double, inside=bint, i=Py_ssize_t,
+               article_prose=list)
+cpdef decide(walker, bint discussion=*)
+
+cdef tuple _sibling_key(Ctx ctx)
+
+cdef bint _sentence_items(Block block) except -1
+
+@cython.locals(block=Block)
+cdef _teasers(list blocks)
+
+@cython.locals(block=Block)
+cdef _repeats(list blocks)
+
+cdef bint _is_label(Block block) except -1
+
+@cython.locals(block=Block)
+cdef _trailing_labels(list blocks)
+
+cdef bint _stands_alone(Block block, double density)
+
+cdef bint _near_prose(Block block, double density)
+
+cdef bint _menu_table(table, double density) except -1
+
+@cython.locals(other=Block, j=Py_ssize_t)
+cdef bint _linky_neighbour(list blocks, Py_ssize_t i) except -1
+
+@cython.locals(block=Block, level=Py_ssize_t, lv=Py_ssize_t)
+cdef _orphan_headings(list blocks)
