@@ -7,6 +7,11 @@ furniture, else a weak word or infix weak; a metadata word marks a byline.
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,3 +59,32 @@ def test_examples() -> None:
     assert hb._token("post-date")[3] is True
     assert hb._token("mainNavigation")[0] == hb.STRONG  # an infix inside a compound
     assert hb._token("sr-only")[2] is True
+
+
+def _source() -> ModuleType:
+    """html_boilerplate.py executed as plain Python (the installed module may be compiled)."""
+    path = Path(hb.__file__).with_name("html_boilerplate.py")
+    spec = importlib.util.spec_from_file_location("qatbe.segmentation._html_boilerplate_source", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+PURE = _source()
+_VALUES = st.one_of(st.none(), st.sampled_from(["", "nav", "entry-content", "Main", "main", "tabpanel", "true",
+                                                "display: none", "visibility:hidden", "reference", "articleBody",
+                                                "sr-only post", "comments", "byline author", " TRUE "]), names)
+attrs = st.dictionaries(st.sampled_from(["class", "id", "role", "itemprop", "hidden", "aria-hidden", "style",
+                                         "data-x"]), _VALUES, max_size=5)
+tags = st.sampled_from(["div", "nav", "header", "footer", "aside", "main", "article", "sup", "address", "span",
+                        "section", "my-widget"])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(tags, attrs)
+def test_installed_module_answers_as_its_source(tag: str, values: dict[str, str | None]) -> None:
+    assert hb.evidence(tag, values) == PURE.evidence(tag, values)
+    assert hb.is_hidden(values) == PURE.is_hidden(values)
+    assert hb.hidden_by_class(tag, values) == PURE.hidden_by_class(tag, values)
