@@ -169,3 +169,45 @@ def test_python_walk_can_be_forced_and_says_so() -> None:
         pytest.skip("qatbe is not compiled here")
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["False QATBE_HTML_WALK=python", "kept words"]
+
+
+_NAME_PIECES = ["nav", "Nav", "menu", "site", "footer", "comment", "comments", "byline", "author", "quote",
+                "pullquote", "sr-only", "hidden", "reference", "main", "content", "entry", "2", "-", "_", "--",
+                "navigation", "mainNavigation", "related_posts", "socialmedia", "toc", "header", "x", "é", "ß",
+                "tabpanel", "articleBody", "date", "time"]
+_name = st.lists(st.sampled_from(_NAME_PIECES), max_size=5).map("".join)
+_value = st.one_of(st.none(), st.lists(_name, max_size=4).map(" ".join),
+                   st.sampled_from([" TRUE ", "true", "false", "display:none", "DISPLAY : NONE", "visibility:\thidden",
+                                    "display: block", "color: none", " Navigation ", "main", "tabpanel", "\x1cmain",
+                                    "a" * 300, "-".join("ab" for _ in range(70))]))
+_attrs = st.dictionaries(st.sampled_from(["class", "id", "itemprop", "role", "hidden", "aria-hidden", "style"]),
+                         _value, max_size=6)
+
+
+@needs_fast
+@settings(max_examples=3000, deadline=None)
+@given(st.sampled_from(["div", "nav", "header", "footer", "aside", "main", "article", "sup", "address", "span",
+                        "section", "my-widget", "h2", "form"]), _attrs)
+def test_c_evidence_answers_as_the_python_rules(tag: str, attrs: dict[str, str | None]) -> None:
+    from qatbe.segmentation.html_boilerplate import evidence
+    from qatbe.segmentation.html_fastwalk import evidence_in_c
+
+    got = evidence_in_c(tag, attrs)
+    if got is None:  # a non-ASCII value or an unusual name: the walk asks the Python rules
+        assert any(v is not None and (not v.isascii() or len(v) > 255 or v.count("-") > 60) for v in attrs.values())
+    else:
+        assert got == evidence(tag, attrs)
+
+
+@needs_fast
+@settings(max_examples=2000, deadline=None)
+@given(_attrs, st.booleans(), st.booleans())
+def test_c_hiding_answers_as_the_python_rules(attrs: dict[str, str | None], by_class: bool, sup: bool) -> None:
+    from qatbe.segmentation.html_boilerplate import hidden_by_class, is_hidden
+    from qatbe.segmentation.html_fastwalk import hidden_in_c
+
+    got = hidden_in_c(attrs, by_class, sup)
+    if got is None:
+        assert any(v is not None and (not v.isascii() or len(v) > 255 or v.count("-") > 60) for v in attrs.values())
+    else:
+        assert got == (is_hidden(attrs) or (by_class and hidden_by_class("sup" if sup else "td", attrs)))
