@@ -24,7 +24,7 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport uint32_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp, memcpy, memset
 
 from qatbe.segmentation.lexbor_nodes cimport (
     NODE_ELEMENT,
@@ -621,18 +621,30 @@ def _load_words():
         _infix_ptr[_n_infixes] = b
         _infix_len[_n_infixes] = len(b)
         _infix_strong[_n_infixes] = strong
+        _infix_start[b[0]] = True
         _n_infixes += 1
 
 
 _load_words()
 
 
-cdef inline bint _contains_bytes(const uchar* s, Py_ssize_t n, const char* want, Py_ssize_t m) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(n - m + 1):
-        if s[i] == <uchar> want[0] and memcmp(s + i, want, m) == 0:
-            return True
-    return False
+cdef bint _infix_start[256]  # the first letters of the infixes
+
+
+cdef int _infix_level(const uchar* s, Py_ssize_t n) noexcept nogil:
+    """STRONG if a strong infix occurs in ``s``, else WEAK if a weak one does, else NONE."""
+    cdef Py_ssize_t i, k
+    cdef bint weak = False
+    for i in range(n):
+        if not _infix_start[s[i]]:
+            continue
+        for k in range(_n_infixes):
+            if (s[i] == <uchar> _infix_ptr[k][0] and i + _infix_len[k] <= n
+                    and memcmp(s + i, _infix_ptr[k], _infix_len[k]) == 0):
+                if _infix_strong[k]:
+                    return EV_STRONG
+                weak = True
+    return EV_WEAK if weak else EV_NONE
 
 
 cdef inline uchar _lower(uchar c) noexcept nogil:
@@ -712,22 +724,86 @@ cdef void _token_evidence(const uchar* t, Py_ssize_t n, NameEvidence* out) noexc
     if flags & W_STRONG:
         level = EV_STRONG
     else:
-        for i in range(_n_infixes):
-            if _infix_strong[i] and _contains_bytes(low, n, _infix_ptr[i], _infix_len[i]):
-                level = EV_STRONG
-                break
-        if level == EV_NONE:
-            if flags & W_WEAK:
-                level = EV_WEAK
-            else:
-                for i in range(_n_infixes):
-                    if not _infix_strong[i] and _contains_bytes(low, n, _infix_ptr[i], _infix_len[i]):
-                        level = EV_WEAK
-                        break
+        level = _infix_level(low, n)
+        if level == EV_NONE and flags & W_WEAK:
+            level = EV_WEAK
     if level > out.level:
         out.level = level
     if flags & W_META:
         out.meta = True
+
+
+# Names recur (a utility class such as "flex" on a hundred elements of a page, a site's names on all its pages):
+# each name's evidence is kept in a table of the names seen, emptied when it is half full. Only under the GIL.
+cdef enum:
+    NAME_SLOTS = 1 << 16
+    NAME_ARENA = 1 << 20
+
+ctypedef struct NameSlot:
+    uint32_t hash      # 0: empty
+    uint32_t offset    # into _name_arena
+    uint32_t length
+    int level
+    unsigned char flags  # 1 quote, 2 hidden, 4 meta, 8 reference, 16 unusual
+
+cdef NameSlot* _name_slots = NULL
+cdef char* _name_arena = NULL
+cdef Py_ssize_t _name_used = 0, _arena_used = 0
+
+
+cdef void _cached_token_evidence(const uchar* t, Py_ssize_t n, NameEvidence* out) noexcept nogil:
+    global _name_slots, _name_arena, _name_used, _arena_used
+    cdef uint32_t h = _word_hash(t, n) | 1
+    cdef Py_ssize_t j
+    cdef NameEvidence one
+    cdef NameSlot* slot
+    if _name_slots == NULL:
+        _name_slots = <NameSlot*> calloc(NAME_SLOTS, sizeof(NameSlot))
+        _name_arena = <char*> malloc(NAME_ARENA)
+        if _name_slots == NULL or _name_arena == NULL:
+            free(_name_slots)
+            free(_name_arena)
+            _name_slots = NULL
+            _name_arena = NULL
+            _token_evidence(t, n, out)
+            return
+    j = h & (NAME_SLOTS - 1)
+    while _name_slots[j].hash:
+        slot = &_name_slots[j]
+        if slot.hash == h and slot.length == n and memcmp(_name_arena + slot.offset, t, n) == 0:
+            if slot.level > out.level:
+                out.level = slot.level
+            out.quote = out.quote or (slot.flags & 1) != 0
+            out.hidden = out.hidden or (slot.flags & 2) != 0
+            out.meta = out.meta or (slot.flags & 4) != 0
+            out.reference = out.reference or (slot.flags & 8) != 0
+            out.unusual = out.unusual or (slot.flags & 16) != 0
+            return
+        j = (j + 1) & (NAME_SLOTS - 1)
+    one.level = EV_NONE
+    one.quote = one.hidden = one.meta = one.reference = one.unusual = False
+    _token_evidence(t, n, &one)
+    if one.level > out.level:
+        out.level = one.level
+    out.quote = out.quote or one.quote
+    out.hidden = out.hidden or one.hidden
+    out.meta = out.meta or one.meta
+    out.reference = out.reference or one.reference
+    out.unusual = out.unusual or one.unusual
+    if 2 * (_name_used + 1) > NAME_SLOTS or _arena_used + n > NAME_ARENA:
+        memset(_name_slots, 0, NAME_SLOTS * sizeof(NameSlot))
+        _name_used = 0
+        _arena_used = 0
+        j = h & (NAME_SLOTS - 1)
+    slot = &_name_slots[j]
+    slot.hash = h
+    slot.offset = <uint32_t> _arena_used
+    slot.length = <uint32_t> n
+    slot.level = one.level
+    slot.flags = (one.quote * 1) | (one.hidden * 2) | (one.meta * 4) | (one.reference * 8) | (one.unusual * 16)
+    memcpy(_name_arena + _arena_used, t, n)
+    _arena_used += n
+    _name_used += 1
 
 
 cdef void _names_evidence(const uchar* s, Py_ssize_t n, NameEvidence* out) noexcept nogil:
@@ -740,7 +816,7 @@ cdef void _names_evidence(const uchar* s, Py_ssize_t n, NameEvidence* out) noexc
         while i < n and not _ASCII_SPACE[s[i]]:
             i += 1
         if i > start:
-            _token_evidence(s + start, i - start, out)
+            _cached_token_evidence(s + start, i - start, out)
 
 
 cdef inline bint _ascii(const uchar* s, size_t n) noexcept nogil:
