@@ -19,6 +19,7 @@ import numpy.typing as npt
 from ._backend import BACKEND
 from .errors import ConfigError, InputError
 from .explain import explain
+from .records import with_outcome
 from .render import SEPARATOR, block, render
 from .result import Result
 from .score import score_segments
@@ -86,14 +87,6 @@ def measure(segments: Sequence[Segment], settings: Settings) -> npt.NDArray[np.i
             raise ConfigError(f"the estimator must return a non-negative int, it returned {value!r}")
         costs[i] = value
     return costs
-
-
-def with_outcome(seg: Segment, tokens: int, score: float, matched: bool) -> Segment:
-    """``dataclasses.replace(seg, tokens=..., score=..., matched=...)`` without replace's generic walk over the
-    fields, which cost more than selecting the segments (tests/test_pipeline_shortcuts.py checks it against replace).
-    Positional, in Segment's field order: keyword matching over 14 parameters costs about as much again."""
-    return Segment(seg.kind, seg.text, seg.markdown, seg.position, seg.index, seg.level, seg.heading_path,
-                   seg.language, seg.group, seg.part, seg.header, tokens, score, matched)
 
 
 def heading_parents(segments: Sequence[Segment]) -> npt.NDArray[np.int64]:

@@ -1,0 +1,161 @@
+"""Where ``Extractor.extract`` spends its time besides segmentation and scoring, step by step, per page.
+
+    PYTHONPATH=. python benchmarks/pipeline_steps.py [--folder scrapinghub-aeb/html] [--tier summary] [--runs 3]
+
+Each step of ``extract`` is run on its own, on the inputs ``extract`` gives it (query: the page's title, as in
+``qatbe bench speed``), and timed in CPU time (``time.thread_time``), the fastest of ``--runs``; the machine is
+shared, so wall-clock time would measure the neighbours. The Lexbor parse of the same page is timed in the same
+run, and the whole ``extract`` with it, so the ratio ``extract / parse`` (issue #2's target: at most 3x at the
+median) is read off one consistent measurement. ``rest`` is ``extract`` less segmentation and scoring: what the
+pipeline around them costs. The steps mirror ``qatbe/pipeline.py``; keep them in step with it.
+
+Why a script and not a profiler: cProfile's per-call overhead is larger than most of these steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from selectolax.lexbor import LexborHTMLParser
+
+import qatbe
+from qatbe import pipeline
+from qatbe.render import render
+from qatbe.result import Result
+from qatbe.score import score_segments
+from qatbe.types import SegmentKind
+
+CORPORA = Path(os.environ.get("QATBE_CORPORA", Path(__file__).resolve().parents[2] / "shared" / "corpora"))
+
+
+def best(call: Callable[[], object], runs: int) -> float:
+    """Fastest of ``runs`` calls, in milliseconds (after one call to warm up)."""
+    call()
+    out = float("inf")
+    for _ in range(runs):
+        start = time.thread_time()
+        call()
+        out = min(out, time.thread_time() - start)
+    return out * 1000.0
+
+
+def title(html: str) -> str:
+    node = LexborHTMLParser(html).css_first("title")
+    return " ".join((node.text() if node is not None else "").split()) or "main content"
+
+
+def replay(html: str, query: str, ex: qatbe.Extractor) -> dict[str, float]:
+    """One ``ex.extract(html, query)``, step by step as qatbe/pipeline.py runs it, with the CPU time of each step
+    (milliseconds). Timed in sequence, not each step alone in a loop: a step run on its own finds its data in the
+    cache, and measured 30-70% faster than inside extract."""
+    clock = time.thread_time
+    marks = [("", clock())]
+
+    def mark(name: str) -> None:
+        marks.append((name, clock()))
+
+    settings = ex.settings
+    doc = ex.parse(html)
+    mark("segment")
+    candidates = [s for s in doc.segments if settings.include_navigation or s.kind is not SegmentKind.NAVIGATION]
+    mark("candidates")
+    costs = pipeline.measure(candidates, settings)
+    mark("measure")
+    score_settings = settings
+    if settings.language is None and doc.metadata.language:
+        score_settings = ex._with_language(doc.metadata.language)
+    scores = score_segments(candidates, query, score_settings)
+    mark("score")
+    weights = np.array([settings.weights[s.kind] for s in candidates], dtype=np.float64)
+    weighted = scores.raw * weights if candidates else np.zeros(0)
+    matched_mask = weighted > 0.0
+    if scores.relevant is not None:
+        matched_mask &= scores.relevant
+    mark("weights")
+    parents = pipeline.heading_parents(candidates)
+    mark("heading_parents")
+    budget = settings.effective_budget
+    chosen_plan = pipeline.plan(candidates, weighted, costs, parents, matched_mask, budget, settings)
+    for i, short in chosen_plan.cut.items():
+        candidates[i] = short
+        costs[i] = chosen_plan.cut_costs[i]
+    mark("plan")
+    chosen = list(chosen_plan.chosen)
+    text = render([candidates[i] for i in chosen], settings.render)
+    estimate = settings.estimate
+    while chosen and estimate(text) > budget:  # never taken with the built-in estimators
+        raise AssertionError("custom estimators are not timed here")
+    mark("render")
+    chosen_set = set(chosen)
+
+    def record(i: int) -> qatbe.Segment:
+        return pipeline.with_outcome(candidates[i], int(costs[i]), float(weighted[i]), i in chosen_plan.matched)
+
+    out = tuple(record(i) for i in chosen)
+    pending = tuple(record(i) for i in chosen_plan.pending)
+    mark("records")
+    dropped = [i for i in range(len(candidates)) if i not in chosen_set]
+    Result(text=text, total_tokens=estimate(text) if text else 0, segments=out, budget=settings.token_budget,
+           tier=settings.tier, query=query, format=doc.format, dropped_count=len(dropped),
+           dropped_tokens=int(costs[dropped].sum()) if dropped else 0, reserve_tokens=settings.reserve_tokens,
+           truncated_count=sum(1 for i in chosen_plan.cut if i in chosen_set), pending=pending, pending_at=None,
+           no_match=bool(scores.query_terms) and not bool(matched_mask.any()), evaluation_time_ms=0.0,
+           metadata=doc.metadata, backend="", _explain=list)
+    mark("result")
+    return {name: (t - marks[k][1]) * 1000.0 for k, (name, t) in enumerate(marks[1:])} | {
+        "n_segments": len(doc.segments), "n_candidates": len(candidates)}
+
+
+def steps(html: str, query: str, ex: qatbe.Extractor, runs: int) -> dict[str, float]:
+    """Per step, the fastest of ``runs`` replays; with the Lexbor parse and the whole extract, timed alike."""
+    t = {"lexbor": best(lambda: LexborHTMLParser(html), runs), "extract": best(lambda: ex.extract(html, query), runs)}
+    replay(html, query, ex)
+    replays = [replay(html, query, ex) for _ in range(runs)]
+    for key in replays[0]:
+        t[key] = min(r[key] for r in replays)
+    t["rest (extract - segment - score)"] = t["extract"] - t["segment"] - t["score"]
+    t["sum of the other steps"] = sum(t[k] for k in replays[0] if k not in ("segment", "score", "n_segments",
+                                                                           "n_candidates"))
+    return t
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--folder", default="scrapinghub-aeb/html")
+    ap.add_argument("--tier", default="summary")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--limit", type=int, default=None)
+    args = ap.parse_args(argv)
+    folder = CORPORA / args.folder
+    if not folder.is_dir():
+        print(f"no corpus at {folder}", file=sys.stderr)
+        return 2
+    pages = []
+    for path in sorted(folder.glob("*.html.gz"))[: args.limit]:
+        html = gzip.decompress(path.read_bytes()).decode("utf-8", "replace")
+        pages.append((path.name.split(".")[0][:12], html, title(html)))
+    ex = qatbe.Extractor(tier=args.tier)
+    rows = [steps(html, query, ex, args.runs) for _, html, query in pages]
+    median_page = sorted(range(len(pages)), key=lambda k: len(pages[k][1]))[len(pages) // 2]
+    print(f"{qatbe.__file__} backend={qatbe.BACKEND} pages={len(pages)} tier={args.tier} runs={args.runs}")
+    print(f"{'step':34} {'median ms':>10} {'median page':>12}")
+    for key in rows[0]:
+        values = [r[key] for r in rows]
+        unit = "" if key.startswith("n_") else " ms"
+        print(f"{key:34} {statistics.median(values):10.4f} {rows[median_page][key]:12.4f}{unit}")
+    ratios = [r["extract"] / r["lexbor"] for r in rows]
+    print(f"extract / lexbor: median of ratios {statistics.median(ratios):.2f}; median / median "
+          f"{statistics.median(r['extract'] for r in rows) / statistics.median(r['lexbor'] for r in rows):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
