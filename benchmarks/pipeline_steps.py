@@ -23,7 +23,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
 import qatbe
@@ -65,22 +64,26 @@ def replay(html: str, query: str, ex: qatbe.Extractor) -> dict[str, float]:
     settings = ex.settings
     doc = ex.parse(html)
     mark("segment")
-    candidates = [s for s in doc.segments if settings.include_navigation or s.kind is not SegmentKind.NAVIGATION]
+    nav = SegmentKind.NAVIGATION
+    candidates = list(doc.segments) if settings.include_navigation else [
+        s for s in doc.segments if s.kind is not nav]
     mark("candidates")
-    costs = pipeline.measure(candidates, settings)
+    costs = pipeline.costs_of(candidates, settings)
     mark("measure")
     score_settings = settings
     if settings.language is None and doc.metadata.language:
         score_settings = ex._with_language(doc.metadata.language)
     scores = score_segments(candidates, query, score_settings)
     mark("score")
-    weights = np.array([settings.weights[s.kind] for s in candidates], dtype=np.float64)
-    weighted = scores.raw * weights if candidates else np.zeros(0)
-    matched_mask = weighted > 0.0
+    kind_weight = settings.weights
+    weights = [kind_weight[s.kind] for s in candidates]
+    weighted = [r * w for r, w in zip(scores.raw.tolist(), weights)]
     if scores.relevant is not None:
-        matched_mask &= scores.relevant
+        matched_mask = [w > 0.0 and r for w, r in zip(weighted, scores.relevant.tolist())]
+    else:
+        matched_mask = [w > 0.0 for w in weighted]
     mark("weights")
-    parents = pipeline.heading_parents(candidates)
+    parents = pipeline.parent_slots(candidates)
     mark("heading_parents")
     budget = settings.effective_budget
     chosen_plan = pipeline.plan(candidates, weighted, costs, parents, matched_mask, budget, settings)
@@ -95,19 +98,17 @@ def replay(html: str, query: str, ex: qatbe.Extractor) -> dict[str, float]:
         raise AssertionError("custom estimators are not timed here")
     mark("render")
     chosen_set = set(chosen)
-
-    def record(i: int) -> qatbe.Segment:
-        return pipeline.with_outcome(candidates[i], int(costs[i]), float(weighted[i]), i in chosen_plan.matched)
-
-    out = tuple(record(i) for i in chosen)
-    pending = tuple(record(i) for i in chosen_plan.pending)
+    matched = chosen_plan.matched
+    out = tuple(pipeline.with_outcome(candidates[i], costs[i], weighted[i], i in matched) for i in chosen)
+    pending = tuple(pipeline.with_outcome(candidates[i], costs[i], weighted[i], i in matched)
+                    for i in chosen_plan.pending)
     mark("records")
     dropped = [i for i in range(len(candidates)) if i not in chosen_set]
     Result(text=text, total_tokens=estimate(text) if text else 0, segments=out, budget=settings.token_budget,
            tier=settings.tier, query=query, format=doc.format, dropped_count=len(dropped),
-           dropped_tokens=int(costs[dropped].sum()) if dropped else 0, reserve_tokens=settings.reserve_tokens,
+           dropped_tokens=sum([costs[i] for i in dropped]), reserve_tokens=settings.reserve_tokens,
            truncated_count=sum(1 for i in chosen_plan.cut if i in chosen_set), pending=pending, pending_at=None,
-           no_match=bool(scores.query_terms) and not bool(matched_mask.any()), evaluation_time_ms=0.0,
+           no_match=bool(scores.query_terms) and not any(matched_mask), evaluation_time_ms=0.0,
            metadata=doc.metadata, backend="", _explain=list)
     mark("result")
     return {name: (t - marks[k][1]) * 1000.0 for k, (name, t) in enumerate(marks[1:])} | {
