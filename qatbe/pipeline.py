@@ -189,9 +189,11 @@ class Extractor:
         else:
             matched_mask = [w > 0.0 for w in weighted]
         chosen_plan = plan(candidates, weighted, costs, parent_slots(candidates), matched_mask, budget, settings)
-        for i, short in chosen_plan.cut.items():  # truncated copies stand in for the whole segments
-            candidates[i] = short
-            costs[i] = chosen_plan.cut_costs[i]
+        if chosen_plan.cut:  # truncated copies stand in for the whole segments
+            costs = list(costs)  # the plan keeps the list it was given (its drop order reads the original costs)
+            for i, short in chosen_plan.cut.items():
+                candidates[i] = short
+                costs[i] = chosen_plan.cut_costs[i]
 
         chosen = list(chosen_plan.chosen)
         estimate = settings.estimate

@@ -1,5 +1,6 @@
-"""The numpy selector as it was before the list-based rewrite (qatbe/select/knapsack.py, nested.py and plan.py at
-c974838), kept verbatim as the reference the rewrite must equal (tests/test_select_reference.py)."""
+"""The numpy selector and the extract body as they were before the list-based rewrite (qatbe/select/knapsack.py,
+nested.py, plan.py and Extractor.extract in qatbe/pipeline.py at c974838), kept verbatim (but for the imports and
+names) as the reference the rewrite must equal (tests/test_select_reference.py)."""
 
 # ruff: noqa
 # mypy: ignore-errors
@@ -11,7 +12,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+import time
+
+from qatbe._backend import BACKEND
+from qatbe.errors import ConfigError
+from qatbe.explain import explain
+from qatbe.pipeline import Extractor, _check_query
+from qatbe.records import with_outcome
+from qatbe.render import render
 from qatbe.render.blocks import SEPARATOR, block
+from qatbe.result import Result
+from qatbe.score import score_segments
+from qatbe.score.bm25 import heading_ancestors
 from qatbe.select.truncate import truncate
 from qatbe.settings import Settings
 from qatbe.types import Segment, SegmentKind
@@ -346,3 +358,95 @@ def plan(
     if settings.nested:
         return plan_nested(weighted, costs, parents, matched_mask, budget, settings, standalone)
     return plan_greedy(candidates, weighted, costs, parents, matched_mask, budget, settings, standalone)
+
+
+def measure(segments: Sequence[Segment], settings: Settings) -> npt.NDArray[np.int64]:
+    """Cost of each segment as it will appear in the output, its share of the separator included."""
+    estimate = settings.estimate
+    fmt = settings.render
+    costs = np.empty(len(segments), dtype=np.int64)
+    for i, seg in enumerate(segments):
+        value = estimate(block(seg, fmt) + SEPARATOR)
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ConfigError(f"the estimator must return a non-negative int, it returned {value!r}")
+        costs[i] = value
+    return costs
+
+
+def heading_parents(segments: Sequence[Segment]) -> npt.NDArray[np.int64]:
+    return np.array([chain[0] if chain else -1 for chain in heading_ancestors(segments)], dtype=np.int64)
+
+
+def extract(self: Extractor, source: str | bytes, query: object = None) -> Result:
+    """``Extractor.extract`` at c974838, run with ``self``'s settings."""
+    started = time.perf_counter()
+    settings = self.settings
+    query_text = _check_query(query)
+    budget = settings.effective_budget
+    doc = self.parse(source)
+
+    candidates = [
+        s for s in doc.segments if settings.include_navigation or s.kind is not SegmentKind.NAVIGATION
+    ]
+    costs = measure(candidates, settings)
+    # The page's declared language (<html lang>) beats detection; an explicit option beats both.
+    score_settings = settings
+    if settings.language is None and doc.metadata.language:
+        score_settings = self._with_language(doc.metadata.language)
+    scores = score_segments(candidates, query_text, score_settings)
+    weights = np.array([settings.weights[s.kind] for s in candidates], dtype=np.float64)
+    weighted = scores.raw * weights if candidates else np.zeros(0)
+    # Only segments above the relative floor compete as matches; the rest may still fill leftover budget.
+    matched_mask = weighted > 0.0
+    if scores.relevant is not None:
+        matched_mask &= scores.relevant
+    chosen_plan = plan(candidates, weighted, costs, heading_parents(candidates), matched_mask, budget, settings)
+    for i, short in chosen_plan.cut.items():  # truncated copies stand in for the whole segments
+        candidates[i] = short
+        costs[i] = chosen_plan.cut_costs[i]
+
+    chosen = list(chosen_plan.chosen)
+    estimate = settings.estimate
+    text = render([candidates[i] for i in chosen], settings.render)
+    # The per-segment costs bound the total for the built-in estimators; a custom estimator may not add up,
+    # so the rendered text is measured and the least valuable segment dropped until it fits.
+    given_up: list[int] = []
+    drop_order = list(chosen_plan.drop_order)
+    while chosen and estimate(text) > budget:
+        worst = drop_order.pop(0)
+        chosen.remove(worst)
+        given_up.append(worst)
+        text = render([candidates[i] for i in chosen], settings.render)
+
+    chosen_set = set(chosen)
+
+    def record(i: int) -> Segment:
+        return with_outcome(candidates[i], int(costs[i]), float(weighted[i]), i in chosen_plan.matched)
+
+    out = tuple(record(i) for i in chosen)
+    dropped = [i for i in range(len(candidates)) if i not in chosen_set]
+    pending = [i for i in given_up[::-1] if i not in chosen_plan.cut] + list(chosen_plan.pending)
+    pending_at = None
+    if chosen_plan.pending_at is not None:
+        pending_at = (budget + 1,) * len(given_up) + chosen_plan.pending_at
+    return Result(
+        text=text,
+        total_tokens=estimate(text) if text else 0,
+        segments=out,
+        budget=settings.token_budget,
+        tier=settings.tier if settings.budget is None else None,
+        query=query_text,
+        format=doc.format,
+        dropped_count=len(dropped),
+        dropped_tokens=int(costs[dropped].sum()) if dropped else 0,
+        reserve_tokens=settings.reserve_tokens,
+        truncated_count=sum(1 for i in chosen_plan.cut if i in chosen_set),
+        pending=tuple(record(i) for i in pending),
+        pending_at=pending_at,
+        no_match=bool(scores.query_terms) and not bool(matched_mask.any()),
+        evaluation_time_ms=(time.perf_counter() - started) * 1000.0,
+        metadata=doc.metadata,
+        backend=BACKEND,
+        _explain=lambda: explain(self._measured(doc.segments), candidates, scores, weights, costs, chosen_set,
+                                 chosen_plan.matched, bool(scores.query_terms), self.settings.cost_exponent),
+    )

@@ -35,8 +35,16 @@ Bools = Sequence[bool] | npt.NDArray[np.bool_]
 
 def as_list(values: Any) -> list[Any]:
     """``values`` as a list of Python scalars (``ndarray.tolist`` is one C pass; ``list(arr)`` would box numpy
-    scalars, whose arithmetic and comparisons are several times slower)."""
+    scalars, whose arithmetic and comparisons are several times slower). A list is returned as it is: the
+    selector never changes its inputs."""
+    if type(values) is list:
+        return values
     return values.tolist() if isinstance(values, np.ndarray) else list(values)
+
+
+def lone_slots(standalone: Bools | None) -> set[int]:
+    """The slots that may not stand alone (``standalone`` False: headings, when they come as context)."""
+    return set() if standalone is None else {i for i, alone in enumerate(as_list(standalone)) if not alone}
 
 
 # The greedy's key is score / cost ** exponent (see ``density``); Settings.cost_exponent, this by default.
@@ -91,24 +99,39 @@ def _exact(exponent: float) -> bool:
     return bool(got.dtype == np.float64 and np.array_equal(got, want))
 
 
-def densities(scores: Floats, costs: Ints, exponent: float = COST_EXPONENT) -> list[float]:
-    """``density`` as a list of Python floats, the same bits as ``density`` gives.
+def densities(scores: Floats, costs: Ints, exponent: float = COST_EXPONENT,
+              slots: Sequence[int] | None = None) -> list[float]:
+    """``density`` as a list of Python floats, the same bits as ``density`` gives; with ``slots``, only those
+    entries are computed (the others are 0.0: the greedy ranks the matched slots only).
 
     In Python when ``_exact(exponent)`` holds for these costs (the default exponent on numpy >= 2), else by
     ``density`` itself. Why: inside extract, numpy's five calls on a page's tens of segments cost about 18 us,
-    the list comprehension about 4 us."""
+    the list comprehension a few."""
     score_list: list[float] = as_list(scores)
     cost_list: list[int] = as_list(costs)
-    if (exponent in (0.5, 1.0, 0.0) and min(cost_list, default=0) >= 0 and max(cost_list, default=0) <= CHECKED_COSTS
-            and _exact(exponent)):
-        if exponent == 0.5:
-            sqrt = math.sqrt
-            return [s / sqrt(c) if c > 0 else 0.0 for s, c in zip(score_list, cost_list)]
-        if exponent == 1.0:
-            return [s / c if c > 0 else 0.0 for s, c in zip(score_list, cost_list)]
-        return [s / 1.0 if c > 0 else 0.0 for s, c in zip(score_list, cost_list)]
-    return density(np.asarray(score_list, dtype=np.float64), np.asarray(cost_list, dtype=np.int64),  # type: ignore[no-any-return]
-                   exponent).tolist()
+    if not (exponent in (0.5, 1.0, 0.0) and min(cost_list, default=0) >= 0
+            and max(cost_list, default=0) <= CHECKED_COSTS and _exact(exponent)):
+        every: list[float] = density(np.asarray(score_list, dtype=np.float64), np.asarray(cost_list, dtype=np.int64),
+                                     exponent).tolist()
+        if slots is None:
+            return every
+        out = [0.0] * len(every)
+        for i in slots:
+            out[i] = every[i]
+        return out
+    root = math.sqrt if exponent == 0.5 else (float if exponent == 1.0 else _one)
+    if slots is None:
+        return [s / root(c) if c > 0 else 0.0 for s, c in zip(score_list, cost_list)]
+    out = [0.0] * len(score_list)
+    for i in slots:
+        c = cost_list[i]
+        out[i] = score_list[i] / root(c) if c > 0 else 0.0
+    return out
+
+
+def _one(cost: int) -> float:
+    """``cost ** 0``: numpy's power gives 1.0 for a zero exponent."""
+    return 1.0
 
 
 @dataclass(frozen=True)
@@ -194,9 +217,10 @@ def select_slots(
     *,
     include_headings: bool = True,
     fill: str = "neighbors",
-    standalone: Sequence[bool] | None = None,
+    lone: set[int] | None = None,
 ) -> Selection:
-    """``select`` on plain lists, with the priority order already made (``priority_slots``)."""
+    """``select`` on plain lists, with the priority order already made (``priority_slots``); ``lone``: the
+    slots that may not stand alone (``lone_slots``)."""
     if not scores:
         return Selection((), frozenset(), frozenset(), frozenset(), 0)
     if budget <= 0:
@@ -207,7 +231,7 @@ def select_slots(
     filled: set[int] = set()
     if fill == "neighbors" and spent < budget:
         filled, spent = fill_slots(neighbor_order(len(costs), matched, matched), costs, chosen, budget, spent,
-                                   parents if include_headings else None, standalone)
+                                   parents if include_headings else None, lone)
         chosen |= filled
     return Selection(tuple(sorted(chosen)), frozenset(matched), frozenset(heads), frozenset(filled), spent,
                      tuple(order))
@@ -226,25 +250,26 @@ def select(
     cost_exponent: float = COST_EXPONENT,
 ) -> Selection:
     """Choose slots (indices into the candidate arrays, which are in document order) within ``budget``."""
-    order = priority_slots(densities(scores, costs, cost_exponent), as_list(matched_mask))
+    slots = [i for i, m in enumerate(as_list(matched_mask)) if m]
+    order = priority_slots(densities(scores, costs, cost_exponent, slots), slots)
     return select_slots(as_list(scores), as_list(costs), as_list(parents), order, budget,
-                        include_headings=include_headings, fill=fill,
-                        standalone=None if standalone is None else as_list(standalone))
+                        include_headings=include_headings, fill=fill, lone=lone_slots(standalone))
 
 
-def priority_slots(value: Sequence[float], matched_mask: Sequence[bool]) -> list[int]:
-    """Matched slots by ``value`` (their density), descending; ties by position (the greedy's order).
+def priority_slots(value: Sequence[float], slots: Sequence[int]) -> list[int]:
+    """The matched ``slots`` (in position order) by ``value``, their density, descending; ties by position.
 
-    A stable sort of the slots (already in position order) on the value alone: ``reverse`` keeps equal values in
-    their original order, so ties stay by position without a tuple key per slot."""
-    return sorted([i for i, m in enumerate(matched_mask) if m], key=value.__getitem__, reverse=True)
+    A stable sort on the value alone: ``reverse`` keeps equal values in their original order, so ties stay by
+    position without a tuple key per slot."""
+    return sorted(slots, key=value.__getitem__, reverse=True)
 
 
 def priority_order(
     scores: Floats, costs: Ints, matched_mask: Bools, cost_exponent: float = COST_EXPONENT,
 ) -> list[int]:
     """Matched slots by ``density``, descending; ties by position (the greedy's order)."""
-    return priority_slots(densities(scores, costs, cost_exponent), as_list(matched_mask))
+    slots = [i for i, m in enumerate(as_list(matched_mask)) if m]
+    return priority_slots(densities(scores, costs, cost_exponent, slots), slots)
 
 
 def neighbor_order(n: int, anchors: Collection[int], exclude: Collection[int]) -> list[int]:
@@ -280,16 +305,17 @@ def fill_slots(
     budget: int,
     spent: int,
     parents: Sequence[int] | None = None,
-    standalone: Sequence[bool] | None = None,
+    lone: set[int] | None = None,
 ) -> tuple[set[int], int]:
-    """``fill_neighbors`` with the neighbour order already made: ``near`` holds every slot not chosen (it may hold
-    chosen ones too, which are skipped), nearest first."""
+    """``fill_neighbors`` with the neighbour order already made and the slots that may not stand alone as a set:
+    ``near`` holds every slot not chosen (it may hold chosen ones too, which are skipped), nearest first."""
     filled: set[int] = set()
     taken = set(chosen)
+    lone = lone or set()
     for i in near:
         if spent >= budget:
             break
-        if i in taken or (standalone is not None and not standalone[i]):
+        if i in taken or i in lone:
             continue
         cost = costs[i]
         parent = parents[i] if parents is not None else -1
@@ -303,12 +329,14 @@ def fill_slots(
             filled.add(i)
             taken.add(i)
             spent += cost
-    if standalone is not None and all(i in taken for i, a in enumerate(standalone) if a):
-        for i, cost in enumerate(costs):
-            if i not in taken and spent + cost <= budget:
+    # Once every slot that may stand alone is in, the lone ones left come too, in reading order (then they are
+    # the only slots not taken).
+    if len(taken) - len(taken & lone) == len(costs) - len(lone):
+        for i in sorted(lone - taken):
+            if spent + costs[i] <= budget:
                 filled.add(i)
                 taken.add(i)
-                spent += cost
+                spent += costs[i]
     return filled, spent
 
 
@@ -329,5 +357,4 @@ def fill_neighbors(
     """
     cost_of: list[int] = as_list(costs)
     return fill_slots(neighbor_order(len(cost_of), anchors, chosen), cost_of, chosen, budget, spent,
-                      None if parents is None else as_list(parents),
-                      None if standalone is None else as_list(standalone))
+                      None if parents is None else as_list(parents), lone_slots(standalone))

@@ -55,20 +55,18 @@ def _cost(seg: Segment, settings: Settings) -> int:
 
 
 def plan_nested(
-    value: list[float],
+    order: list[int],
     costs: list[int],
     parents: list[int],
-    matched_mask: list[bool],
     budget: int,
     settings: Settings,
-    standalone: list[bool],
+    lone: set[int],
 ) -> Plan:
-    order = priority_slots(value, matched_mask)
     matched_all = set(order)
     if settings.fill == "neighbors":
         # Headings come with what they head; lone ones only after everything else (see knapsack.fill_neighbors).
         rest = neighbor_order(len(costs), matched_all, matched_all)
-        order = order + [i for i in rest if standalone[i]] + [i for i in rest if not standalone[i]]
+        order = order + [i for i in rest if i not in lone] + [i for i in rest if i in lone]
     th = thresholds(order, costs, parents, include_headings=settings.include_headings)
     chosen = th.chosen(budget)
     pending = th.pending(budget)
@@ -83,15 +81,13 @@ def plan_nested(
 def plan_greedy(
     candidates: Sequence[Segment],
     weighted: list[float],
-    value: list[float],
     costs: list[int],
     parents: list[int],
-    matched_mask: list[bool],
+    order: list[int],
     budget: int,
     settings: Settings,
-    standalone: list[bool],
+    lone: set[int],
 ) -> Plan:
-    order = priority_slots(value, matched_mask)
     if not costs or budget <= 0:
         taken: list[int] = []
         heads: set[int] = set()
@@ -118,12 +114,13 @@ def plan_greedy(
     near = neighbor_order(len(costs), matched, matched)
     if settings.fill == "neighbors" and spent < budget:
         filled, spent = fill_slots(near, costs, chosen, budget, spent,
-                                   parents if settings.include_headings else None, standalone)
+                                   parents if settings.include_headings else None, lone)
         chosen |= filled
 
     def drop_order() -> tuple[int, ...]:
         """Least valuable first: filler before matched, then by density, then the later slot first. The slots
         are put in descending position order, so a stable sort on the density alone keeps that last tie-break."""
+        value = densities(weighted, costs, settings.cost_exponent)
         by_position = sorted(chosen, reverse=True)
         return tuple(sorted([i for i in by_position if i not in matched], key=value.__getitem__)
                      + sorted([i for i in by_position if i in matched], key=value.__getitem__))
@@ -144,18 +141,19 @@ def plan(
     settings: Settings,
 ) -> Plan:
     """The plan for one document. The arrays may be numpy arrays or lists; the work is done on lists of Python
-    scalars (see ``knapsack``: a page has tens of candidates, and numpy's per-call cost was most of this stage)."""
+    scalars (see ``knapsack``: a page has tens of candidates, and numpy's per-call cost was most of this stage).
+    Lists are used as they are, not copied: they must not change while the plan is in use (its drop order is
+    computed when asked, from ``weighted`` and ``costs``)."""
     # With headings brought along as context, a heading never competes on its own (see knapsack.fill_neighbors).
+    lone: set[int] = set()
     if settings.include_headings:
         heading = SegmentKind.HEADING
-        standalone = [s.kind is not heading for s in candidates]
-    else:
-        standalone = [True] * len(candidates)
-    mask = [bool(m) and a for m, a in zip(as_list(matched_mask), standalone)]
+        lone = {i for i, s in enumerate(candidates) if s.kind is heading}
+    slots = [i for i, m in enumerate(as_list(matched_mask)) if m and i not in lone]
     weight_list: list[float] = as_list(weighted)
     cost_list: list[int] = as_list(costs)
-    value = densities(weight_list, cost_list, settings.cost_exponent)
+    order = priority_slots(densities(weight_list, cost_list, settings.cost_exponent, slots), slots)
     parent_list: list[int] = as_list(parents)
     if settings.nested:
-        return plan_nested(value, cost_list, parent_list, mask, budget, settings, standalone)
-    return plan_greedy(candidates, weight_list, value, cost_list, parent_list, mask, budget, settings, standalone)
+        return plan_nested(order, cost_list, parent_list, budget, settings, lone)
+    return plan_greedy(candidates, weight_list, cost_list, parent_list, order, budget, settings, lone)
