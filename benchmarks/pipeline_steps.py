@@ -77,8 +77,7 @@ def replay(html: str, query: str, ex: qatbe.Extractor) -> dict[str, float]:
     scores = score_segments(candidates, query, score_settings)
     mark("score")
     kind_weight = settings.weights
-    weights = [kind_weight[s.kind] for s in candidates]
-    weighted = [r * w for r, w in zip(scores.raw.tolist(), weights)]
+    weighted = [r * kind_weight[s.kind] for r, s in zip(scores.raw.tolist(), candidates)]
     if scores.relevant is not None:
         matched_mask = [w > 0.0 and r for w, r in zip(weighted, scores.relevant.tolist())]
     else:
@@ -88,9 +87,11 @@ def replay(html: str, query: str, ex: qatbe.Extractor) -> dict[str, float]:
     mark("heading_parents")
     budget = settings.effective_budget
     chosen_plan = pipeline.plan(candidates, weighted, costs, parents, matched_mask, budget, settings)
-    for i, short in chosen_plan.cut.items():
-        candidates[i] = short
-        costs[i] = chosen_plan.cut_costs[i]
+    if chosen_plan.cut:
+        costs = list(costs)
+        for i, short in chosen_plan.cut.items():
+            candidates[i] = short
+            costs[i] = chosen_plan.cut_costs[i]
     mark("plan")
     chosen = list(chosen_plan.chosen)
     text = render([candidates[i] for i in chosen], settings.render)
@@ -100,14 +101,12 @@ def replay(html: str, query: str, ex: qatbe.Extractor) -> dict[str, float]:
     mark("render")
     chosen_set = set(chosen)
     matched = chosen_plan.matched
-    out = tuple(pipeline.with_outcome(candidates[i], costs[i], weighted[i], i in matched) for i in chosen)
-    pending = tuple(pipeline.with_outcome(candidates[i], costs[i], weighted[i], i in matched)
-                    for i in chosen_plan.pending)
+    out = pipeline.outcomes(candidates, chosen, costs, weighted, matched)
+    pending = pipeline.outcomes(candidates, chosen_plan.pending, costs, weighted, matched)
     mark("records")
-    dropped = [i for i in range(len(candidates)) if i not in chosen_set]
     Result(text=text, total_tokens=estimate(text) if text else 0, segments=out, budget=settings.token_budget,
-           tier=settings.tier, query=query, format=doc.format, dropped_count=len(dropped),
-           dropped_tokens=sum([costs[i] for i in dropped]), reserve_tokens=settings.reserve_tokens,
+           tier=settings.tier, query=query, format=doc.format, dropped_count=len(candidates) - len(chosen_set),
+           dropped_tokens=sum(costs) - sum([costs[i] for i in chosen_set]), reserve_tokens=settings.reserve_tokens,
            truncated_count=sum(1 for i in chosen_plan.cut if i in chosen_set), pending=pending, pending_at=None,
            no_match=bool(scores.query_terms) and not any(matched_mask), evaluation_time_ms=0.0,
            metadata=doc.metadata, backend="", _explain=list)

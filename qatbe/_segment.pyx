@@ -65,8 +65,7 @@ def new_segment(kind, text, markdown, position, index, level, heading_path, lang
     return seg
 
 
-def with_outcome(seg, tokens, score, matched):
-    """``dataclasses.replace(seg, tokens=tokens, score=score, matched=matched)``, as a plain ``Segment``."""
+cdef inline object _outcome(seg, tokens, score, matched):
     cdef object out = _alloc()
     PyObject_GenericSetAttr(out, "kind", seg.kind)
     PyObject_GenericSetAttr(out, "text", seg.text)
@@ -83,3 +82,16 @@ def with_outcome(seg, tokens, score, matched):
     PyObject_GenericSetAttr(out, "score", score)
     PyObject_GenericSetAttr(out, "matched", matched)
     return out
+
+
+def with_outcome(seg, tokens, score, matched):
+    """``dataclasses.replace(seg, tokens=tokens, score=score, matched=matched)``, as a plain ``Segment``."""
+    return _outcome(seg, tokens, score, matched)
+
+
+def outcomes(segments, slots, costs, scores, matched):
+    """``tuple(with_outcome(segments[i], costs[i], scores[i], i in matched) for i in slots)`` in one call."""
+    cdef list out = []
+    for i in slots:
+        out.append(_outcome(segments[i], costs[i], scores[i], True if i in matched else False))
+    return tuple(out)

@@ -7,6 +7,8 @@ matching over Segment's 14 parameters made constructing a segment almost twice a
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Sequence
+
 from .types import Segment, SegmentKind
 
 
@@ -23,3 +25,9 @@ def with_outcome(seg: Segment, tokens: int, score: float, matched: bool) -> Segm
     over the fields, which cost more than selecting the segments."""
     return Segment(seg.kind, seg.text, seg.markdown, seg.position, seg.index, seg.level, seg.heading_path,
                    seg.language, seg.group, seg.part, seg.header, tokens, score, matched)
+
+
+def outcomes(segments: Sequence[Segment], slots: Iterable[int], costs: Sequence[int], scores: Sequence[float],
+             matched: Collection[int]) -> tuple[Segment, ...]:
+    """``with_outcome`` for each slot: its cost, its score and whether it was matched."""
+    return tuple(with_outcome(segments[i], costs[i], scores[i], i in matched) for i in slots)

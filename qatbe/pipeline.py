@@ -19,7 +19,7 @@ import numpy.typing as npt
 from ._backend import BACKEND
 from .errors import ConfigError, InputError
 from .explain import explain
-from .records import with_outcome
+from .records import outcomes, with_outcome
 from .render import SEPARATOR, block, render
 from .result import Result
 from .score import score_segments
@@ -180,9 +180,8 @@ class Extractor:
             score_settings = self._with_language(doc.metadata.language)
         scores = score_segments(candidates, query_text, score_settings)
         kind_weight = settings.weights
-        weights = [kind_weight[s.kind] for s in candidates]
         # The selector works on lists of Python floats; a float64 product is the same in Python as in numpy.
-        weighted: list[float] = [r * w for r, w in zip(scores.raw.tolist(), weights)]
+        weighted: list[float] = [r * kind_weight[s.kind] for r, s in zip(scores.raw.tolist(), candidates)]
         # Only segments above the relative floor compete as matches; the rest may still fill leftover budget.
         if scores.relevant is not None:
             matched_mask = [w > 0.0 and r for w, r in zip(weighted, scores.relevant.tolist())]
@@ -212,17 +211,16 @@ class Extractor:
 
         chosen_set = set(chosen)
         matched = chosen_plan.matched
-        out = tuple(with_outcome(candidates[i], costs[i], weighted[i], i in matched) for i in chosen)
-        dropped = [i for i in range(len(candidates)) if i not in chosen_set]
+        out = outcomes(candidates, chosen, costs, weighted, matched)
         pending = [i for i in given_up[::-1] if i not in chosen_plan.cut] + list(chosen_plan.pending)
         pending_at = None
         if chosen_plan.pending_at is not None:
             pending_at = (budget + 1,) * len(given_up) + chosen_plan.pending_at
 
         def explained() -> list[Any]:
-            return explain(self._measured(doc.segments), candidates, scores, np.array(weights, dtype=np.float64),
-                           np.array(costs, dtype=np.int64), chosen_set, matched, bool(scores.query_terms),
-                           self.settings.cost_exponent)
+            weights = np.array([kind_weight[s.kind] for s in candidates], dtype=np.float64)
+            return explain(self._measured(doc.segments), candidates, scores, weights, np.array(costs, dtype=np.int64),
+                           chosen_set, matched, bool(scores.query_terms), self.settings.cost_exponent)
 
         return Result(
             text=text,
@@ -232,11 +230,11 @@ class Extractor:
             tier=settings.tier if settings.budget is None else None,
             query=query_text,
             format=doc.format,
-            dropped_count=len(dropped),
-            dropped_tokens=sum([costs[i] for i in dropped]),
+            dropped_count=len(candidates) - len(chosen_set),
+            dropped_tokens=sum(costs) - sum([costs[i] for i in chosen_set]),
             reserve_tokens=settings.reserve_tokens,
             truncated_count=sum(1 for i in chosen_plan.cut if i in chosen_set),
-            pending=tuple(with_outcome(candidates[i], costs[i], weighted[i], i in matched) for i in pending),
+            pending=outcomes(candidates, pending, costs, weighted, matched),
             pending_at=pending_at,
             no_match=bool(scores.query_terms) and not any(matched_mask),
             evaluation_time_ms=(time.perf_counter() - started) * 1000.0,

@@ -84,6 +84,24 @@ def test_with_outcome_is_replace(module: ModuleType, values: dict[str, Any], tok
     assert out.tokens is tokens and out.score is score and out.matched is matched
 
 
+@pytest.mark.parametrize("module", MODULES, ids=_IDS)
+@settings(max_examples=50, deadline=None)
+@given(values=st.lists(_values, max_size=8), data=st.data())
+def test_outcomes_is_with_outcome_per_slot(module: ModuleType, values: list[dict[str, Any]],
+                                            data: st.DataObject) -> None:
+    segments = [Segment(**v) for v in values]
+    n = len(segments)
+    slots = data.draw(st.lists(st.integers(0, max(n - 1, 0)), max_size=2 * n)) if n else []
+    costs = [v["tokens"] + 1 for v in values]
+    scores = [v["score"] / 2 for v in values]
+    matched = set(data.draw(st.lists(st.integers(0, n), max_size=n)))
+    got = module.outcomes(segments, slots, costs, scores, matched)
+    assert type(got) is tuple
+    assert got == tuple(dataclasses.replace(segments[i], tokens=costs[i], score=scores[i], matched=i in matched)
+                        for i in slots)
+    assert all(type(s.matched) is bool for s in got)
+
+
 @pytest.mark.parametrize("make", [records.new_segment, _segment_py.new_segment], ids=["in use", "twin"])
 def test_a_fast_record_is_a_frozen_dataclass(make: Callable[..., Segment]) -> None:
     seg = make(SegmentKind.TABLE, "a | b", "| a | b |", 5, 2, 0, ("Fees",), None, 7, 1, "| h |", 4, 0.5, True)
@@ -144,3 +162,4 @@ def test_extract_records_match_replace() -> None:
 )
 def test_compiled_constructors_are_in_use_when_required() -> None:
     assert records.COMPILED and records.new_segment is getattr(_compiled, "new_segment", None)
+    assert records.outcomes is getattr(_compiled, "outcomes", None)

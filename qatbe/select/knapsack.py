@@ -230,8 +230,8 @@ def select_slots(
     chosen = matched | heads
     filled: set[int] = set()
     if fill == "neighbors" and spent < budget:
-        filled, spent = fill_slots(neighbor_order(len(costs), matched, matched), costs, chosen, budget, spent,
-                                   parents if include_headings else None, lone)
+        filled, spent, _ = fill_slots(matched, costs, chosen, budget, spent, parents if include_headings else None,
+                                      lone)
         chosen |= filled
     return Selection(tuple(sorted(chosen)), frozenset(matched), frozenset(heads), frozenset(filled), spent,
                      tuple(order))
@@ -299,19 +299,27 @@ def neighbor_order(n: int, anchors: Collection[int], exclude: Collection[int]) -
 
 
 def fill_slots(
-    near: Sequence[int],
+    anchors: Collection[int],
     costs: Sequence[int],
     chosen: set[int],
     budget: int,
     spent: int,
     parents: Sequence[int] | None = None,
     lone: set[int] | None = None,
-) -> tuple[set[int], int]:
-    """``fill_neighbors`` with the neighbour order already made and the slots that may not stand alone as a set:
-    ``near`` holds every slot not chosen (it may hold chosen ones too, which are skipped), nearest first."""
+) -> tuple[set[int], int, list[int] | None]:
+    """``fill_neighbors`` on lists, with the slots that may not stand alone as a set; returns (filled, spent, the
+    neighbour order it used, or None when it needed none).
+
+    When everything left fits (strictly under the budget, so the loop never stops early), the fill takes every
+    slot not chosen whatever the order (the lone ones in the last pass, or with a slot they head): that is
+    returned without making the order. Half the pages of scrapinghub-aeb fit the summary tier whole."""
     filled: set[int] = set()
     taken = set(chosen)
     lone = lone or set()
+    left = sum(costs) - sum([costs[i] for i in taken])
+    if spent + left < budget:
+        return set(range(len(costs))) - taken, spent + left, None
+    near = neighbor_order(len(costs), anchors, chosen)
     for i in near:
         if spent >= budget:
             break
@@ -337,7 +345,7 @@ def fill_slots(
                 filled.add(i)
                 taken.add(i)
                 spent += costs[i]
-    return filled, spent
+    return filled, spent, near
 
 
 def fill_neighbors(
@@ -355,6 +363,6 @@ def fill_neighbors(
     a filled segment they head, charged with it; once every other slot is in, the rest of them come too, so a
     budget that fits the whole document keeps the whole document.
     """
-    cost_of: list[int] = as_list(costs)
-    return fill_slots(neighbor_order(len(cost_of), anchors, chosen), cost_of, chosen, budget, spent,
-                      None if parents is None else as_list(parents), lone_slots(standalone))
+    filled, spent, _ = fill_slots(anchors, as_list(costs), chosen, budget, spent,
+                                  None if parents is None else as_list(parents), lone_slots(standalone))
+    return filled, spent

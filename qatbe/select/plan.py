@@ -110,11 +110,10 @@ def plan_greedy(
                 chosen.add(best)
                 matched.add(best)
                 spent += cut_costs[best]
-    # Every slot but the matched ones, nearest to them first: the fill's order and the tail of ``pending``.
-    near = neighbor_order(len(costs), matched, matched)
+    near: list[int] | None = None  # the slots not chosen, nearest to the matched ones first (made when needed)
     if settings.fill == "neighbors" and spent < budget:
-        filled, spent = fill_slots(near, costs, chosen, budget, spent,
-                                   parents if settings.include_headings else None, lone)
+        filled, spent, near = fill_slots(matched, costs, chosen, budget, spent,
+                                         parents if settings.include_headings else None, lone)
         chosen |= filled
 
     def drop_order() -> tuple[int, ...]:
@@ -125,9 +124,13 @@ def plan_greedy(
         return tuple(sorted([i for i in by_position if i not in matched], key=value.__getitem__)
                      + sorted([i for i in by_position if i in matched], key=value.__getitem__))
 
-    pending = [i for i in order if i not in chosen]
-    pending_set = set(pending)
-    pending += [i for i in near if i not in chosen and i not in pending_set]
+    pending: list[int] = []
+    if len(chosen) < len(costs):
+        pending = [i for i in order if i not in chosen]
+        pending_set = set(pending)
+        if near is None:
+            near = neighbor_order(len(costs), matched, chosen)
+        pending += [i for i in near if i not in chosen and i not in pending_set]
     return Plan(tuple(sorted(chosen)), frozenset(matched), drop_order, tuple(pending), None, cut, cut_costs)
 
 
