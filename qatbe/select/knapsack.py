@@ -317,7 +317,7 @@ def fill_slots(
     taken = set(chosen)
     lone = lone or set()
     left = sum(costs) - sum([costs[i] for i in taken])
-    if spent + left < budget:
+    if spent + left < budget and min(costs, default=0) >= 0:  # (a negative cost could let a sum fit, not a prefix)
         return set(range(len(costs))) - taken, spent + left, None
     near = neighbor_order(len(costs), anchors, chosen)
     for i in near:
