@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 import select_reference as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -138,11 +139,12 @@ def test_densities_are_numpy_density_bit_for_bit(scores: list[float], costs: lis
 
 
 def test_the_default_exponent_takes_the_python_path_here() -> None:
-    """numpy >= 2 computes a scalar power of 0.5 as a square root; if this fails, densities still agrees (numpy
-    path) but the pipeline lost its cheaper arithmetic."""
-    if int(np.__version__.split(".")[0]) >= 2:
-        assert knapsack._exact(0.5) and knapsack._exact(1.0) and knapsack._exact(0.0)
-    assert not knapsack._exact(0.3)
+    """numpy >= 2 computes a scalar power of 0.5 as a square root, so densities can compute in Python; where it
+    does not, densities keeps numpy's arithmetic (same bits, slower): a skip, not a failure."""
+    assert not knapsack._exact(0.3)  # only exponents numpy turns into sqrt, a copy or ones are checked
+    if not knapsack._exact(0.5):
+        pytest.skip(f"numpy {np.__version__} computes x ** 0.5 with pow: densities uses numpy's arithmetic")
+    assert knapsack._exact(1.0) and knapsack._exact(0.0)
 
 
 _WORDS = ["passport", "fee", "renew", "photo", "post", "online", "apply", "the", "of", "is", "ü", "数据", "3.11"]
