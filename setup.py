@@ -1,4 +1,5 @@
-"""Build the compiled kernel, qatbe/_core.pyx, and the compiled segmenter stages.
+"""Build the compiled kernel, qatbe/_core.pyx, the Segment constructors, qatbe/_segment.pyx, and the compiled
+segmenter stages.
 
 The HTML walk, the segment builder and the HTML emit stage (qatbe/segmentation/html_walk.py, builder.py, html_emit.py)
 are compiled as they are, with the C types of the .pxd beside each (Cython's "augmenting .pxd"): one source, so
@@ -46,6 +47,7 @@ if not _flag("QATBE_NO_EXTENSION"):
 
     ext_modules = cythonize(
         [Extension("qatbe._core", ["qatbe/_core.pyx"], extra_compile_args=["-O3"]),
+         Extension("qatbe._segment", ["qatbe/_segment.pyx"], extra_compile_args=["-O3"]),
          Extension("qatbe.segmentation.lexbor_nodes", ["qatbe/segmentation/lexbor_nodes.pyx"],
                    extra_compile_args=["-O3"]),
          Extension("qatbe.segmentation.html_fastwalk", ["qatbe/segmentation/html_fastwalk.pyx"],

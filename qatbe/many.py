@@ -37,6 +37,7 @@ from ._backend import BACKEND
 from .errors import ConfigError, InputError
 from .pipeline import Extractor, heading_parents, measure, resolve_settings
 from .query import query_text
+from .records import with_outcome
 from .render import render
 from .render.citations import (
     Section,
@@ -544,7 +545,7 @@ def extract_many(
 
     # 9. The account.
     def passage(i: int, citation: int) -> Passage:
-        seg = dataclasses.replace(pool[i], tokens=int(costs[i]), score=float(weighted[i]), matched=i in matched)
+        seg = with_outcome(pool[i], int(costs[i]), float(weighted[i]), i in matched)
         return Passage(int(doc_of[i]), citation, seg)
 
     passages = tuple(passage(i, numbers[d]) for d in doc_order if d in numbers

@@ -19,18 +19,22 @@ import numpy.typing as npt
 from ._backend import BACKEND
 from .errors import ConfigError, InputError
 from .explain import explain
+from .records import outcomes, with_outcome
 from .render import SEPARATOR, block, render
 from .result import Result
 from .score import score_segments
-from .score.bm25 import heading_ancestors
 from .segmentation import parse
 from .select.plan import plan
 from .settings import Settings
 from .source import load_source
+from .tokens import chars_div4
 from .types import ParsedDocument, Segment, SegmentKind
 
 _FIELDS = frozenset(f.name for f in dataclasses.fields(Settings))
 _LANGUAGES_KEPT = 64  # declared languages whose scoring settings an Extractor keeps
+# Read once: an Enum member is a descriptor lookup on its class (about 90 ns on Python 3.11), once per segment here.
+_HEADING = SegmentKind.HEADING
+_NAVIGATION = SegmentKind.NAVIGATION
 
 
 def resolve_settings(settings: Settings | None, options: dict[str, Any]) -> Settings:
@@ -75,31 +79,56 @@ def _check_query(query: object) -> str | None:
     raise InputError(f"query must be a string or None, not {type(query).__name__}")
 
 
-def measure(segments: Sequence[Segment], settings: Settings) -> npt.NDArray[np.int64]:
-    """Cost of each segment as it will appear in the output, its share of the separator included."""
+def costs_of(segments: Sequence[Segment], settings: Settings) -> list[int]:
+    """Cost of each segment as it will appear in the output, its share of the separator included (``measure`` as a
+    list). With the default estimator (chars/4) the cost is read off the block's length: ``block + SEPARATOR``
+    was a copy of every segment's text made only to be counted."""
     estimate = settings.estimate
     fmt = settings.render
-    costs = np.empty(len(segments), dtype=np.int64)
-    for i, seg in enumerate(segments):
+    if estimate is chars_div4:
+        extra = len(SEPARATOR) + 3  # chars_div4(block + SEPARATOR) == (len(block) + len(SEPARATOR) + 3) // 4
+        if fmt == "markdown":  # block(seg, "markdown") is seg.markdown
+            return [(len(seg.markdown) + extra) // 4 for seg in segments]
+        return [(len(block(seg, fmt)) + extra) // 4 for seg in segments]
+    costs: list[int] = []
+    for seg in segments:
         value = estimate(block(seg, fmt) + SEPARATOR)
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise ConfigError(f"the estimator must return a non-negative int, it returned {value!r}")
-        costs[i] = value
+        costs.append(int(value))
     return costs
 
 
-def with_outcome(seg: Segment, tokens: int, score: float, matched: bool) -> Segment:
-    """``dataclasses.replace(seg, tokens=..., score=..., matched=...)`` without replace's generic walk over the
-    fields, which cost more than selecting the segments (tests/test_pipeline_shortcuts.py checks it against replace).
-    Positional, in Segment's field order: keyword matching over 14 parameters costs about as much again."""
-    return Segment(seg.kind, seg.text, seg.markdown, seg.position, seg.index, seg.level, seg.heading_path,
-                   seg.language, seg.group, seg.part, seg.header, tokens, score, matched)
+def measure(segments: Sequence[Segment], settings: Settings) -> npt.NDArray[np.int64]:
+    """Cost of each segment as it will appear in the output, its share of the separator included."""
+    return np.array(costs_of(segments, settings), dtype=np.int64)
+
+
+def parent_slots(segments: Sequence[Segment]) -> list[int]:
+    """For each segment, the slot of its nearest enclosing heading among ``segments`` (-1 if none).
+
+    This is the first of its ``heading_ancestors`` (score.bm25), the one reading of heading levels that scoring
+    uses too, computed directly: a heading's parent is the nearest heading above it of a lower level, anything
+    else's is the last heading above it (tests/test_pipeline_parts.py checks the two against each other)."""
+    out: list[int] = []
+    stack: list[tuple[int, int]] = []  # (level, slot) of the open headings, outermost first
+    last = -1
+    for i, seg in enumerate(segments):
+        if seg.kind is _HEADING:
+            level = seg.level
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            out.append(stack[-1][1] if stack else -1)
+            stack.append((level, i))
+            last = i
+        else:
+            out.append(last)
+    return out
 
 
 def heading_parents(segments: Sequence[Segment]) -> npt.NDArray[np.int64]:
-    """For each segment, the slot of its nearest enclosing heading among ``segments`` (-1 if none): the first of
-    its ``heading_ancestors``, the one reading of heading levels that scoring uses too."""
-    return np.array([chain[0] if chain else -1 for chain in heading_ancestors(segments)], dtype=np.int64)
+    """``parent_slots`` as an array."""
+    return np.array(parent_slots(segments), dtype=np.int64)
 
 
 class Extractor:
@@ -141,25 +170,29 @@ class Extractor:
         budget = settings.effective_budget
         doc = self.parse(source)
 
-        candidates = [
-            s for s in doc.segments if settings.include_navigation or s.kind is not SegmentKind.NAVIGATION
+        candidates = list(doc.segments) if settings.include_navigation else [
+            s for s in doc.segments if s.kind is not _NAVIGATION
         ]
-        costs = measure(candidates, settings)
+        costs = costs_of(candidates, settings)
         # The page's declared language (<html lang>) beats detection; an explicit option beats both.
         score_settings = settings
         if settings.language is None and doc.metadata.language:
             score_settings = self._with_language(doc.metadata.language)
         scores = score_segments(candidates, query_text, score_settings)
-        weights = np.array([settings.weights[s.kind] for s in candidates], dtype=np.float64)
-        weighted = scores.raw * weights if candidates else np.zeros(0)
+        kind_weight = settings.weights
+        # The selector works on lists of Python floats; a float64 product is the same in Python as in numpy.
+        weighted: list[float] = [r * kind_weight[s.kind] for r, s in zip(scores.raw.tolist(), candidates)]
         # Only segments above the relative floor compete as matches; the rest may still fill leftover budget.
-        matched_mask = weighted > 0.0
         if scores.relevant is not None:
-            matched_mask &= scores.relevant
-        chosen_plan = plan(candidates, weighted, costs, heading_parents(candidates), matched_mask, budget, settings)
-        for i, short in chosen_plan.cut.items():  # truncated copies stand in for the whole segments
-            candidates[i] = short
-            costs[i] = chosen_plan.cut_costs[i]
+            matched_mask = [w > 0.0 and r for w, r in zip(weighted, scores.relevant.tolist())]
+        else:
+            matched_mask = [w > 0.0 for w in weighted]
+        chosen_plan = plan(candidates, weighted, costs, parent_slots(candidates), matched_mask, budget, settings)
+        if chosen_plan.cut:  # truncated copies stand in for the whole segments
+            costs = list(costs)  # the plan keeps the list it was given (its drop order reads the original costs)
+            for i, short in chosen_plan.cut.items():
+                candidates[i] = short
+                costs[i] = chosen_plan.cut_costs[i]
 
         chosen = list(chosen_plan.chosen)
         estimate = settings.estimate
@@ -167,24 +200,28 @@ class Extractor:
         # The per-segment costs bound the total for the built-in estimators; a custom estimator may not add up,
         # so the rendered text is measured and the least valuable segment dropped until it fits.
         given_up: list[int] = []
-        drop_order = list(chosen_plan.drop_order)
+        drop_order: list[int] = []
         while chosen and estimate(text) > budget:
+            if not given_up:
+                drop_order = list(chosen_plan.drop_order())
             worst = drop_order.pop(0)
             chosen.remove(worst)
             given_up.append(worst)
             text = render([candidates[i] for i in chosen], settings.render)
 
         chosen_set = set(chosen)
-
-        def record(i: int) -> Segment:
-            return with_outcome(candidates[i], int(costs[i]), float(weighted[i]), i in chosen_plan.matched)
-
-        out = tuple(record(i) for i in chosen)
-        dropped = [i for i in range(len(candidates)) if i not in chosen_set]
+        matched = chosen_plan.matched
+        out = outcomes(candidates, chosen, costs, weighted, matched)
         pending = [i for i in given_up[::-1] if i not in chosen_plan.cut] + list(chosen_plan.pending)
         pending_at = None
         if chosen_plan.pending_at is not None:
             pending_at = (budget + 1,) * len(given_up) + chosen_plan.pending_at
+
+        def explained() -> list[Any]:
+            weights = np.array([kind_weight[s.kind] for s in candidates], dtype=np.float64)
+            return explain(self._measured(doc.segments), candidates, scores, weights, np.array(costs, dtype=np.int64),
+                           chosen_set, matched, bool(scores.query_terms), self.settings.cost_exponent)
+
         return Result(
             text=text,
             total_tokens=estimate(text) if text else 0,
@@ -193,23 +230,21 @@ class Extractor:
             tier=settings.tier if settings.budget is None else None,
             query=query_text,
             format=doc.format,
-            dropped_count=len(dropped),
-            dropped_tokens=int(costs[dropped].sum()) if dropped else 0,
+            dropped_count=len(candidates) - len(chosen_set),
+            dropped_tokens=sum(costs) - sum([costs[i] for i in chosen_set]),
             reserve_tokens=settings.reserve_tokens,
             truncated_count=sum(1 for i in chosen_plan.cut if i in chosen_set),
-            pending=tuple(record(i) for i in pending),
+            pending=outcomes(candidates, pending, costs, weighted, matched),
             pending_at=pending_at,
-            no_match=bool(scores.query_terms) and not bool(matched_mask.any()),
+            no_match=bool(scores.query_terms) and not any(matched_mask),
             evaluation_time_ms=(time.perf_counter() - started) * 1000.0,
             metadata=doc.metadata,
             backend=BACKEND,
-            _explain=lambda: explain(self._measured(doc.segments), candidates, scores, weights, costs, chosen_set,
-                                     chosen_plan.matched, bool(scores.query_terms), self.settings.cost_exponent),
+            _explain=explained,
         )
 
     def _measured(self, segments: Sequence[Segment]) -> list[Segment]:
-        costs = measure(segments, self.settings)
-        return [with_outcome(s, c, s.score, s.matched) for s, c in zip(segments, costs.tolist())]
+        return [with_outcome(s, c, s.score, s.matched) for s, c in zip(segments, costs_of(segments, self.settings))]
 
 
 def extract(

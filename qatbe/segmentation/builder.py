@@ -13,9 +13,16 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..records import new_segment
 from ..settings import Settings
 from ..tokens import chars_div4
 from ..types import Segment, SegmentKind
+
+# The kinds the builder tests and assigns, read once: a member of an Enum class is a descriptor lookup on the
+# class (about 90 ns on Python 3.11), and the builder reads two or three of them per segment.
+_HEADING = SegmentKind.HEADING
+_QUOTE = SegmentKind.QUOTE
+_NAVIGATION = SegmentKind.NAVIGATION
 
 # A sentence ends at . ! ? … (with closing quotes or brackets) followed by space, or right after a CJK full stop.
 # The pattern starts with a character class so the scan is fast; lookbehinds at every position were 3x slower.
@@ -114,14 +121,14 @@ class SegmentBuilder:
             return
         level = min(max(level, 1), 6)
         if boilerplate:
-            self._add(SegmentKind.NAVIGATION, text, text, position, self._next_group())
+            self._add(_NAVIGATION, text, text, position, self._next_group())
             return
         headings = self._headings
         if headings and headings[-1][0] >= level:
             while headings and headings[-1][0] >= level:
                 headings.pop()
             self._path = tuple(t for _, t in headings)
-        self._add(SegmentKind.HEADING, text, "#" * level + " " + text, position, self._next_group(), level=level)
+        self._add(_HEADING, text, "#" * level + " " + text, position, self._next_group(), level=level)
         headings.append((level, text))
         self._path += (text,)
 
@@ -132,8 +139,8 @@ class SegmentBuilder:
         if not text:
             return
         if boilerplate:
-            kind = SegmentKind.NAVIGATION
-        prefix = "> " if kind is SegmentKind.QUOTE else ""
+            kind = _NAVIGATION
+        prefix = "> " if kind is _QUOTE else ""
         group = self._next_group()
         if (len(text) + 3) // 4 <= self._max:  # fits whole (chars_div4, as in _pack_text): the common case
             self._add(kind, text, prefix + text, position, group)
@@ -158,7 +165,7 @@ class SegmentBuilder:
                 rendered.append((item, cleaned))
         if not rendered:
             return
-        kind = SegmentKind.NAVIGATION if boilerplate else SegmentKind.LIST
+        kind = _NAVIGATION if boilerplate else SegmentKind.LIST
         group = self._next_group()
         runs = self._pack([self._item_markdown(item, cleaned) for item, cleaned in rendered], sep="\n")
         start = 0
@@ -191,7 +198,7 @@ class SegmentBuilder:
         body = [r + [""] * (width - len(r)) for r in body]
         if head is not None:
             head = head + [""] * (width - len(head))
-        kind = SegmentKind.NAVIGATION if boilerplate else SegmentKind.TABLE
+        kind = _NAVIGATION if boilerplate else SegmentKind.TABLE
         group = self._next_group()
         head_md = ""
         if head is not None:
@@ -241,13 +248,13 @@ class SegmentBuilder:
     def _add(self, kind: SegmentKind, text: str, markdown: str, position: int, group: int, *, part: int = 0,
              level: int = 0, language: str | None = None, header: str | None = None) -> None:
         path = self._path
-        if kind is SegmentKind.HEADING and path and path[-1] == text:
+        if kind is _HEADING and path and path[-1] == text:
             path = path[:-1]
-        # Positional arguments, in Segment's field order: keyword matching over its 14 parameters made constructing
-        # a segment almost twice as slow, and every segment of every document is built here.
+        # Every segment of every document is built here: new_segment is Segment(...) without the dataclass
+        # __init__'s 14 object.__setattr__ calls (qatbe/_segment.pyx; about 0.37 us a record instead of 2.1 us).
         self._segments.append(
-            Segment(kind, text, markdown, max(position, 0), len(self._segments), level, path, language, group, part,
-                    header)
+            new_segment(kind, text, markdown, max(position, 0), len(self._segments), level, path, language, group,
+                        part, header)
         )
 
     @staticmethod

@@ -16,11 +16,36 @@ Headings never enter on their own (the caller leaves them out of the matched mas
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import math
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+# Small pages are the common case (a median page has 15-30 candidates) and a numpy call costs 1-10 us whatever
+# its size (more inside extract, where scoring has just evicted numpy's code and data from the caches), so the
+# selector works on plain lists of Python scalars; the public functions still take numpy arrays and convert once.
+Floats = Sequence[float] | npt.NDArray[np.float64]
+Ints = Sequence[int] | npt.NDArray[np.int64]
+Bools = Sequence[bool] | npt.NDArray[np.bool_]
+
+
+def as_list(values: Any) -> list[Any]:
+    """``values`` as a list of Python scalars (``ndarray.tolist`` is one C pass; ``list(arr)`` would box numpy
+    scalars, whose arithmetic and comparisons are several times slower). A list is returned as it is: the
+    selector never changes its inputs."""
+    if type(values) is list:
+        return values
+    return values.tolist() if isinstance(values, np.ndarray) else list(values)
+
+
+def lone_slots(standalone: Bools | None) -> set[int]:
+    """The slots that may not stand alone (``standalone`` False: headings, when they come as context)."""
+    return set() if standalone is None else {i for i, alone in enumerate(as_list(standalone)) if not alone}
+
 
 # The greedy's key is score / cost ** exponent (see ``density``); Settings.cost_exponent, this by default.
 COST_EXPONENT = 0.5
@@ -38,7 +63,75 @@ def density(scores: npt.NDArray[np.float64], costs: npt.NDArray[np.int64],
     (benchmarks/retention_quick.py): conditionalqa 0.732 -> 0.761, wikitable 0.585 -> 0.596, hotpot 0.725 ->
     0.741, squad 0.897 -> 0.905; exponent 0.75 lay in between.
     """
-    return np.where(costs > 0, scores / np.maximum(costs, 1) ** exponent, 0.0)
+    return np.where(costs > 0, scores / powers(costs, exponent), 0.0)
+
+
+def powers(costs: npt.NDArray[np.int64], exponent: float) -> npt.NDArray[np.float64]:
+    """``density``'s divisor: each cost (at least 1) raised to ``exponent``."""
+    return np.maximum(costs, 1) ** exponent
+
+
+# Costs up to this many tokens are checked once per exponent (``_exact``); a page with a larger one uses numpy.
+CHECKED_COSTS = 1 << 12
+
+
+@functools.cache
+def _exact(exponent: float) -> bool:
+    """Does ``powers`` give, for every cost from 0 to ``CHECKED_COSTS``, exactly what ``densities`` computes in
+    Python for this exponent (``math.sqrt`` for 0.5, the cost itself for 1, 1 for 0)?
+
+    numpy's power loop turns a scalar exponent of 0.5, 1 or 0 into sqrt, a copy or ones (numpy >= 2), and IEEE
+    square root, like division and multiplication, is correctly rounded, so Python computes the same bits. An
+    older numpy computes ``pow(c, 0.5)``, which differs from the square root in the last bit for about one cost
+    in a thousand: then this is False and ``densities`` keeps numpy's arithmetic. Checked once per process, in
+    well under 1 ms; the elements are independent, so what holds in the probe holds in any array."""
+    costs = np.arange(CHECKED_COSTS + 1, dtype=np.int64)
+    got = powers(costs, exponent)
+    base = np.maximum(costs, 1).astype(np.float64)
+    if exponent == 0.5:
+        want = np.sqrt(base)
+    elif exponent == 1.0:
+        want = base
+    elif exponent == 0.0:
+        want = np.ones_like(base)
+    else:
+        return False
+    return bool(got.dtype == np.float64 and np.array_equal(got, want))
+
+
+def densities(scores: Floats, costs: Ints, exponent: float = COST_EXPONENT,
+              slots: Sequence[int] | None = None) -> list[float]:
+    """``density`` as a list of Python floats, the same bits as ``density`` gives; with ``slots``, only those
+    entries are computed (the others are 0.0: the greedy ranks the matched slots only).
+
+    In Python when ``_exact(exponent)`` holds for these costs (the default exponent on numpy >= 2), else by
+    ``density`` itself. Why: inside extract, numpy's five calls on a page's tens of segments cost about 18 us,
+    the list comprehension a few."""
+    score_list: list[float] = as_list(scores)
+    cost_list: list[int] = as_list(costs)
+    if not (exponent in (0.5, 1.0, 0.0) and min(cost_list, default=0) >= 0
+            and max(cost_list, default=0) <= CHECKED_COSTS and _exact(exponent)):
+        every: list[float] = density(np.asarray(score_list, dtype=np.float64), np.asarray(cost_list, dtype=np.int64),
+                                     exponent).tolist()
+        if slots is None:
+            return every
+        out = [0.0] * len(every)
+        for i in slots:
+            out[i] = every[i]
+        return out
+    root = math.sqrt if exponent == 0.5 else (float if exponent == 1.0 else _one)
+    if slots is None:
+        return [s / root(c) if c > 0 else 0.0 for s, c in zip(score_list, cost_list)]
+    out = [0.0] * len(score_list)
+    for i in slots:
+        c = cost_list[i]
+        out[i] = score_list[i] / root(c) if c > 0 else 0.0
+    return out
+
+
+def _one(cost: int) -> float:
+    """``cost ** 0``: numpy's power gives 1.0 for a zero exponent."""
+    return 1.0
 
 
 @dataclass(frozen=True)
@@ -55,122 +148,214 @@ class Selection:
 
 def _greedy(
     order: Sequence[int],
-    costs: npt.NDArray[np.int64],
-    parents: npt.NDArray[np.int64],
+    costs: Sequence[int],
+    parents: Sequence[int],
     budget: int,
     include_headings: bool,
     seed: int | None = None,
 ) -> tuple[list[int], set[int], int]:
+    """One greedy pass in ``order`` (after ``seed``, if given); returns (taken, headings brought along, spent)."""
     taken: list[int] = []
     heads: set[int] = set()
     in_set: set[int] = set()
     spent = 0
-
-    def admit(i: int) -> bool:
-        nonlocal spent
-        if i in in_set:
-            return False
-        cost = int(costs[i])
-        parent = int(parents[i]) if include_headings else -1
-        if parent >= 0 and parent not in in_set and spent + cost + int(costs[parent]) <= budget:
-            in_set.update((i, parent))
-            taken.append(i)
-            heads.add(parent)
-            spent += cost + int(costs[parent])
-            return True
-        if spent + cost <= budget:
-            in_set.add(i)
-            taken.append(i)
-            spent += cost
-            return True
-        return False
-
-    if seed is not None:
-        admit(seed)
-    for i in order:
+    for i in order if seed is None else [seed, *order]:
         if i in heads:  # already in as a heading; now it counts as chosen on its own merit
             heads.discard(i)
             taken.append(i)
             continue
-        admit(i)
+        if i in in_set:
+            continue
+        cost = costs[i]
+        parent = parents[i] if include_headings else -1
+        if parent >= 0 and parent not in in_set and spent + cost + costs[parent] <= budget:
+            in_set.add(i)
+            in_set.add(parent)
+            taken.append(i)
+            heads.add(parent)
+            spent += cost + costs[parent]
+        elif spent + cost <= budget:
+            in_set.add(i)
+            taken.append(i)
+            spent += cost
     return taken, heads, spent
 
 
-def select(
-    scores: npt.NDArray[np.float64],
-    costs: npt.NDArray[np.int64],
-    parents: npt.NDArray[np.int64],
-    matched_mask: npt.NDArray[np.bool_],
+def _total(scores: Sequence[float], slots: Sequence[int]) -> float:
+    """The sum of ``scores`` over ``slots`` as numpy adds it (pairwise), so the guard's comparison is the one the
+    numpy selector made; Python's left-to-right sum can differ in the last bit."""
+    return float(np.add.reduce(np.array([scores[i] for i in slots], dtype=np.float64)))
+
+
+def pack(
+    scores: Sequence[float],
+    costs: Sequence[int],
+    parents: Sequence[int],
+    order: Sequence[int],
+    budget: int,
+    include_headings: bool,
+) -> tuple[list[int], set[int], int]:
+    """The greedy in ``order`` with the best-single guard: (taken in admission order, headings, spent)."""
+    taken, heads, spent = _greedy(order, costs, parents, budget, include_headings)
+    best = -1
+    for i in order:  # the best single slot that fits: highest score, then first in the document
+        if costs[i] <= budget and (best < 0 or scores[i] > scores[best] or (scores[i] == scores[best] and i < best)):
+            best = i
+    if best >= 0 and best not in taken:
+        alt_taken, alt_heads, alt_spent = _greedy(order, costs, parents, budget, include_headings, seed=best)
+        if _total(scores, alt_taken) > _total(scores, taken):
+            return alt_taken, alt_heads, alt_spent
+    return taken, heads, spent
+
+
+def select_slots(
+    scores: Sequence[float],
+    costs: Sequence[int],
+    parents: Sequence[int],
+    order: Sequence[int],
     budget: int,
     *,
     include_headings: bool = True,
     fill: str = "neighbors",
-    standalone: npt.NDArray[np.bool_] | None = None,
-    cost_exponent: float = COST_EXPONENT,
+    lone: set[int] | None = None,
 ) -> Selection:
-    """Choose slots (indices into the candidate arrays, which are in document order) within ``budget``."""
-    if len(scores) == 0:
+    """``select`` on plain lists, with the priority order already made (``priority_slots``); ``lone``: the
+    slots that may not stand alone (``lone_slots``)."""
+    if not scores:
         return Selection((), frozenset(), frozenset(), frozenset(), 0)
-    order = priority_order(scores, costs, matched_mask, cost_exponent)
     if budget <= 0:
         return Selection((), frozenset(), frozenset(), frozenset(), 0, tuple(order))
-
-    taken, heads, spent = _greedy(order, costs, parents, budget, include_headings)
-    fits = [i for i in order if costs[i] <= budget]
-    if fits:
-        best = max(fits, key=lambda i: (scores[i], -i))
-        if best not in taken:
-            alt_taken, alt_heads, alt_spent = _greedy(order, costs, parents, budget, include_headings, seed=best)
-            if float(scores[alt_taken].sum()) > float(scores[taken].sum()):
-                taken, heads, spent = alt_taken, alt_heads, alt_spent
-
+    taken, heads, spent = pack(scores, costs, parents, order, budget, include_headings)
     matched = set(taken)
     chosen = matched | heads
     filled: set[int] = set()
     if fill == "neighbors" and spent < budget:
-        filled, spent = fill_neighbors(costs, chosen, matched, budget, spent,
-                                       parents if include_headings else None, standalone)
-    chosen |= filled
+        filled, spent, _ = fill_slots(matched, costs, chosen, budget, spent, parents if include_headings else None,
+                                      lone)
+        chosen |= filled
     return Selection(tuple(sorted(chosen)), frozenset(matched), frozenset(heads), frozenset(filled), spent,
                      tuple(order))
 
 
-def priority_order(
-    scores: npt.NDArray[np.float64], costs: npt.NDArray[np.int64], matched_mask: npt.NDArray[np.bool_],
+def select(
+    scores: Floats,
+    costs: Ints,
+    parents: Ints,
+    matched_mask: Bools,
+    budget: int,
+    *,
+    include_headings: bool = True,
+    fill: str = "neighbors",
+    standalone: Bools | None = None,
     cost_exponent: float = COST_EXPONENT,
+) -> Selection:
+    """Choose slots (indices into the candidate arrays, which are in document order) within ``budget``."""
+    slots = [i for i, m in enumerate(as_list(matched_mask)) if m]
+    order = priority_slots(densities(scores, costs, cost_exponent, slots), slots)
+    return select_slots(as_list(scores), as_list(costs), as_list(parents), order, budget,
+                        include_headings=include_headings, fill=fill, lone=lone_slots(standalone))
+
+
+def priority_slots(value: Sequence[float], slots: Sequence[int]) -> list[int]:
+    """The matched ``slots`` (in position order) by ``value``, their density, descending; ties by position.
+
+    A stable sort on the value alone: ``reverse`` keeps equal values in their original order, so ties stay by
+    position without a tuple key per slot."""
+    return sorted(slots, key=value.__getitem__, reverse=True)
+
+
+def priority_order(
+    scores: Floats, costs: Ints, matched_mask: Bools, cost_exponent: float = COST_EXPONENT,
 ) -> list[int]:
     """Matched slots by ``density``, descending; ties by position (the greedy's order)."""
-    positions = np.arange(len(scores))
-    value = density(scores, costs, cost_exponent)
-    match_idx = np.flatnonzero(matched_mask)
-    # Sort by density descending, then by position ascending (lexsort sorts by the last key first).
-    return match_idx[np.lexsort((positions[match_idx], -value[match_idx]))].tolist()  # type: ignore[no-any-return]
+    slots = [i for i, m in enumerate(as_list(matched_mask)) if m]
+    return priority_slots(densities(scores, costs, cost_exponent, slots), slots)
 
 
-def neighbor_order(n: int, anchors: Sequence[int], exclude: set[int] | frozenset[int]) -> list[int]:
-    """Slots not in ``exclude``, nearest to an anchor first (ties by position); reading order without anchors."""
-    anchor_arr = np.array(sorted(anchors), dtype=np.int64)
-    rest = np.array([i for i in range(n) if i not in exclude], dtype=np.int64)
-    if not rest.size:
-        return []
-    if anchor_arr.size:
-        slot = np.searchsorted(anchor_arr, rest)
-        left = np.abs(rest - anchor_arr[np.clip(slot - 1, 0, anchor_arr.size - 1)])
-        right = np.abs(anchor_arr[np.clip(slot, 0, anchor_arr.size - 1)] - rest)
-        distance = np.minimum(left, right)
-    else:
-        distance = np.zeros(rest.size, dtype=np.int64)
-    return rest[np.lexsort((rest, distance))].tolist()  # type: ignore[no-any-return]
+def neighbor_order(n: int, anchors: Collection[int], exclude: Collection[int]) -> list[int]:
+    """Slots not in ``exclude``, nearest to an anchor first (ties by position); reading order without anchors.
+
+    The distance to the nearest anchor comes from one sweep each way (the last anchor before, the next after);
+    the slots, already in position order, are then stably sorted on it."""
+    rest = [i for i in range(n) if i not in exclude]
+    if not anchors or not rest:
+        return rest
+    marks = anchors if isinstance(anchors, (set, frozenset)) else set(anchors)
+    far = 2 * n + 2  # beyond any distance between two slots
+    distance: list[int] = []
+    last = -far
+    for i in range(n):
+        if i in marks:
+            last = i
+        distance.append(i - last)
+    nxt = n + far
+    for i in range(n - 1, -1, -1):
+        if i in marks:
+            nxt = i
+        elif nxt - i < distance[i]:
+            distance[i] = nxt - i
+    rest.sort(key=distance.__getitem__)
+    return rest
+
+
+def fill_slots(
+    anchors: Collection[int],
+    costs: Sequence[int],
+    chosen: set[int],
+    budget: int,
+    spent: int,
+    parents: Sequence[int] | None = None,
+    lone: set[int] | None = None,
+) -> tuple[set[int], int, list[int] | None]:
+    """``fill_neighbors`` on lists, with the slots that may not stand alone as a set; returns (filled, spent, the
+    neighbour order it used, or None when it needed none).
+
+    When everything left fits (strictly under the budget, so the loop never stops early), the fill takes every
+    slot not chosen whatever the order (the lone ones in the last pass, or with a slot they head): that is
+    returned without making the order. Half the pages of scrapinghub-aeb fit the summary tier whole."""
+    filled: set[int] = set()
+    taken = set(chosen)
+    lone = lone or set()
+    left = sum(costs) - sum([costs[i] for i in taken])
+    if spent + left < budget and min(costs, default=0) >= 0:  # (a negative cost could let a sum fit, not a prefix)
+        return set(range(len(costs))) - taken, spent + left, None
+    near = neighbor_order(len(costs), anchors, chosen)
+    for i in near:
+        if spent >= budget:
+            break
+        if i in taken or i in lone:
+            continue
+        cost = costs[i]
+        parent = parents[i] if parents is not None else -1
+        if parent >= 0 and parent not in taken and spent + cost + costs[parent] <= budget:
+            filled.add(i)
+            filled.add(parent)
+            taken.add(i)
+            taken.add(parent)
+            spent += cost + costs[parent]
+        elif spent + cost <= budget:
+            filled.add(i)
+            taken.add(i)
+            spent += cost
+    # Once every slot that may stand alone is in, the lone ones left come too, in reading order (then they are
+    # the only slots not taken).
+    if len(taken) - len(taken & lone) == len(costs) - len(lone):
+        for i in sorted(lone - taken):
+            if spent + costs[i] <= budget:
+                filled.add(i)
+                taken.add(i)
+                spent += costs[i]
+    return filled, spent, near
 
 
 def fill_neighbors(
-    costs: npt.NDArray[np.int64],
+    costs: Ints,
     chosen: set[int],
     anchors: set[int],
     budget: int,
     spent: int,
-    parents: npt.NDArray[np.int64] | None = None,
-    standalone: npt.NDArray[np.bool_] | None = None,
+    parents: Ints | None = None,
+    standalone: Bools | None = None,
 ) -> tuple[set[int], int]:
     """Spend what is left on the segments nearest to ``anchors`` (see the module docstring); returns (filled, spent).
 
@@ -178,27 +363,6 @@ def fill_neighbors(
     a filled segment they head, charged with it; once every other slot is in, the rest of them come too, so a
     budget that fits the whole document keeps the whole document.
     """
-    filled: set[int] = set()
-    taken = set(chosen)
-    for i in neighbor_order(len(costs), sorted(anchors), chosen):
-        if spent >= budget:
-            break
-        if i in taken or (standalone is not None and not standalone[i]):
-            continue
-        cost = int(costs[i])
-        parent = int(parents[i]) if parents is not None else -1
-        if parent >= 0 and parent not in taken and spent + cost + int(costs[parent]) <= budget:
-            filled.update((i, parent))
-            taken.update((i, parent))
-            spent += cost + int(costs[parent])
-        elif spent + cost <= budget:
-            filled.add(i)
-            taken.add(i)
-            spent += cost
-    if standalone is not None and all(standalone[i] <= (i in taken) for i in range(len(costs))):
-        for i in range(len(costs)):
-            if i not in taken and spent + int(costs[i]) <= budget:
-                filled.add(i)
-                taken.add(i)
-                spent += int(costs[i])
+    filled, spent, _ = fill_slots(anchors, as_list(costs), chosen, budget, spent,
+                                  None if parents is None else as_list(parents), lone_slots(standalone))
     return filled, spent

@@ -18,11 +18,10 @@ nesting for that budget.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
-import numpy.typing as npt
+from itertools import accumulate
 
 
 @dataclass(frozen=True)
@@ -42,14 +41,17 @@ class Thresholds:
 
 def thresholds(
     order: Sequence[int],
-    costs: npt.NDArray[np.int64],
-    parents: npt.NDArray[np.int64],
+    costs: Sequence[int],
+    parents: Sequence[int],
     *,
     include_headings: bool = True,
 ) -> Thresholds:
-    """Admission thresholds for the slots in ``order`` (highest priority first)."""
-    steps = np.zeros(0, dtype=np.int64)  # sorted thresholds given so far
-    weights = np.zeros(0, dtype=np.int64)  # cost admitted at each step
+    """Admission thresholds for the slots in ``order`` (highest priority first).
+
+    Plain lists and integers: a page has tens of slots, and the numpy version (a cumulative sum, a search and two
+    inserts per slot) spent its time in numpy's per-call cost."""
+    steps: list[int] = []  # sorted thresholds given so far
+    weights: list[int] = []  # cost admitted at each step
     at: dict[int, int] = {}
     heading_of: dict[int, int] = {}
     for i in order:
@@ -59,16 +61,17 @@ def thresholds(
         parent = int(parents[i]) if include_headings else -1
         if parent >= 0 and parent not in at:
             unit.append(parent)
-        cost = int(sum(int(costs[j]) for j in unit))
-        if steps.size:
-            cumulative = np.cumsum(weights)
-            below = np.flatnonzero(steps - cumulative < cost)
-            t = int(cumulative[below[-1]]) + cost if below.size else cost
-        else:
-            t = cost
-        slot = int(np.searchsorted(steps, t, side="right"))
-        steps = np.insert(steps, slot, t)
-        weights = np.insert(weights, slot, cost)
+        cost = sum(int(costs[j]) for j in unit)
+        t = cost
+        if steps:
+            cumulative = list(accumulate(weights))
+            for k in range(len(steps) - 1, -1, -1):  # the last threshold whose slack is below the cost
+                if steps[k] - cumulative[k] < cost:
+                    t = cumulative[k] + cost
+                    break
+        slot = bisect_right(steps, t)
+        steps.insert(slot, t)
+        weights.insert(slot, cost)
         for j in unit:
             at[j] = t
         if len(unit) == 2:

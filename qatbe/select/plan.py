@@ -14,29 +14,40 @@ estimator need not add up over segments), and the slots left out in the order a 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-
-import numpy as np
-import numpy.typing as npt
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from ..render.blocks import SEPARATOR, block
 from ..settings import Settings
 from ..types import Segment, SegmentKind
-from .knapsack import density, fill_neighbors, neighbor_order, priority_order, select
+from .knapsack import (
+    Bools,
+    Floats,
+    Ints,
+    as_list,
+    densities,
+    fill_slots,
+    neighbor_order,
+    pack,
+    priority_slots,
+)
 from .nested import thresholds
 from .truncate import truncate
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
+    """What ``plan`` decided. A named tuple, not a frozen dataclass: one is made per extraction, and the
+    dataclass's ``__init__`` (one ``object.__setattr__`` per field) cost more than the decisions it recorded."""
+
     chosen: tuple[int, ...]  # document order
     matched: frozenset[int]
-    drop_order: tuple[int, ...]  # chosen slots, least valuable first
+    # The chosen slots, least valuable first, computed when asked: only a text over budget needs it, which the
+    # built-in estimators never produce (their per-segment costs add up), so it is usually never asked for.
+    drop_order: Callable[[], tuple[int, ...]]
     pending: tuple[int, ...]  # slots left out, next to come in first
-    pending_at: tuple[int, ...] | None = None  # nested: the budget at which each pending slot comes in
-    cut: dict[int, Segment] = field(default_factory=dict)  # truncated copies replacing whole segments
-    cut_costs: dict[int, int] = field(default_factory=dict)
+    pending_at: tuple[int, ...] | None  # nested: the budget at which each pending slot comes in
+    cut: dict[int, Segment]  # truncated copies replacing whole segments
+    cut_costs: dict[int, int]
 
 
 def _cost(seg: Segment, settings: Settings) -> int:
@@ -44,52 +55,53 @@ def _cost(seg: Segment, settings: Settings) -> int:
 
 
 def plan_nested(
-    weighted: npt.NDArray[np.float64],
-    costs: npt.NDArray[np.int64],
-    parents: npt.NDArray[np.int64],
-    matched_mask: npt.NDArray[np.bool_],
+    order: list[int],
+    costs: list[int],
+    parents: list[int],
     budget: int,
     settings: Settings,
-    standalone: npt.NDArray[np.bool_],
+    lone: set[int],
 ) -> Plan:
-    order = priority_order(weighted, costs, matched_mask, settings.cost_exponent)
     matched_all = set(order)
     if settings.fill == "neighbors":
         # Headings come with what they head; lone ones only after everything else (see knapsack.fill_neighbors).
-        rest = neighbor_order(len(costs), sorted(matched_all), matched_all)
-        order = order + [i for i in rest if standalone[i]] + [i for i in rest if not standalone[i]]
+        rest = neighbor_order(len(costs), matched_all, matched_all)
+        order = order + [i for i in rest if i not in lone] + [i for i in rest if i in lone]
     th = thresholds(order, costs, parents, include_headings=settings.include_headings)
     chosen = th.chosen(budget)
     pending = th.pending(budget)
     matched = frozenset(i for i in chosen if i in matched_all and i not in th.heading_of)
-    drop_order = tuple(sorted(chosen, key=lambda i: (-th.at[i], -i)))
-    return Plan(tuple(chosen), matched, drop_order, tuple(pending), tuple(th.at[i] for i in pending))
+
+    def drop_order() -> tuple[int, ...]:
+        return tuple(sorted(chosen, key=lambda i: (-th.at[i], -i)))
+
+    return Plan(tuple(chosen), matched, drop_order, tuple(pending), tuple(th.at[i] for i in pending), {}, {})
 
 
 def plan_greedy(
     candidates: Sequence[Segment],
-    weighted: npt.NDArray[np.float64],
-    costs: npt.NDArray[np.int64],
-    parents: npt.NDArray[np.int64],
-    matched_mask: npt.NDArray[np.bool_],
+    weighted: list[float],
+    costs: list[int],
+    parents: list[int],
+    order: list[int],
     budget: int,
     settings: Settings,
-    standalone: npt.NDArray[np.bool_],
+    lone: set[int],
 ) -> Plan:
-    cutting = settings.truncation != "drop"
-    selection = select(weighted, costs, parents, matched_mask, budget, include_headings=settings.include_headings,
-                       fill="none" if cutting else settings.fill, standalone=standalone,
-                       cost_exponent=settings.cost_exponent)
-    chosen = set(selection.chosen)
-    matched = set(selection.matched)
-    spent = selection.spent
+    if not costs or budget <= 0:
+        taken: list[int] = []
+        heads: set[int] = set()
+        spent = 0
+    else:
+        taken, heads, spent = pack(weighted, costs, parents, order, budget, settings.include_headings)
+    matched = set(taken)
+    chosen = matched | heads
     cut: dict[int, Segment] = {}
     cut_costs: dict[int, int] = {}
-    order = selection.order
-    if cutting and budget > spent:
+    if settings.truncation != "drop" and budget > spent:
         left_out = [i for i in order if i not in chosen]
         if left_out:
-            best = max(left_out, key=lambda i: (float(weighted[i]), -i))
+            best = max(left_out, key=lambda i: (weighted[i], -i))
             short = truncate(candidates[best], budget - spent, settings.estimate, settings.truncation,
                              settings.render)
             if short is not None:
@@ -98,30 +110,53 @@ def plan_greedy(
                 chosen.add(best)
                 matched.add(best)
                 spent += cut_costs[best]
-        if settings.fill == "neighbors" and spent < budget:
-            filled, spent = fill_neighbors(costs, chosen, matched, budget, spent,
-                                           parents if settings.include_headings else None, standalone)
-            chosen |= filled
-    value = density(weighted, costs, settings.cost_exponent)
-    drop_order = tuple(sorted(chosen, key=lambda i: (i in matched, float(value[i]), -i)))
-    pending = [i for i in order if i not in chosen]
-    pending += neighbor_order(len(costs), sorted(matched), chosen | set(pending))
+    near: list[int] | None = None  # the slots not chosen, nearest to the matched ones first (made when needed)
+    if settings.fill == "neighbors" and spent < budget:
+        filled, spent, near = fill_slots(matched, costs, chosen, budget, spent,
+                                         parents if settings.include_headings else None, lone)
+        chosen |= filled
+
+    def drop_order() -> tuple[int, ...]:
+        """Least valuable first: filler before matched, then by density, then the later slot first. The slots
+        are put in descending position order, so a stable sort on the density alone keeps that last tie-break."""
+        value = densities(weighted, costs, settings.cost_exponent)
+        by_position = sorted(chosen, reverse=True)
+        return tuple(sorted([i for i in by_position if i not in matched], key=value.__getitem__)
+                     + sorted([i for i in by_position if i in matched], key=value.__getitem__))
+
+    pending: list[int] = []
+    if len(chosen) < len(costs):
+        pending = [i for i in order if i not in chosen]
+        pending_set = set(pending)
+        if near is None:
+            near = neighbor_order(len(costs), matched, chosen)
+        pending += [i for i in near if i not in chosen and i not in pending_set]
     return Plan(tuple(sorted(chosen)), frozenset(matched), drop_order, tuple(pending), None, cut, cut_costs)
 
 
 def plan(
     candidates: Sequence[Segment],
-    weighted: npt.NDArray[np.float64],
-    costs: npt.NDArray[np.int64],
-    parents: npt.NDArray[np.int64],
-    matched_mask: npt.NDArray[np.bool_],
+    weighted: Floats,
+    costs: Ints,
+    parents: Ints,
+    matched_mask: Bools,
     budget: int,
     settings: Settings,
 ) -> Plan:
+    """The plan for one document. The arrays may be numpy arrays or lists; the work is done on lists of Python
+    scalars (see ``knapsack``: a page has tens of candidates, and numpy's per-call cost was most of this stage).
+    Lists are used as they are, not copied: they must not change while the plan is in use (its drop order is
+    computed when asked, from ``weighted`` and ``costs``)."""
     # With headings brought along as context, a heading never competes on its own (see knapsack.fill_neighbors).
-    standalone = np.array([not (settings.include_headings and s.kind is SegmentKind.HEADING) for s in candidates],
-                          dtype=bool)
-    matched_mask = matched_mask & standalone
+    lone: set[int] = set()
+    if settings.include_headings:
+        heading = SegmentKind.HEADING
+        lone = {i for i, s in enumerate(candidates) if s.kind is heading}
+    slots = [i for i, m in enumerate(as_list(matched_mask)) if m and i not in lone]
+    weight_list: list[float] = as_list(weighted)
+    cost_list: list[int] = as_list(costs)
+    order = priority_slots(densities(weight_list, cost_list, settings.cost_exponent, slots), slots)
+    parent_list: list[int] = as_list(parents)
     if settings.nested:
-        return plan_nested(weighted, costs, parents, matched_mask, budget, settings, standalone)
-    return plan_greedy(candidates, weighted, costs, parents, matched_mask, budget, settings, standalone)
+        return plan_nested(order, cost_list, parent_list, budget, settings, lone)
+    return plan_greedy(candidates, weight_list, cost_list, parent_list, order, budget, settings, lone)
