@@ -150,9 +150,11 @@ class Extractor:
                 self._by_language[language] = found
         return found
 
-    def parse(self, source: str | bytes) -> ParsedDocument:
+    def parse(self, source: str | bytes, navigation: bool = True) -> ParsedDocument:
+        """The document's segments and metadata; ``navigation=False`` leaves boilerplate out (``extract`` does
+        not use it unless ``include_navigation``), every other segment keeping its index."""
         text, fmt = load_source(source, self.settings)
-        return parse(text, fmt, self.settings)
+        return parse(text, fmt, self.settings, navigation)
 
     def segment(self, source: str | bytes) -> list[Segment]:
         return self._measured(self.parse(source).segments)
@@ -168,7 +170,7 @@ class Extractor:
         settings = self.settings
         query_text = _check_query(query)
         budget = settings.effective_budget
-        doc = self.parse(source)
+        doc = self.parse(source, settings.include_navigation)
 
         candidates = list(doc.segments) if settings.include_navigation else [
             s for s in doc.segments if s.kind is not _NAVIGATION
@@ -219,7 +221,9 @@ class Extractor:
 
         def explained() -> list[Any]:
             weights = np.array([kind_weight[s.kind] for s in candidates], dtype=np.float64)
-            return explain(self._measured(doc.segments), candidates, scores, weights, np.array(costs, dtype=np.int64),
+            # The report lists boilerplate too, which extract did not build: the page is segmented again.
+            every = doc.segments if settings.include_navigation else self.parse(source).segments
+            return explain(self._measured(every), candidates, scores, weights, np.array(costs, dtype=np.int64),
                            chosen_set, matched, bool(scores.query_terms), self.settings.cost_exponent)
 
         return Result(

@@ -21,7 +21,10 @@ from strategies import html_markup
 from test_html_speedpath import PURE
 
 from qatbe.segmentation import html as html_segmenter
+from qatbe.segmentation import parse
 from qatbe.segmentation.html_guard import limit_nesting
+from qatbe.settings import Settings
+from qatbe.types import SegmentKind
 
 try:
     from qatbe.segmentation import lexbor_nodes
@@ -211,3 +214,26 @@ def test_c_hiding_answers_as_the_python_rules(attrs: dict[str, str | None], by_c
         assert any(v is not None and (not v.isascii() or len(v) > 255 or v.count("-") > 60) for v in attrs.values())
     else:
         assert got == (is_hidden(attrs) or (by_class and hidden_by_class("sup" if sup else "td", attrs)))
+
+
+_SPLIT_SMALL = Settings(max_segment_tokens=12)
+
+
+def _without_navigation(html: str, config: Settings) -> None:
+    every = parse(html, "html", config).segments
+    counted = parse(html, "html", config, navigation=False).segments
+    assert counted == tuple(s for s in every if s.kind is not SegmentKind.NAVIGATION)
+
+
+@settings(max_examples=300, deadline=None)
+@given(markup, st.sampled_from([Settings(), _SPLIT_SMALL]))
+def test_leaving_boilerplate_out_keeps_every_other_segment_as_it_is(html: str, config: Settings) -> None:
+    # extract does not build boilerplate segments; the others keep their index, group and heading path.
+    _without_navigation(html, config)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_leaving_boilerplate_out_on_fixtures(path: Path) -> None:
+    html = path.read_text(encoding="utf-8").split("\n==== expected ====\n")[0]
+    for config in (Settings(), _SPLIT_SMALL):
+        _without_navigation(html, config)

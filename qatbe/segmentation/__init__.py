@@ -6,12 +6,13 @@ from ..settings import Settings
 from ..types import ParsedDocument
 
 
-def parse(text: str, fmt: str, settings: Settings) -> ParsedDocument:
-    """Dispatch to the segmenter of ``fmt`` (``html``, ``markdown`` or ``text``)."""
+def parse(text: str, fmt: str, settings: Settings, navigation: bool = True) -> ParsedDocument:
+    """Dispatch to the segmenter of ``fmt`` (``html``, ``markdown`` or ``text``). With ``navigation=False``
+    boilerplate is left out (only HTML has any), every other segment keeping its index."""
     if fmt == "html":
         from .html import segment_html
 
-        return segment_html(text, settings)
+        return segment_html(text, settings, navigation)
     if fmt == "markdown":
         from .markdown import segment_markdown
 

@@ -12,10 +12,12 @@ cdef class SegmentBuilder:
     cdef list _headings
     cdef tuple _path
     cdef Py_ssize_t _group
+    cdef bint _navigation
+    cdef Py_ssize_t _count
 
     cdef Py_ssize_t _next_group(self)
 
-    @cython.locals(path=tuple)
+    @cython.locals(path=tuple, index=Py_ssize_t)
     cpdef _add(self, kind, str text, str markdown, Py_ssize_t position, Py_ssize_t group, Py_ssize_t part=*,
                Py_ssize_t level=*, language=*, header=*)
 

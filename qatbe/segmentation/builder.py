@@ -98,9 +98,15 @@ def split_sentences(text: str) -> list[str]:
 
 
 class SegmentBuilder:
-    """Accumulates segments in document order, tracking the heading path."""
+    """Accumulates segments in document order, tracking the heading path.
 
-    def __init__(self, settings: Settings) -> None:
+    With ``navigation=False`` boilerplate units are counted, not built: ``extract`` never looks at them (unless
+    ``include_navigation``), and on a typical page they are three blocks in four. Counting keeps every other
+    segment's ``index`` and ``group`` what they are when boilerplate is built, so ``Segment.index`` still names
+    a segment's place in ``qatbe.segment``'s listing.
+    """
+
+    def __init__(self, settings: Settings, navigation: bool = True) -> None:
         # Split sizes are a layout decision, so they use chars/4 whatever estimator the budget is counted in.
         self._estimate = chars_div4
         self._max = settings.segment_tokens
@@ -108,6 +114,8 @@ class SegmentBuilder:
         self._headings: list[tuple[int, str]] = []
         self._path: tuple[str, ...] = ()  # the texts of _headings, kept in step with it (read for every segment)
         self._group = 0
+        self._navigation = navigation
+        self._count = 0  # segments built or counted: the next segment's index
 
     # -- public API ---------------------------------------------------------------------------------------
 
@@ -121,7 +129,11 @@ class SegmentBuilder:
             return
         level = min(max(level, 1), 6)
         if boilerplate:
-            self._add(_NAVIGATION, text, text, position, self._next_group())
+            if self._navigation:
+                self._add(_NAVIGATION, text, text, position, self._next_group())
+            else:
+                self._next_group()
+                self._count += 1
             return
         headings = self._headings
         if headings and headings[-1][0] >= level:
@@ -139,6 +151,11 @@ class SegmentBuilder:
         if not text:
             return
         if boilerplate:
+            if not self._navigation:
+                self._next_group()
+                # as many parts as the split below would make
+                self._count += 1 if (len(text) + 3) // 4 <= self._max else len(self._pack_text(text))
+                return
             kind = _NAVIGATION
         prefix = "> " if kind is _QUOTE else ""
         group = self._next_group()
@@ -167,6 +184,10 @@ class SegmentBuilder:
             return
         kind = _NAVIGATION if boilerplate else SegmentKind.LIST
         group = self._next_group()
+        if boilerplate and not self._navigation:
+            sizes = [self._item_length(item, cleaned) for item, cleaned in rendered]
+            self._count += len(self._run_sizes(sizes, 1, 4 * self._max))
+            return
         runs = self._pack([self._item_markdown(item, cleaned) for item, cleaned in rendered], sep="\n")
         start = 0
         for part, run in enumerate(runs):
@@ -212,6 +233,9 @@ class SegmentBuilder:
             return
         budget = max(self._max - (self._estimate(head_md) if head_md else 0), self._max // 4)
         runs = self._pack(row_mds, sep="\n", limit=budget)
+        if boilerplate and not self._navigation:
+            self._count += len(runs)
+            return
         start = 0
         for part, run in enumerate(runs):
             rows_here = body[start : start + len(run)]
@@ -247,20 +271,29 @@ class SegmentBuilder:
 
     def _add(self, kind: SegmentKind, text: str, markdown: str, position: int, group: int, *, part: int = 0,
              level: int = 0, language: str | None = None, header: str | None = None) -> None:
+        index = self._count
+        self._count += 1
+        if kind is _NAVIGATION and not self._navigation:
+            return
         path = self._path
         if kind is _HEADING and path and path[-1] == text:
             path = path[:-1]
         # Every segment of every document is built here: new_segment is Segment(...) without the dataclass
         # __init__'s 14 object.__setattr__ calls (qatbe/_segment.pyx; about 0.37 us a record instead of 2.1 us).
         self._segments.append(
-            new_segment(kind, text, markdown, max(position, 0), len(self._segments), level, path, language, group,
-                        part, header)
+            new_segment(kind, text, markdown, max(position, 0), index, level, path, language, group, part, header)
         )
 
     @staticmethod
     def _item_markdown(item: ListItem, cleaned: str) -> str:
         marker = f"{item.number}." if item.ordered else "-"
         return "  " * max(item.depth, 0) + marker + " " + cleaned
+
+    @staticmethod
+    def _item_length(item: ListItem, cleaned: str) -> int:
+        """``len(_item_markdown(item, cleaned))`` without building it."""
+        marker = len(str(item.number)) + 1 if item.ordered else 1
+        return 2 * max(item.depth, 0) + marker + 1 + len(cleaned)
 
     @staticmethod
     def _table_text(caption: str, head: builtins.list[str] | None, rows: Iterable[builtins.list[str]]) -> str:
@@ -275,18 +308,28 @@ class SegmentBuilder:
         piece stands alone)."""
         max_chars = 4 * (self._max if limit is None else limit)
         runs: builtins.list[builtins.list[str]] = []
-        run: builtins.list[str] = []
-        size = 0
-        sep_len = len(sep)
-        for piece in pieces:
-            if run and size + sep_len + len(piece) > max_chars:
-                runs.append(run)
-                run, size = [], 0
-            size += (sep_len if run else 0) + len(piece)
-            run.append(piece)
-        if run:
-            runs.append(run)
+        start = 0
+        for count in self._run_sizes([len(piece) for piece in pieces], len(sep), max_chars):
+            runs.append(list(pieces[start : start + count]))
+            start += count
         return runs
+
+    @staticmethod
+    def _run_sizes(lengths: Sequence[int], sep_len: int, max_chars: int) -> builtins.list[int]:
+        """How many pieces each greedy run takes: a run grows while its joined length stays within ``max_chars``
+        (a lone oversized piece stands alone). The one packing rule, for ``_pack`` and for counting."""
+        sizes: builtins.list[int] = []
+        taken = 0
+        size = 0
+        for length in lengths:
+            if taken and size + sep_len + length > max_chars:
+                sizes.append(taken)
+                taken, size = 0, 0
+            size += (sep_len if taken else 0) + length
+            taken += 1
+        if taken:
+            sizes.append(taken)
+        return sizes
 
     def _pack_text(self, text: str) -> builtins.list[str]:
         if self._estimate(text) <= self._max:

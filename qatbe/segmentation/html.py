@@ -60,14 +60,15 @@ def _walk(tree: LexborHTMLParser) -> Walker | FastWalker:
     return walker
 
 
-def segment_html(html: str, settings: Settings) -> ParsedDocument:
-    """Split an HTML page into typed segments (boilerplate as NAVIGATION) and read its metadata."""
+def segment_html(html: str, settings: Settings, navigation: bool = True) -> ParsedDocument:
+    """Split an HTML page into typed segments (boilerplate as NAVIGATION, or only counted with
+    ``navigation=False``: see ``SegmentBuilder``) and read its metadata."""
     source = limit_nesting(html)
     tree = LexborHTMLParser(source)
     metadata = read_metadata(tree)
     walker = _walk(tree)
     decide(walker, metadata.extra.get("page_kind") == "discussion")
-    builder = SegmentBuilder(settings)
+    builder = SegmentBuilder(settings, navigation)
     _emit(builder, walker.blocks, html)
     if metadata.author is None or metadata.date is None:
         metadata = with_byline(metadata, (clean_inline(b.text) for b in walker.blocks if b.meta and not b.boiler),
