@@ -54,6 +54,13 @@ _YMD_SLASH = re.compile(r"(?<!\d)(?P<year>\d{4})[/.](?P<month>\d{1,2})[/.](?P<da
 _DMY = re.compile(r"(?<!\d)(?P<a>\d{1,2})(?P<sep>[./-])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4})(?!\d)")
 _MONTH_FIRST = re.compile(_MONTH + r"\s+" + _DAY + r",?\s+" + _YEAR + r"(?!\d)", re.IGNORECASE)
 _DAY_FIRST = re.compile(_DAY + r"\s*(?:de\s+)?" + _MONTH + r",?\s+(?:de\s+)?" + _YEAR + r"(?!\d)", re.IGNORECASE)
+_FOUR_DIGITS = re.compile(r"\d{4}")
+# The shapes machines write nearly always ("2024-06-24", "2024-06-24T10:00:00Z", "...T10:00:00.000+02:00"), in
+# ASCII digits, padded: for these the ISO output is the input itself (the zone as "+HH:MM"), so it is sliced rather
+# than rebuilt from integers, which cost more than the match. Anything else, or a value out of range, takes the
+# general path below, which gives the same answer for these shapes.
+_ISO_EXACT = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
+                        r"(?:T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]{1,9})?(Z|[+-][0-9]{2}:?[0-9]{2})?)?")
 
 
 def _day(year: int, month: int, day: int) -> _dt.date | None:
@@ -84,6 +91,27 @@ def _with_time(date: _dt.date, match: re.Match[str]) -> str:
     return text
 
 
+def _iso_exact(text: str) -> str | None:
+    """``text`` as ISO 8601 when it is exactly a padded ISO date or date-time (see ``_ISO_EXACT``), else None."""
+    match = _ISO_EXACT.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, zone = match.groups()
+    if _day(int(year), int(month), int(day)) is None:
+        return None
+    if hour is None:
+        return text
+    if int(hour) > 23 or int(minute) > 59 or int(second) > 59:
+        return None
+    if zone is None:
+        return text[:19]
+    if zone == "Z":
+        return text[:19] + "+00:00"
+    if int(zone[1:3]) > 23 or int(zone[-2:]) > 59:
+        return None
+    return f"{text[:19]}{zone[0]}{zone[1:3]}:{zone[-2:]}"
+
+
 def _month(name: str) -> int | None:
     return _MONTHS.get(name.lower().rstrip("."))
 
@@ -98,8 +126,12 @@ def parse_date(value: object, search: bool = False) -> str | None:
     if not isinstance(value, str):
         return None
     text = value[:_MAX_INPUT].strip().strip("\"'").strip()
-    if not text:
+    if not text or _FOUR_DIGITS.search(text) is None:  # every shape below holds a year (or YYYYMMDD)
         return None
+    if not search:
+        exact = _iso_exact(text)
+        if exact is not None:
+            return exact
 
     def find(pattern: re.Pattern[str]) -> re.Match[str] | None:
         return pattern.search(text) if search else pattern.match(text)
