@@ -220,3 +220,11 @@ def test_byline_names(byline: str, author: str | None) -> None:
 def test_a_bare_name_in_an_unmarked_line_is_not_an_author() -> None:
     body = "<article><h1>Title</h1><p>Andrew Gerrand</p><p>Text of the piece.</p></article>"
     assert _meta(_page(body=body)).author is None
+
+
+@pytest.mark.parametrize("kind", ["QAPage", "DiscussionForumPosting", "SocialMediaPosting", '["Thing", "QAPage"]'])
+def test_discussion_types_mark_the_page(kind: str) -> None:
+    value = kind if kind.startswith("[") else f'"{kind}"'
+    meta = _meta(_page(f'<script type="application/ld+json">{{"@type": {value}}}</script>'))
+    assert meta.extra.get("page_kind") == "discussion"
+    assert "page_kind" not in _meta(_page('<script type="application/ld+json">{"@type": "Organization"}</script>')).extra

@@ -376,14 +376,14 @@ def read_metadata(tree: Any) -> Metadata:
     for script in tree.css(_JSONLD_SELECTOR):
         for obj in _jsonld_objects(script.text(deep=True)):
             kinds = _types(obj)
-            if not discussion and _DISCUSSION_KIND.search(kinds) is not None:
-                discussion = True
             if kinds == "website":
                 name = _clean(obj.get("name"))
                 if name:
                     site_names.append(name)
             if _ARTICLE_KIND.search(kinds) is None:
-                continue
+                continue  # every discussion type names an article type too ("qapage": "page"), so none is missed
+            if not discussion and _DISCUSSION_KIND.search(kinds) is not None:
+                discussion = True
             # The first value of a field that is not blank once cleaned wins.
             for field, key in _LD_FIELDS:
                 if key not in ld:
