@@ -20,6 +20,11 @@ _MD_SIGNAL = re.compile(
     re.MULTILINE,
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\ufffd]")
+# The same characters but NUL, one by one: "is any there?" as a few memchr-speed scans (~5 us on 8,192 characters)
+# instead of the regex's ~40 us, which is then only run on the rare sample that holds one.
+_CONTROL_CHARS = tuple(chr(c) for c in (*range(0x01, 0x09), *range(0x0E, 0x20))) + ("\ufffd",)
+_SNIFF_CHARS = 8192
+_FORMAT_CHARS = 20_000
 
 
 def _decode(data: bytes) -> str:
@@ -35,7 +40,7 @@ def load_source(source: object, settings: Settings) -> tuple[str, str]:
         if len(data) > settings.max_input_chars * 4:
             raise InputError(f"input is {len(data):,} bytes; the limit is max_input_chars={settings.max_input_chars:,}")
         if not data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16/32 text is full of NUL bytes
-            looks_binary(data[:8192].decode("latin-1"))
+            looks_binary(data[:_SNIFF_CHARS].decode("latin-1"))
         text = _decode(data)
     elif isinstance(source, str):
         text = source
@@ -45,8 +50,11 @@ def load_source(source: object, settings: Settings) -> tuple[str, str]:
         raise InputError(
             f"input has {len(text):,} characters; the limit is max_input_chars={settings.max_input_chars:,}"
         )
-    looks_binary(text[:8192])
-    if "\x00" in text:
+    # str.find, not "in": on a page with any character beyond Latin-1 (most: curly quotes, dashes) CPython 3.11
+    # scans for NUL in a plain loop either way, and find's loop is about twice as fast.
+    nul = text.find("\x00") >= 0
+    _refuse_binary(text[:_SNIFF_CHARS], nul)
+    if nul:
         text = text.replace("\x00", "")
     fmt = settings.format if settings.format != "auto" else detect_format(text)
     return text, fmt
@@ -54,8 +62,15 @@ def load_source(source: object, settings: Settings) -> tuple[str, str]:
 
 def looks_binary(sample: str) -> None:
     """Refuse input whose start is mostly control characters: an image or archive passed by mistake."""
+    _refuse_binary(sample, True)
+
+
+def _refuse_binary(sample: str, nul: bool) -> None:
+    """``looks_binary(sample)``; ``nul=False`` tells that ``sample`` holds no NUL (the caller searched for it)."""
     if not sample:
         return
+    if not (nul and sample.find("\x00") >= 0) and not any(c in sample for c in _CONTROL_CHARS):
+        return  # not one control character: nothing to count
     controls = len(_CONTROL.findall(sample))
     if controls > max(8, len(sample) // 10):
         raise InputError(
@@ -65,9 +80,10 @@ def looks_binary(sample: str) -> None:
 
 def detect_format(text: str) -> str:
     """HTML if it starts like a document or is tag-dense; markdown if it has block syntax; else plain text."""
-    head = text[:20000]
-    if _HTML_START.match(head):
+    # match(text, 0, n) is match(text[:n]) without copying the head (the common case: a document start).
+    if _HTML_START.match(text, 0, _FORMAT_CHARS):
         return "html"
+    head = text[:_FORMAT_CHARS]
     tags = len(_HTML_TAG.findall(head))
     stripped = head.strip()
     if tags and stripped.startswith("<") and stripped.endswith(">"):

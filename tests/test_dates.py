@@ -77,3 +77,31 @@ def test_written_dates_round_trip(day: dt.date, form: str) -> None:
 def test_long_odd_input_is_bounded() -> None:
     assert parse_date("9" * 1_000_000) is None
     assert parse_date("-" * 100_000 + "2024-01-01", search=True) is None  # only the head is searched
+
+
+@pytest.mark.parametrize(("text", "iso"), [
+    # The padded ISO shapes machines write, answered by slicing (dates._iso_exact) ...
+    ("2024-06-24T10:00:00.123Z", "2024-06-24T10:00:00+00:00"),
+    ("2024-06-24T10:00:00+0530", "2024-06-24T10:00:00+05:30"),
+    ("2024-06-24T10:00:00-03:00", "2024-06-24T10:00:00-03:00"),
+    ("2024-06-24T10:00:00", "2024-06-24T10:00:00"),
+    # ... and what it hands to the general path, which must answer as it always did.
+    ("2024-06-24T24:00:00Z", "2024-06-24"),  # no such hour: the day alone
+    ("2024-06-24T10:00:00+24:00", "2024-06-24T10:00:00"),  # no such offset: the clock alone
+    ("2024-06-24T10:00:00.1234567890Z", "2024-06-24T10:00:00"),  # ten fraction digits: the zone is not read
+    ("2024-06-24t10:00:00z", "2024-06-24T10:00:00+00:00"),
+    ("\u0662\u0660\u0662\u0664-\u0660\u0666-\u0662\u0664", "2024-06-24"),  # Arabic-Indic digits, ASCII out
+    ("2100-12-31T23:59:59Z", "2100-12-31T23:59:59+00:00"),
+])
+def test_machine_iso_shapes(text: str, iso: str) -> None:
+    assert parse_date(text) == iso
+
+
+@pytest.mark.parametrize("text", ["1899-12-31", "2101-01-01T00:00:00Z", "2024-02-30T10:00:00Z", "2024-00-10"])
+def test_machine_iso_out_of_range_is_none(text: str) -> None:
+    assert parse_date(text) is None
+
+
+def test_text_without_four_digits_in_a_row_holds_no_date() -> None:
+    assert parse_date("Jun 24, 24", search=True) is None
+    assert parse_date("By Jo Poe · 3 min read", search=True) is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
@@ -70,6 +72,43 @@ def test_canonical_link_is_the_first_whose_rel_is_canonical() -> None:
 
 def _page(head: str = "", body: str = "<p>Body text of the page.</p>") -> str:
     return f"<html><head>{head}</head><body>{body}</body></html>"
+
+
+def test_a_blank_meta_does_not_hide_a_later_one() -> None:
+    head = ('<meta name="description" content="   "><meta name="description" content="&amp;nbsp;">'
+            '<meta name="description" content="The real one."><meta name="description" content="Not this.">'
+            '<meta name="viewport" content="width=device-width">')
+    assert _meta(_page(head)).description == "The real one."
+
+
+def test_meta_read_in_order_of_preference_whatever_the_document_order() -> None:
+    head = ('<meta property="og:description" content="OG text"><meta name="twitter:description" content="TW">'
+            '<meta name="description" content="  Plain\n  text  ">')
+    assert _meta(_page(head)).description == "Plain text"
+    assert _meta(_page('<meta name="twitter:description" content="TW">')).description == "TW"
+
+
+def test_long_values_are_cleaned_as_a_whole_would_be() -> None:
+    long_text = ("word \n\t " * 900) + "  end"
+    meta = _meta(_page(f'<meta name="description" content="{long_text}">'))
+    assert meta.description == re.sub(r"\s+", " ", long_text).strip()[:1000]
+    spaced = " " * 3000 + "short"  # the head of the value cleans to nothing: the whole value is cleaned
+    assert _meta(_page(f'<meta name="description" content="{spaced}">')).description == "short"
+
+
+def test_first_title_and_first_canonical_among_metas() -> None:
+    head = ('<meta name="a" content="b"><link rel="canonical nofollow" href="/no"><title>First</title>'
+            '<meta name="c" content="d"><link rel="Canonical" href="https://example.org/1"><title>Second</title>'
+            '<link rel="canonical" href="https://example.org/2">')
+    meta = _meta(_page(head))
+    assert (meta.title, meta.url) == ("First", "https://example.org/1")
+
+
+def test_jsonld_fields_skip_blank_values() -> None:
+    ld = ('[{"@type": "Article", "headline": "  ", "description": 7, "url": ""},'
+          ' {"@type": "NewsArticle", "headline": "Real\\nheadline", "description": "D", "url": "https://e.org/x"}]')
+    meta = _meta(_page(f'<script type="application/ld+json">{ld}</script>'))
+    assert (meta.title, meta.description, meta.url) == ("Real headline", "D", "https://e.org/x")
 
 
 def test_dates_are_iso_and_keep_the_page_text() -> None:
@@ -181,3 +220,11 @@ def test_byline_names(byline: str, author: str | None) -> None:
 def test_a_bare_name_in_an_unmarked_line_is_not_an_author() -> None:
     body = "<article><h1>Title</h1><p>Andrew Gerrand</p><p>Text of the piece.</p></article>"
     assert _meta(_page(body=body)).author is None
+
+
+@pytest.mark.parametrize("kind", ["QAPage", "DiscussionForumPosting", "SocialMediaPosting", '["Thing", "QAPage"]'])
+def test_discussion_types_mark_the_page(kind: str) -> None:
+    value = kind if kind.startswith("[") else f'"{kind}"'
+    meta = _meta(_page(f'<script type="application/ld+json">{{"@type": {value}}}</script>'))
+    assert meta.extra.get("page_kind") == "discussion"
+    assert "page_kind" not in _meta(_page('<script type="application/ld+json">{"@type": "Organization"}</script>')).extra

@@ -54,6 +54,16 @@ _YMD_SLASH = re.compile(r"(?<!\d)(?P<year>\d{4})[/.](?P<month>\d{1,2})[/.](?P<da
 _DMY = re.compile(r"(?<!\d)(?P<a>\d{1,2})(?P<sep>[./-])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4})(?!\d)")
 _MONTH_FIRST = re.compile(_MONTH + r"\s+" + _DAY + r",?\s+" + _YEAR + r"(?!\d)", re.IGNORECASE)
 _DAY_FIRST = re.compile(_DAY + r"\s*(?:de\s+)?" + _MONTH + r",?\s+(?:de\s+)?" + _YEAR + r"(?!\d)", re.IGNORECASE)
+_FOUR_DIGITS = re.compile(r"\d{4}")
+# The shapes machines write nearly always ("2024-06-24", "2024-06-24T10:00:00Z", "...T10:00:00.000+02:00", a space for
+# the T), in ASCII digits, padded: for these the ISO output is the input itself with "T" and the zone as "+HH:MM",
+# so it is sliced and its fields compared as strings (two padded digits order as their numbers do) rather than
+# rebuilt from integers, which cost more than the match. Anything else, or a value out of range, takes the general
+# path below, which gives the same answer for these shapes.
+_ISO_EXACT = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
+                        r"(?:[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]{1,9})?(Z|[+-][0-9]{2}:?[0-9]{2})?)?")
+_MONTH_DAYS = {"01": "31", "02": "28", "03": "31", "04": "30", "05": "31", "06": "30", "07": "31", "08": "31",
+               "09": "30", "10": "31", "11": "30", "12": "31"}
 
 
 def _day(year: int, month: int, day: int) -> _dt.date | None:
@@ -84,6 +94,36 @@ def _with_time(date: _dt.date, match: re.Match[str]) -> str:
     return text
 
 
+def _iso_exact(text: str) -> str | None:
+    """``text`` as ISO 8601 when it is exactly a padded ISO date or date-time (see ``_ISO_EXACT``), else None."""
+    match = _ISO_EXACT.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, zone = match.groups()
+    last = _MONTH_DAYS.get(month)
+    if last is None or year < "1900" or year > "2100" or day < "01":
+        return None
+    if day > last and not (day == "29" and month == "02" and _leap(int(year))):
+        return None
+    if hour is None:
+        return text
+    if hour > "23" or minute > "59" or second > "59":
+        return None
+    clock = f"{text[:10]}T{text[11:19]}"
+    if zone is None:
+        return clock
+    if zone == "Z":
+        return clock + "+00:00"
+    hours, minutes = zone[1:3], zone[-2:]
+    if hours > "23" or minutes > "59":
+        return None
+    return f"{clock}{zone[0]}{hours}:{minutes}"
+
+
+def _leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
 def _month(name: str) -> int | None:
     return _MONTHS.get(name.lower().rstrip("."))
 
@@ -99,6 +139,12 @@ def parse_date(value: object, search: bool = False) -> str | None:
         return None
     text = value[:_MAX_INPUT].strip().strip("\"'").strip()
     if not text:
+        return None
+    if not search:
+        exact = _iso_exact(text)
+        if exact is not None:
+            return exact
+    if _FOUR_DIGITS.search(text) is None:  # every shape below holds a year (or YYYYMMDD)
         return None
 
     def find(pattern: re.Pattern[str]) -> re.Match[str] | None:

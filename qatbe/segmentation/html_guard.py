@@ -26,7 +26,8 @@ MAX_DEPTH = 1_500
 
 def limit_nesting(html: str, max_depth: int = MAX_DEPTH) -> str:
     """Return ``html`` unchanged unless its estimated nesting exceeds ``max_depth``; then flatten the excess."""
-    if html.count("<") < max(_RISKY_TAG_COUNT, max_depth):
+    threshold = max(_RISKY_TAG_COUNT, max_depth)
+    if len(html) < threshold or html.count("<") < threshold:  # the length first: no page that short can hold so many
         return html
     stack: list[tuple[str, bool]] = []  # (tag, kept)
     drops: list[tuple[int, int]] = []

@@ -23,11 +23,13 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import replace
+from itertools import chain
 from typing import Any
 from urllib.parse import urlsplit
 
+from selectolax.lexbor import LexborHTMLParser
+
 from ..types import Metadata
-from .builder import clean_inline
 from .dates import MONTH_NAMES, parse_date
 
 _ARTICLE_TYPES = ("article", "posting", "report", "webpage", "page", "review", "recipe", "product", "question",
@@ -36,6 +38,11 @@ _MAX_JSONLD_CHARS = 1_000_000
 # JSON-LD types that say the page is a discussion: its comments and answers are the content.
 _DISCUSSION_TYPES = ("qapage", "discussionforumposting", "socialmediaposting")
 _MAX_JSONLD_NODES = 5_000
+# "Does the type name one of these?" as one regex search (the same substring test as a loop over the tuple).
+_ARTICLE_KIND = re.compile("|".join(_ARTICLE_TYPES))
+_DISCUSSION_KIND = re.compile("|".join(_DISCUSSION_TYPES))
+_LD_FIELDS = (("headline", "title"), ("name", "title"), ("description", "description"), ("url", "url"))
+_JSONLD_SELECTOR = 'script[type="application/ld+json"]'
 
 
 _PUBLISHED_META = ("article:published_time", "datepublished", "og:published_time", "og:publish_date",
@@ -45,6 +52,13 @@ _PUBLISHED_META = ("article:published_time", "datepublished", "og:published_time
 _MODIFIED_META = ("article:modified_time", "og:updated_time", "datemodified", "last-modified", "dcterms.modified")
 _AUTHOR_META = ("author", "article:author", "dc.creator", "dcterms.creator", "citation_author", "byl",
                 "parsely-author", "sailthru.author")
+# The <meta> keys read_metadata reads (a <meta> under any other key is skipped before its content is cleaned).
+_META_KEYS = frozenset({"og:type", "og:url", "og:title", "twitter:title", "og:site_name", "application-name",
+                        "description", "og:description", "twitter:description", "keywords", "content-language",
+                        "og:locale", "language", *_PUBLISHED_META, *_MODIFIED_META, *_AUTHOR_META})
+_HEAD_SELECTOR = 'meta, title, link[rel*="canonical" i]'
+# Lexbor's ids of two tags that query matches (fixed in a Lexbor build; read from it rather than assumed).
+_META_TAG, _TITLE_TAG = (node.tag_id for node in LexborHTMLParser("<meta><title></title>").css("meta, title"))
 # One body query for every marked-up date and author, filtered here: each CSS query is a walk of the whole tree
 # (~0.1 ms on a typical page, a third of this module's budget) whatever the selector, so one broad query beats
 # three narrow ones.
@@ -57,17 +71,55 @@ _TITLE_SEPARATOR = re.compile(r"\s+(?:\||-|–|—|•|·|::|»|/)\s+")
 _MAX_NAME_CHARS = 80
 _MAX_NAME_WORDS = 6
 _NON_WORD = re.compile(r"[\W_]+")
+_MAX_CLEAN = 1_000
+_CLEAN_HEAD = 2 * _MAX_CLEAN
+
+
+def _collapse(text: str) -> str:
+    """``" ".join(text.split())``, without splitting text that is mostly clean already.
+
+    Long ``<meta>`` descriptions and JSON-LD strings break lines ("goal. \\n They"), which defeats
+    ``clean_inline``'s fast path, and splitting 2,000 characters into words costs ~10 µs. Here newlines, tabs and
+    carriage returns become spaces and runs of spaces are halved until none is left: every character ``str.split``
+    splits on, except " ", is non-printable (tests/test_builder.py checks all code points), so once the text is
+    printable " " is its only whitespace, and the result is the split-and-join's. Anything else non-printable
+    (a no-break space, a control character) takes the split-and-join itself.
+    """
+    if not text.isprintable():
+        spaced = text.replace("\n", " ").replace("\t", " ").replace("\r", " ")
+        if not spaced.isprintable():
+            return " ".join(text.split())
+        text = spaced
+    elif "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    while "  " in text:
+        text = text.replace("  ", " ")
+    return text.strip(" ")
 
 
 def _clean(value: object) -> str | None:
+    """``value`` as one line of at most 1,000 characters (entities escaped twice by the page undone), or None."""
     if not isinstance(value, str):
         return None
-    # The same as re.sub(r"\s+", " ", value).strip() (str.split and the regex agree on every code point's
-    # whitespace-ness); clean_inline returns already-clean text without copying it. Every <meta> content passes here.
-    text = clean_inline(value)[:1000]
+    # The same as re.sub(r"\s+", " ", value).strip()[:1000] (str.split and the regex agree on every code point's
+    # whitespace-ness). Whitespace only ever shrinks and the cleaned prefix of a value is a prefix of the cleaned
+    # value, so a long value is cleaned from its head when that yields the 1,000 characters kept.
+    if len(value) > _CLEAN_HEAD:
+        text = _collapse(value[:_CLEAN_HEAD])
+        text = text[:_MAX_CLEAN] if len(text) >= _MAX_CLEAN else _collapse(value)[:_MAX_CLEAN]
+    else:
+        text = _collapse(value)[:_MAX_CLEAN]
     if "&" in text and ";" in text:  # escaped twice by the page ("&amp;#038;"): the parser undid only one level
-        text = clean_inline(_html.unescape(text))
+        text = _collapse(_html.unescape(text))
     return text or None
+
+
+def _filled(value: str) -> bool:
+    """Whether ``_clean(value)`` is not None, for a non-empty ``value``, mostly without cleaning it: with no "&" there
+    is nothing to unescape, and the cleaned text is empty exactly when the value is all whitespace."""
+    if "&" in value:
+        return _clean(value) is not None
+    return not value.isspace()
 
 
 def _name(value: object) -> str | None:
@@ -127,6 +179,11 @@ def _author(value: str | None) -> str | None:
 
 def _date(*values: str | None) -> tuple[str, str] | None:
     """(ISO date, original text) of the first value that holds a date."""
+    return _first_date(values)
+
+
+def _first_date(values: Iterable[str | None]) -> tuple[str, str] | None:
+    """(ISO date, original text) of the first value that holds a date; ``values`` is read no further than that."""
     for value in values:
         if value:
             iso = parse_date(value)
@@ -173,12 +230,12 @@ def _body_marks(tree: Any, discussion: bool, want_date: bool, want_author: bool
             break
         attrs = node.attributes
         tag = node.tag
+        itemprop = attrs.get("itemprop")
+        itemprop = itemprop.strip().lower() if itemprop else ""
         if want_author and author_node is None and (
-                (attrs.get("itemprop") or "").strip().lower() == "author"
-                or (tag == "a" and "author" in (attrs.get("rel") or "").lower().split())):
+                itemprop == "author" or (tag == "a" and "author" in (attrs.get("rel") or "").lower().split())):
             author_node = node
         if want_date and published is None:
-            itemprop = (attrs.get("itemprop") or "").strip().lower()
             if itemprop in _PUBLISHED_ITEMPROPS:
                 published = node
             elif tag == "time":
@@ -215,17 +272,27 @@ def _norm(text: str) -> str:
     return _NON_WORD.sub("", text.lower())
 
 
-def _strip_site(title: str, site_names: tuple[str | None, ...], host: str | None, h1: Any) -> str:
+def _strip_site(title: str, site_names: tuple[str | None, ...], url: str | None, h1: Any) -> str:
     """``title`` without a part that names the site (see the module doc); unchanged when no part does."""
     parts = _TITLE_SEPARATOR.split(title)
     if len(parts) < 2:
         return title
     names = {_norm(n) for n in site_names if n}
     names.discard("")
+    hosts: list[str | None] = []  # the URL's host name, parsed when first needed (most titles match a name first)
 
     def is_site(part: str) -> bool:
         key = _norm(part)
-        return bool(key) and (key in names or (host is not None and len(key) >= 3 and key in host))
+        if not key:
+            return False
+        if key in names:
+            return True
+        if len(key) < 3:
+            return False
+        if not hosts:
+            hosts.append(_host(url))
+        host = hosts[0]
+        return host is not None and key in host
 
     if is_site(parts[-1]):
         kept = parts[:-1]
@@ -263,92 +330,107 @@ def _host(url: str | None) -> str | None:
 
 def read_metadata(tree: Any) -> Metadata:
     """Collect metadata from the parsed page (call before scripts are removed)."""
-    # <meta>, <title> and <link> belong in <head>; searching only there saves a walk of the whole body.
+    # <meta>, <title> and <link> belong in <head>; searching only there saves a walk of the whole body. One query for
+    # the three: each query is a walk, and the matches come back in document order, so "the first <title>" and "the
+    # first canonical link" are the same nodes as with a query each.
     head = tree.head if tree.head is not None else tree
-    meta: dict[str, str] = {}
-    for node in head.css("meta"):
-        attrs = node.attributes
-        key = attrs.get("property") or attrs.get("name") or attrs.get("itemprop") or attrs.get("http-equiv")
-        content = _clean(attrs.get("content"))
-        if key and content:
-            meta.setdefault(key.strip().lower(), content)
+    # key -> the raw content of the first <meta> under that key whose content is not blank once cleaned; it is only
+    # cleaned when read (most pages carry a description twice or three times, and only one is used).
+    raw_meta: dict[str, str] = {}
+    title_node = None
+    canonical = None
+    seen_canonical = False
+    for node in head.css(_HEAD_SELECTOR):
+        tag = node.tag_id  # an int compare: cheaper than building the tag name, on every <meta> of the page
+        if tag == _META_TAG:
+            attrs = node.attributes
+            key = attrs.get("property") or attrs.get("name") or attrs.get("itemprop") or attrs.get("http-equiv")
+            if key:
+                key = key.strip().lower()
+                # Only the keys read below are kept: the viewport, verification and tracking <meta> are skipped.
+                if key in _META_KEYS and key not in raw_meta:
+                    content = attrs.get("content")
+                    if content and _filled(content):
+                        raw_meta[key] = content
+        elif tag == _TITLE_TAG:
+            if title_node is None:
+                title_node = node
+        elif not seen_canonical:
+            # Only links whose rel mentions "canonical" (ASCII case-insensitive, a superset of this test) match
+            # the query: building the attribute dict of every <link> (stylesheets, preloads, icons) cost more.
+            attrs = node.attributes
+            if (attrs.get("rel") or "").strip().lower() == "canonical":
+                canonical = _clean(attrs.get("href"))
+                seen_canonical = True
 
-    ld: dict[str, str] = {}
-    ld_dates: list[str] = []
-    ld_modified: list[str] = []
+    def meta(key: str) -> str | None:
+        """The cleaned content of the page's ``<meta>`` under ``key`` (never empty), or None."""
+        raw = raw_meta.get(key)
+        return _clean(raw) if raw is not None else None
+
+    ld: dict[str, str] = {}  # "author"; and "title", "description", "url" raw, cleaned when read, as raw_meta
+    ld_dates: list[Any] = []  # raw values, cleaned by _first_date when (and only as far as) they are read
+    ld_modified: list[Any] = []
     site_names: list[str] = []
     discussion = False
-    for script in tree.css('script[type="application/ld+json"]'):
+    for script in tree.css(_JSONLD_SELECTOR):
         for obj in _jsonld_objects(script.text(deep=True)):
             kinds = _types(obj)
-            discussion = discussion or any(k in kinds for k in _DISCUSSION_TYPES)
             if kinds == "website":
                 name = _clean(obj.get("name"))
                 if name:
                     site_names.append(name)
-            if not any(k in kinds for k in _ARTICLE_TYPES):
-                continue
-            for field, key in (("headline", "title"), ("name", "title"), ("description", "description"),
-                               ("url", "url")):
-                value = _clean(obj.get(field))
-                if value:
-                    ld.setdefault(key, value)
-            for field in ("datePublished", "dateCreated", "uploadDate"):
-                value = _clean(obj.get(field))
-                if value:
-                    ld_dates.append(value)
-            value = _clean(obj.get("dateModified"))
-            if value:
-                ld_modified.append(value)
-            author = _author(_name(obj.get("author")) or _name(obj.get("creator")))
-            if author:
-                ld.setdefault("author", author)
+            if _ARTICLE_KIND.search(kinds) is None:
+                continue  # every discussion type names an article type too ("qapage": "page"), so none is missed
+            if not discussion and _DISCUSSION_KIND.search(kinds) is not None:
+                discussion = True
+            # The first value of a field that is not blank once cleaned wins.
+            for field, key in _LD_FIELDS:
+                if key not in ld:
+                    value = obj.get(field)
+                    if value and isinstance(value, str) and _filled(value):
+                        ld[key] = value
+            ld_dates.extend((obj.get("datePublished"), obj.get("dateCreated"), obj.get("uploadDate")))
+            ld_modified.append(obj.get("dateModified"))
+            if "author" not in ld:
+                author = _author(_name(obj.get("author")) or _name(obj.get("creator")))
+                if author:
+                    ld["author"] = author
 
-    title_node = head.css_first("title")
     title_tag = _clean(title_node.text(deep=True)) if title_node is not None else None
-    canonical = None
-    # Only links whose rel mentions "canonical" (ASCII case-insensitive, a superset of the test below) are looked
-    # at: building the attribute dict of every <link> (stylesheets, preloads, icons) cost more than the lookup.
-    for link in head.css('link[rel*="canonical" i]'):
-        attrs = link.attributes
-        if (attrs.get("rel") or "").strip().lower() == "canonical":
-            canonical = _clean(attrs.get("href"))
-            break
     root = tree.root
     language = _clean(root.attributes.get("lang")) if root is not None else None
     if language is None:
-        language = meta.get("content-language") or meta.get("og:locale") or meta.get("language")
+        language = meta("content-language") or meta("og:locale") or meta("language")
 
-    def first(*values: str | None) -> str | None:
-        return next((v for v in values if v), None)
-
-    discussion = discussion or "forum" in (meta.get("og:type") or "").lower()
-    url = first(canonical, meta.get("og:url"), ld.get("url"))
-    title = first(meta.get("og:title"), ld.get("title"), meta.get("twitter:title"), title_tag)
+    # Below, "a or b or c" is the first non-empty of a, b, c, and reads (so cleans) no more than it needs.
+    discussion = discussion or "forum" in (meta("og:type") or "").lower()
+    url = canonical or meta("og:url") or _clean(ld.get("url"))
+    title = meta("og:title") or _clean(ld.get("title")) or meta("twitter:title") or title_tag
     if title is not None:
         def h1() -> str | None:
             node = tree.css_first("h1")
             return _clean(node.text(deep=True)) if node is not None else None
 
-        title = _strip_site(title, (meta.get("og:site_name"), meta.get("application-name"), *site_names),
-                            _host(url), h1)
-    author = ld.get("author") or next((a for a in map(_author, map(meta.get, _AUTHOR_META)) if a), None)
-    dated = _date(*ld_dates, *map(meta.get, _PUBLISHED_META))
+        title = _strip_site(title, (meta("og:site_name"), meta("application-name"), *site_names), url, h1)
+    # map(_clean, filter(None, map(raw_meta.get, keys))) is map(meta, keys) without its Nones, in C but for _clean.
+    author = ld.get("author") or next(
+        (a for a in map(_author, map(_clean, filter(None, map(raw_meta.get, _AUTHOR_META)))) if a), None)
+    dated = _first_date(chain(map(_clean, ld_dates), map(_clean, filter(None, map(raw_meta.get, _PUBLISHED_META)))))
     if author is None or dated is None:
         body_date, body_author = _body_marks(tree, discussion, dated is None, author is None)
         dated = dated or body_date
         author = author or body_author
-    modified = _date(*ld_modified, *(meta.get(k) for k in _MODIFIED_META))
-    description = first(meta.get("description"), meta.get("og:description"), ld.get("description"),
-                        meta.get("twitter:description"))
+    modified = _first_date(chain(map(_clean, ld_modified), map(_clean, filter(None, map(raw_meta.get, _MODIFIED_META)))))
+    description = (meta("description") or meta("og:description") or _clean(ld.get("description"))
+                   or meta("twitter:description"))
     extra: dict[str, str] = {}
     if discussion:
         extra["page_kind"] = "discussion"
     if dated is not None and dated[1] != dated[0]:
         extra["date_text"] = dated[1]
-    for key, source in (("site_name", meta.get("og:site_name")), ("modified", modified[0] if modified else None),
-                        ("keywords", meta.get("keywords")), ("type", meta.get("og:type")),
-                        ("html_title", title_tag)):
+    for key, source in (("site_name", meta("og:site_name")), ("modified", modified[0] if modified else None),
+                        ("keywords", meta("keywords")), ("type", meta("og:type")), ("html_title", title_tag)):
         if source:
             extra[key] = source
     return Metadata(title=title, author=author, date=dated[0] if dated else None, description=description,
