@@ -63,7 +63,7 @@ def replay(html: str, query: str, ex: qatbe.Extractor) -> dict[str, float]:
         marks.append((name, clock()))
 
     settings = ex.settings
-    doc = ex.parse(html)
+    doc = ex.parse(html, settings.include_navigation)
     mark("segment")
     nav = SegmentKind.NAVIGATION
     candidates = list(doc.segments) if settings.include_navigation else [
@@ -126,9 +126,9 @@ def around(html: str, query: str, ex: qatbe.Extractor, runs: int) -> float:
     inner = [0.0]
     clock = time.thread_time
 
-    def parse(source: str | bytes) -> ParsedDocument:
+    def parse(source: str | bytes, navigation: bool = True) -> ParsedDocument:
         start = clock()
-        out = real_parse(source)
+        out = real_parse(source, navigation)
         inner[0] += clock() - start
         return out
 

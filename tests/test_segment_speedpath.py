@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -110,3 +111,28 @@ def test_compiled_locator_matches_the_source(html: str, texts: list[str]) -> Non
 def test_compiled_builder_and_emit_are_in_use_when_required() -> None:
     assert not builder.__file__.endswith(".py"), builder.__file__
     assert not html_emit.__file__.endswith(".py"), html_emit.__file__
+
+
+_FIRST_WORD = re.compile(r"[A-Za-z0-9]{4,}")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "B", "7", "é", " ", "-", "ab", "word", "中", "\t"]), max_size=300).map("".join))
+def test_locator_needle_is_the_first_plain_word(text: str) -> None:
+    match = _FIRST_WORD.search(text, 0, 400)
+    expected = match[0] if match else text.strip()[:8]
+    assert html_emit._needle(text) == expected
+    assert PURE_EMIT._needle(text) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "é", " ", "\t", "\n", "\xa0", "\u2003", "\xad", "\u200b", "\u200e", "|", "x y"]),
+                max_size=40).map("".join))
+def test_tidy_cleans_what_the_walk_collapsed(raw: str) -> None:
+    # The builder takes the HTML walk's texts without clean_inline's scan (clean=False): they are collapsed but for
+    # the soft hyphens and zero-width spaces deleted after collapsing, which _tidy handles.
+    from qatbe.segmentation.html_tables import visible_text
+
+    text = visible_text(raw)
+    assert builder._tidy(text) == builder.clean_inline(text) == PURE_BUILDER._tidy(text)
+    assert builder._escape_pipes(text) == builder.escape_cell(text)

@@ -13,6 +13,7 @@ cdef class SegmentBuilder:
     cdef tuple _path
     cdef Py_ssize_t _group
     cdef bint _navigation
+    cdef bint _clean
     cdef Py_ssize_t _count
 
     cdef Py_ssize_t _next_group(self)
@@ -23,3 +24,5 @@ cdef class SegmentBuilder:
 
 
 cpdef str clean_inline(str text)
+
+cpdef str _tidy(str text)

@@ -44,6 +44,23 @@ def escape_cell(text: str) -> str:
     return clean_inline(text).replace("|", "\\|")
 
 
+def _tidy(text: str) -> str:
+    """``clean_inline`` of a text that is collapsed already but for what was deleted after collapsing.
+
+    The HTML walk collapses whitespace, then deletes soft hyphens and zero-width spaces (html_tables.visible_text),
+    which can leave two spaces or an end space ("LLC.\u200b" -> "LLC. "). Only those need the split and join; the
+    rest of its texts are returned as they are, without clean_inline's printable scan.
+    """
+    if "  " in text or text[:1] == " " or text[-1:] == " ":
+        return " ".join(text.split())
+    return text
+
+
+def _escape_pipes(text: str) -> str:
+    """``escape_cell`` of a text that is collapsed already (see ``_tidy``)."""
+    return _tidy(text).replace("|", "\\|")
+
+
 @dataclass(frozen=True, slots=True)
 class ListItem:
     text: str
@@ -106,7 +123,7 @@ class SegmentBuilder:
     a segment's place in ``qatbe.segment``'s listing.
     """
 
-    def __init__(self, settings: Settings, navigation: bool = True) -> None:
+    def __init__(self, settings: Settings, navigation: bool = True, clean: bool = True) -> None:
         # Split sizes are a layout decision, so they use chars/4 whatever estimator the budget is counted in.
         self._estimate = chars_div4
         self._max = settings.segment_tokens
@@ -116,6 +133,9 @@ class SegmentBuilder:
         self._group = 0
         self._navigation = navigation
         self._count = 0  # segments built or counted: the next segment's index
+        # clean=False: the caller's inline texts are collapsed already (the HTML walk's are: html_tables.visible_text),
+        # so clean_inline would return each unchanged after scanning it twice.
+        self._clean = clean
 
     # -- public API ---------------------------------------------------------------------------------------
 
@@ -124,7 +144,7 @@ class SegmentBuilder:
         return self._segments
 
     def heading(self, text: str, level: int, position: int, *, boilerplate: bool = False) -> None:
-        text = clean_inline(text)
+        text = clean_inline(text) if self._clean else _tidy(text)
         if not text:
             return
         level = min(max(level, 1), 6)
@@ -147,7 +167,7 @@ class SegmentBuilder:
     def paragraph(
         self, text: str, position: int, *, kind: SegmentKind = SegmentKind.PARAGRAPH, boilerplate: bool = False
     ) -> None:
-        text = clean_inline(text)
+        text = clean_inline(text) if self._clean else _tidy(text)
         if not text:
             return
         if boilerplate:
@@ -176,8 +196,9 @@ class SegmentBuilder:
 
     def list(self, items: Sequence[ListItem], position: int, *, boilerplate: bool = False) -> None:
         rendered: builtins.list[tuple[ListItem, str]] = []  # (item, its cleaned text)
+        clean = self._clean
         for item in items:
-            cleaned = clean_inline(item.text)
+            cleaned = clean_inline(item.text) if clean else _tidy(item.text)
             if cleaned:
                 rendered.append((item, cleaned))
         if not rendered:
@@ -209,8 +230,9 @@ class SegmentBuilder:
     ) -> None:
         # A row is kept when some cell has text; an escaped cell is empty exactly when its cleaned text is, so each
         # cell is cleaned once.
-        body = [row for row in ([escape_cell(c) for c in cells] for cells in rows) if any(row)]
-        head = [escape_cell(c) for c in header] if header else None
+        escape = escape_cell if self._clean else _escape_pipes
+        body = [row for row in ([escape(c) for c in cells] for cells in rows) if any(row)]
+        head = [escape(c) for c in header] if header else None
         if head is not None and not any(head):
             head = None
         if not body and not head:
@@ -224,7 +246,7 @@ class SegmentBuilder:
         head_md = ""
         if head is not None:
             head_md = "| " + " | ".join(head) + " |\n| " + " | ".join("---" for _ in head) + " |"
-        cap = clean_inline(caption) if caption else ""
+        cap = (clean_inline(caption) if self._clean else _tidy(caption)) if caption else ""
         if cap:
             head_md = f"Table: {cap}\n" + head_md if head_md else f"Table: {cap}"
         row_mds = ["| " + " | ".join(r) + " |" for r in body]

@@ -68,7 +68,7 @@ def segment_html(html: str, settings: Settings, navigation: bool = True) -> Pars
     metadata = read_metadata(tree)
     walker = _walk(tree)
     decide(walker, metadata.extra.get("page_kind") == "discussion")
-    builder = SegmentBuilder(settings, navigation)
+    builder = SegmentBuilder(settings, navigation, clean=False)  # the walk's texts are collapsed already
     _emit(builder, walker.blocks, html)
     if metadata.author is None or metadata.date is None:
         metadata = with_byline(metadata, (clean_inline(b.text) for b in walker.blocks if b.meta and not b.boiler),

@@ -3,6 +3,7 @@
 cimport cython
 
 from qatbe.segmentation.builder cimport SegmentBuilder
+from qatbe.segmentation.html_walk cimport Block
 
 
 cdef class _Locator:
@@ -14,5 +15,9 @@ cdef class _Locator:
     cpdef Py_ssize_t find(self, str text) except? -2
 
 
-@cython.locals(locate=_Locator, kind=str, position=Py_ssize_t, base=Py_ssize_t, text=str)
+@cython.locals(n=Py_ssize_t, run=Py_ssize_t, i=Py_ssize_t, c=Py_UCS4)
+cpdef str _needle(str text)
+
+
+@cython.locals(locate=_Locator, kind=str, position=Py_ssize_t, base=Py_ssize_t, text=str, block=Block, boiler=bint)
 cpdef _emit(SegmentBuilder builder, list blocks, str html)

@@ -6,14 +6,11 @@ HTML from a cursor that only moves forward (bounded window), which keeps positio
 
 from __future__ import annotations
 
-import re
-
 from ..types import SegmentKind
-from .builder import ListItem, SegmentBuilder
+from .builder import ListItem, SegmentBuilder, clean_inline
 from .html_tables import TableData
 from .html_walk import Block
 
-_first_word = re.compile(r"[A-Za-z0-9]{4,}").search
 _SEARCH_WINDOW = 1 << 17
 
 
@@ -38,8 +35,7 @@ class _Locator:
         budget = self.budget
         if budget <= 0:
             return cursor
-        match = _first_word(text, 0, 400)
-        needle = match[0] if match else text.strip()[:8]
+        needle = _needle(text)
         if not needle:
             return cursor
         end = cursor + min(budget, _SEARCH_WINDOW)
@@ -50,6 +46,26 @@ class _Locator:
         self.cursor = at + len(needle)
         self.budget = budget - (self.cursor - cursor)
         return at
+
+
+def _needle(text: str) -> str:
+    """What the locator searches for: the first match of ``[A-Za-z0-9]{4,}`` in the first 400 characters, else
+    the first eight characters after blanks. A loop rather than the regex: compiled (html_emit.pxd) it is a C scan
+    of the text, and the regex engine's search was a tenth of the emit stage (tests/test_segment_speedpath.py
+    checks the two agree)."""
+    n = min(len(text), 400)
+    run = 0
+    for i in range(n):
+        c = text[i]
+        if "a" <= c <= "z" or "A" <= c <= "Z" or "0" <= c <= "9":
+            run += 1
+        elif run >= 4:
+            return text[i - run : i]
+        else:
+            run = 0
+    if run >= 4:
+        return text[n - run : n]
+    return text.strip()[:8]
 
 
 def _emit(builder: SegmentBuilder, blocks: list[Block], html: str) -> None:
@@ -78,8 +94,8 @@ def _emit(builder: SegmentBuilder, blocks: list[Block], html: str) -> None:
             if kind == "h":
                 builder.heading(text, block.level, position, boilerplate=boiler)
             elif kind == "code":
-                if boiler:
-                    paragraph(text, position, boilerplate=True)
+                if boiler:  # as inline text: the builder takes the walk's texts as collapsed, code is not
+                    paragraph(clean_inline(text), position, boilerplate=True)
                 else:
                     builder.code(text, block.lang, position)
             elif kind == "quote":
