@@ -51,6 +51,8 @@ if not _flag("QATBE_NO_EXTENSION"):
          Extension("qatbe.segmentation.lexbor_nodes", ["qatbe/segmentation/lexbor_nodes.pyx"],
                    extra_compile_args=["-O3"]),
          Extension("qatbe.segmentation.html_fastwalk", ["qatbe/segmentation/html_fastwalk.pyx"],
+                   extra_compile_args=["-O3"]),
+         Extension("qatbe.segmentation.lexbor_dom", ["qatbe/segmentation/lexbor_dom.pyx"],
                    extra_compile_args=["-O3"])],
         compiler_directives={
             "language_level": "3",

@@ -18,17 +18,21 @@ from .builder import SegmentBuilder, clean_inline
 from .html_decide import decide
 from .html_emit import _emit
 from .html_guard import limit_nesting
-from .html_metadata import read_metadata, with_byline
+from .html_metadata import read_from, read_metadata, with_byline
 from .html_walk import SCRIPT_LIKE, Block, Walker
 
 try:
     from .html_fastwalk import FastWalker, fast_walk
-    from .lexbor_nodes import available, reason
+    from .lexbor_nodes import available, reads_directly, reason
 
     FAST_WALK = available()
+    # The C metadata search tells HTML from SVG elements by the node header's namespace field (reads_directly).
+    FAST_METADATA = FAST_WALK and reads_directly()
+    if FAST_METADATA:
+        from .lexbor_dom import MetadataSource
     WHY_PYTHON_WALK = reason()  # None when the compiled walk is used
 except ImportError as exc:  # built without the extensions (QATBE_NO_EXTENSION=1)
-    FAST_WALK = False
+    FAST_WALK = FAST_METADATA = False
     WHY_PYTHON_WALK = f"the compiled walk is not built ({exc})"
 
 _DATELINE_BEFORE = 3
@@ -65,7 +69,7 @@ def segment_html(html: str, settings: Settings, navigation: bool = True) -> Pars
     ``navigation=False``: see ``SegmentBuilder``) and read its metadata."""
     source = limit_nesting(html)
     tree = LexborHTMLParser(source)
-    metadata = read_metadata(tree)
+    metadata = read_from(MetadataSource(tree)) if FAST_METADATA else read_metadata(tree)
     walker = _walk(tree)
     decide(walker, metadata.extra.get("page_kind") == "discussion")
     builder = SegmentBuilder(settings, navigation, clean=False)  # the walk's texts are collapsed already

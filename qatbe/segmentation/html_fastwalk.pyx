@@ -27,6 +27,11 @@ from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
 from qatbe.segmentation.lexbor_nodes cimport (
+    first_child,
+    next_sibling,
+    node_type,
+    parent_of,
+    tag_id,
     NODE_ELEMENT,
     NODE_TEXT,
     STATIC_TAG_IDS,
@@ -1101,7 +1106,7 @@ cdef class FastWalker:
     # -- tags -----------------------------------------------------------------------------------------------
 
     cdef TagInfo info(self, void* node) except *:
-        cdef uintptr_t tag = self.api.tag_id(node)
+        cdef uintptr_t tag = tag_id(self.api, node)
         cdef TagInfo found
         if tag < STATIC_TAG_IDS:
             if not _static[tag].known:
@@ -1126,7 +1131,7 @@ cdef class FastWalker:
         return PyUnicode_DecodeUTF8(<const char*> name, length, "replace") if name != NULL else ""
 
     cdef str name(self, void* node):
-        cdef uintptr_t tag = self.api.tag_id(node)
+        cdef uintptr_t tag = tag_id(self.api, node)
         if tag < STATIC_TAG_IDS:
             return _static_names[tag]
         return self.dynamic[tag][7]
@@ -1229,13 +1234,13 @@ cdef class FastWalker:
         document order: ``node.text(deep=True)``, or with ``separate`` a space between fragments
         (``separator=" "``, for texts that are then collapsed)."""
         cdef const LexborApi* api = self.api
-        cdef void* child = api.first_child(node)
+        cdef void* child = first_child(api, node)
         cdef void* up
         cdef size_t length = 0
         cdef const uchar* data
         cdef int kind
         while child != NULL:
-            kind = api.node_type(child)
+            kind = node_type(api, child)
             if kind == NODE_TEXT:
                 data = text_data(api, child, &length)
                 if data != NULL and length:
@@ -1243,17 +1248,17 @@ cdef class FastWalker:
                     if separate:
                         _space(out)
             elif kind == NODE_ELEMENT and not (self.info(child).flags & F_SCRIPT):
-                up = api.first_child(child)
+                up = first_child(api, child)
                 if up != NULL:
                     child = up
                     continue
             # next in document order, not leaving ``node``
             while child != NULL:
-                up = api.next(child)
+                up = next_sibling(api, child)
                 if up != NULL:
                     child = up
                     break
-                child = api.parent(child)
+                child = parent_of(api, child)
                 if child == node:
                     child = NULL
         return 0
@@ -1267,23 +1272,23 @@ cdef class FastWalker:
         cdef TagInfo info
         if self_too and self.info(node).code == code:
             return node
-        child = api.first_child(node)
+        child = first_child(api, node)
         while child != NULL:
-            if api.node_type(child) == NODE_ELEMENT:
+            if node_type(api, child) == NODE_ELEMENT:
                 info = self.info(child)
                 if not (info.flags & F_SCRIPT):
                     if info.code == code:
                         return child
-                    up = api.first_child(child)
+                    up = first_child(api, child)
                     if up != NULL:
                         child = up
                         continue
             while child != NULL:
-                up = api.next(child)
+                up = next_sibling(api, child)
                 if up != NULL:
                     child = up
                     break
-                child = api.parent(child)
+                child = parent_of(api, child)
                 if child == node:
                     child = NULL
         return NULL
@@ -1320,7 +1325,7 @@ cdef class FastWalker:
         cdef int kind
         cdef Py_ssize_t total = 0
         while node != NULL:
-            kind = api.node_type(node)
+            kind = node_type(api, node)
             if kind == NODE_TEXT:
                 data = text_data(api, node, &length)
                 if data != NULL:
@@ -1332,19 +1337,19 @@ cdef class FastWalker:
                         match = node
                         while match != NULL and not _contains(&self.holders, <uintptr_t> match):
                             _add(&self.holders, <uintptr_t> match)
-                            match = api.parent(match)
-                    up = api.first_child(node)
+                            match = parent_of(api, match)
+                    up = first_child(api, node)
                     if up != NULL:
                         node = up
                         continue
             if node == body:
                 break
             while node != NULL:  # the next node in document order, not leaving the body
-                up = api.next(node)
+                up = next_sibling(api, node)
                 if up != NULL:
                     node = up
                     break
-                node = api.parent(node)
+                node = parent_of(api, node)
                 if node == body:
                     node = NULL
         self.page_chars = max(total, 1)
@@ -1369,7 +1374,7 @@ cdef class FastWalker:
         if _evidence_c(&attrs, info, &neg, &pos, &hidden, &byline) == 0:
             return (neg, pos, hidden, byline)
         # Tags Lexbor does not know are never one of the tags evidence names: one key prefix for all of them.
-        tag = self.api.tag_id(node)
+        tag = tag_id(self.api, node)
         key = _attrs_key(&attrs, tag if tag < STATIC_TAG_IDS else STATIC_TAG_IDS, &self.keys)
         found = _evidence_memo.get(key)
         if found is None:
@@ -1409,14 +1414,14 @@ cdef class FastWalker:
         cdef TagInfo info
         cdef size_t length = 0
         cdef const uchar* data
-        cdef int kind, neg, node_type
+        cdef int kind, neg, ntype
         cdef bint pos, hidden, byline, has_outer, has_box
         cdef Ctx ctx, saved
         cdef list ctx_stack = []
         cdef list box_stack = []
         self.body = body
         self.prepass(body)
-        node = api.first_child(body)
+        node = first_child(api, body)
         while True:
             if node == NULL:
                 if self.n_frames == 0:
@@ -1435,39 +1440,39 @@ cdef class FastWalker:
                 if frame.box:
                     self.box = box_stack.pop()
                 continue
-            node_type = api.node_type(node)
-            if node_type == NODE_TEXT:
+            ntype = node_type(api, node)
+            if ntype == NODE_TEXT:
                 data = text_data(api, node, &length)
                 if data != NULL and length and (self.buf.length or not _all_space(data, length)):
                     _put(&self.buf, data, length)
                     if self.in_link:
                         self.link += _stripped_length(data, length)
-                node = api.next(node)
+                node = next_sibling(api, node)
                 continue
-            if node_type != NODE_ELEMENT:
-                node = api.next(node)
+            if ntype != NODE_ELEMENT:
+                node = next_sibling(api, node)
                 continue
             info = self.info(node)
             if info.flags & (F_SCRIPT | F_WSKIP):
-                node = api.next(node)
+                node = next_sibling(api, node)
                 continue
             if info.code == T_BR:
                 _space(&self.buf)
-                node = api.next(node)
+                node = next_sibling(api, node)
                 continue
             if info.flags & F_CHEAP:
                 if info.code == T_A and self.modes[self.n_modes - 1].mode == M_HEADING and self.same_page(node):
-                    self.push_frame(api.next(node), K_INLINE, False, False)
+                    self.push_frame(next_sibling(api, node), K_INLINE, False, False)
                 elif info.code == T_A:
                     self.in_link += 1
-                    self.push_frame(api.next(node), K_LINK, False, False)
+                    self.push_frame(next_sibling(api, node), K_LINK, False, False)
                 else:
-                    self.push_frame(api.next(node), K_INLINE, False, False)
-                node = api.first_child(node)
+                    self.push_frame(next_sibling(api, node), K_INLINE, False, False)
+                node = first_child(api, node)
                 continue
             if info.code == T_HR:
                 self.flush()
-                node = api.next(node)
+                node = next_sibling(api, node)
                 continue
             name = self.name(node)
             if info.flags & F_PLAIN:
@@ -1484,7 +1489,7 @@ cdef class FastWalker:
             if info.code == T_NOSCRIPT:
                 hidden = True
             elif hidden and not (info.flags & F_BLOCK):
-                node = api.next(node)
+                node = next_sibling(api, node)
                 continue
             if info.code == T_FORM and neg < WEAK:
                 neg = WEAK
@@ -1506,7 +1511,7 @@ cdef class FastWalker:
                     self.in_article += 1
                 elif (neg == STRONG or hidden) and self.furniture(node, saved):
                     self.ctx = saved
-                    node = api.next(node)
+                    node = next_sibling(api, node)
                     continue
                 has_outer = True
             kind = self.enter(node, &info)
@@ -1515,7 +1520,7 @@ cdef class FastWalker:
                     if self.ctx.pos:
                         self.in_article -= 1
                     self.ctx = saved
-                node = api.next(node)
+                node = next_sibling(api, node)
                 continue
             has_box = kind == K_BLOCK and (info.flags & F_BOX)
             if has_box:
@@ -1524,8 +1529,8 @@ cdef class FastWalker:
                 self.boxes.append(self.box)
             if has_outer:
                 ctx_stack.append(saved)
-            self.push_frame(api.next(node), kind, has_outer, has_box)
-            node = api.first_child(node)
+            self.push_frame(next_sibling(api, node), kind, has_outer, has_box)
+            node = first_child(api, node)
         self.flush()
 
     cdef bint same_page(self, void* node) except -1:
@@ -1678,48 +1683,48 @@ cdef class FastWalker:
         role = _attr_or_none(api, table, b"role", 4)
         if (role or "").strip().lower() in ("presentation", "none"):
             return None
-        child = api.first_child(table)
+        child = first_child(api, table)
         while child != NULL:
-            if api.node_type(child) == NODE_ELEMENT:
+            if node_type(api, child) == NODE_ELEMENT:
                 info = self.info(child)
                 if info.flags & F_SCRIPT:
                     pass
                 elif info.code == T_TR:
                     rows.append((<uintptr_t> child, False))
                 elif info.code == T_THEAD or info.code == T_TBODY:
-                    row = api.first_child(child)
+                    row = first_child(api, child)
                     while row != NULL:
-                        if api.node_type(row) == NODE_ELEMENT and self.info(row).code == T_TR:
+                        if node_type(api, row) == NODE_ELEMENT and self.info(row).code == T_TR:
                             rows.append((<uintptr_t> row, info.code == T_THEAD))
                             any_head = any_head or info.code == T_THEAD
-                        row = api.next(row)
+                        row = next_sibling(api, row)
                 elif info.code == T_CAPTION_EL and caption == NULL:
                     caption = child
-            child = api.next(child)
+            child = next_sibling(api, child)
         if caption == NULL and not any_head:
             for address, _ in rows:
-                cell = api.first_child(<void*> <uintptr_t> address)
+                cell = first_child(api, <void*> <uintptr_t> address)
                 while cell != NULL and not own_th:
-                    own_th = api.node_type(cell) == NODE_ELEMENT and self.info(cell).code == T_TH
-                    cell = api.next(cell)
+                    own_th = node_type(api, cell) == NODE_ELEMENT and self.info(cell).code == T_TH
+                    cell = next_sibling(api, cell)
                 if own_th:
                     break
             if not own_th:
                 nested = False
-                child = api.first_child(table)
+                child = first_child(api, table)
                 while child != NULL and not nested:
-                    if api.node_type(child) == NODE_ELEMENT and not (self.info(child).flags & F_SCRIPT):
+                    if node_type(api, child) == NODE_ELEMENT and not (self.info(child).flags & F_SCRIPT):
                         nested = self.find(child, T_TABLE, True) != NULL
-                    child = api.next(child)
+                    child = next_sibling(api, child)
                 if nested:
                     return None
         raw_rows = []
         has_th = caption != NULL
         for address, in_head in rows:
             cells = []
-            cell = api.first_child(<void*> <uintptr_t> address)
+            cell = first_child(api, <void*> <uintptr_t> address)
             while cell != NULL:
-                if api.node_type(cell) == NODE_ELEMENT:
+                if node_type(api, cell) == NODE_ELEMENT:
                     info = self.info(cell)
                     if (info.code == T_TD or info.code == T_TH) and not self.hidden(cell, info.code, False):
                         text, cell_link, cell_structure = self.flat_text(cell)
@@ -1733,7 +1738,7 @@ cdef class FastWalker:
                         cells.append((text, is_th,
                                       int_value(_attr_or_none(api, cell, b"colspan", 7), _MAX_COLSPAN),
                                       int_value(_attr_or_none(api, cell, b"rowspan", 7), _MAX_ROWSPAN)))
-                cell = api.next(cell)
+                cell = next_sibling(api, cell)
             raw_rows.append((cells, in_head))
         width = max((sum(c[2] for c in cells) for cells, _ in raw_rows), default=0)
         if not has_th and (structure or long_cells or width <= 1):
@@ -1758,7 +1763,7 @@ cdef class FastWalker:
     cdef tuple flat_text(self, void* node):
         """``html_tables.flat_text``: (text, link chars, structure count) of a cell or caption."""
         cdef const LexborApi* api = self.api
-        cdef void* child = api.first_child(node)
+        cdef void* child = first_child(api, node)
         cdef void* up
         cdef size_t length = 0
         cdef const uchar* data
@@ -1768,7 +1773,7 @@ cdef class FastWalker:
         cdef Buffer* out = &self.scratch
         out.length = 0
         while child != NULL:
-            kind = api.node_type(child)
+            kind = node_type(api, child)
             if kind == NODE_TEXT:
                 data = text_data(api, child, &length)
                 if data != NULL and length:
@@ -1788,7 +1793,7 @@ cdef class FastWalker:
                         _space(out)
                     if info.code == T_A:
                         in_link += 1
-                    up = api.first_child(child)
+                    up = first_child(api, child)
                     if up != NULL:
                         child = up
                         continue
@@ -1799,11 +1804,11 @@ cdef class FastWalker:
                         _space(out)
             # next in document order; leaving an element closes it
             while child != NULL:
-                up = api.next(child)
+                up = next_sibling(api, child)
                 if up != NULL:
                     child = up
                     break
-                child = api.parent(child)
+                child = parent_of(api, child)
                 if child == node:
                     child = NULL
                     break

@@ -215,7 +215,7 @@ def _in_main(node: Any) -> bool:
     return False
 
 
-def _body_marks(tree: Any, discussion: bool, want_date: bool, want_author: bool
+def _body_marks(source: Any, discussion: bool, want_date: bool, want_author: bool
                 ) -> tuple[tuple[str, str] | None, str | None]:
     """(date, author) from the body's markup, when no machine-written value gave one (see the module doc).
 
@@ -224,10 +224,7 @@ def _body_marks(tree: Any, discussion: bool, want_date: bool, want_author: bool
     Author: the first ``itemprop=author`` or ``rel=author`` link.
     """
     published = main_time = first_time = author_node = None
-    body = tree.body if tree.body is not None else tree
-    for n, node in enumerate(body.css(_BODY_SELECTOR)):
-        if n >= _MAX_BODY_NODES:
-            break
+    for node in source.body_marks(_MAX_BODY_NODES):
         attrs = node.attributes
         tag = node.tag
         itemprop = attrs.get("itemprop")
@@ -255,11 +252,11 @@ def _body_marks(tree: Any, discussion: bool, want_date: bool, want_author: bool
             date = _node_date(node) if node is not None else None
             if date is not None:
                 break
-    return date, (_node_author(author_node) if author_node is not None else None)
+    return date, (_node_author(source, author_node) if author_node is not None else None)
 
 
-def _node_author(node: Any) -> str | None:
-    name = node.css_first('[itemprop="name" i]')
+def _node_author(source: Any, node: Any) -> str | None:
+    name = source.itemprop_name(node)
     source = name if name is not None else node
     value = _clean(source.attributes.get("content")) or _clean(source.text(deep=True))
     author = _author(value)
@@ -328,40 +325,81 @@ def _host(url: str | None) -> str | None:
     return _norm(host.removeprefix("www.")) or None
 
 
+class CssSource:
+    """What ``read_from`` reads of a parsed page, by selectolax's CSS queries. ``lexbor_dom.MetadataSource``
+    answers the same with C walks over Lexbor's nodes (the tests compare the two); nodes answer ``tag``,
+    ``tag_id``, ``attributes``, ``parent`` and ``text(deep=True)`` as selectolax's nodes do."""
+
+    def __init__(self, tree: Any) -> None:
+        self.tree = tree
+
+    def head(self, wanted: frozenset[str]) -> tuple[list[tuple[str, str | None]], str | None, str | None]:
+        """From ``<head>`` (the whole page if it has none): (key, raw content) of each ``<meta>`` whose key (its
+        ``property``, ``name``, ``itemprop`` or ``http-equiv``, stripped and lower-cased) is ``wanted``, in
+        document order; the first ``<title>``'s raw text; the raw ``href`` of the first ``<link>`` whose ``rel`` is
+        "canonical". One query: ``<meta>``, ``<title>`` and ``<link>`` belong in ``<head>``."""
+        head = self.tree.head if self.tree.head is not None else self.tree
+        metas: list[tuple[str, str | None]] = []
+        title_text = canonical = None
+        title_seen = canonical_seen = False
+        for node in head.css(_HEAD_SELECTOR):
+            tag = node.tag_id  # an int compare: cheaper than building the tag name, on every <meta> of the page
+            if tag == _META_TAG:
+                attrs = node.attributes
+                key = attrs.get("property") or attrs.get("name") or attrs.get("itemprop") or attrs.get("http-equiv")
+                if key:
+                    key = key.strip().lower()
+                    if key in wanted:
+                        metas.append((key, attrs.get("content")))
+            elif tag == _TITLE_TAG:
+                if not title_seen:
+                    title_text = node.text(deep=True)
+                    title_seen = True
+            elif not canonical_seen:
+                # Only links whose rel mentions "canonical" (ASCII case-insensitive, a superset of this test) match
+                # the query: building the attribute dict of every <link> (stylesheets, preloads, icons) cost more.
+                attrs = node.attributes
+                if (attrs.get("rel") or "").strip().lower() == "canonical":
+                    canonical = attrs.get("href")
+                    canonical_seen = True
+        return metas, title_text, canonical
+
+    def jsonld_texts(self) -> list[str]:
+        return [script.text(deep=True) for script in self.tree.css(_JSONLD_SELECTOR)]
+
+    def language(self) -> str | None:
+        root = self.tree.root
+        return root.attributes.get("lang") if root is not None else None
+
+    def first_h1_text(self) -> str | None:
+        node = self.tree.css_first("h1")
+        return node.text(deep=True) if node is not None else None
+
+    def body_marks(self, limit: int) -> Any:
+        """Every element with ``itemprop``, ``<a rel>`` and ``<time>`` in the body, in document order (at most
+        ``limit``). One query for the three, filtered by the caller: each query is a walk."""
+        body = self.tree.body if self.tree.body is not None else self.tree
+        return body.css(_BODY_SELECTOR)[:limit]
+
+    def itemprop_name(self, node: Any) -> Any:
+        return node.css_first('[itemprop="name" i]')
+
+
 def read_metadata(tree: Any) -> Metadata:
     """Collect metadata from the parsed page (call before scripts are removed)."""
-    # <meta>, <title> and <link> belong in <head>; searching only there saves a walk of the whole body. One query for
-    # the three: each query is a walk, and the matches come back in document order, so "the first <title>" and "the
-    # first canonical link" are the same nodes as with a query each.
-    head = tree.head if tree.head is not None else tree
+    return read_from(CssSource(tree))
+
+
+def read_from(source: Any) -> Metadata:
+    """``read_metadata`` over a ``CssSource`` or an equivalent (``lexbor_dom.MetadataSource``)."""
     # key -> the raw content of the first <meta> under that key whose content is not blank once cleaned; it is only
     # cleaned when read (most pages carry a description twice or three times, and only one is used).
     raw_meta: dict[str, str] = {}
-    title_node = None
-    canonical = None
-    seen_canonical = False
-    for node in head.css(_HEAD_SELECTOR):
-        tag = node.tag_id  # an int compare: cheaper than building the tag name, on every <meta> of the page
-        if tag == _META_TAG:
-            attrs = node.attributes
-            key = attrs.get("property") or attrs.get("name") or attrs.get("itemprop") or attrs.get("http-equiv")
-            if key:
-                key = key.strip().lower()
-                # Only the keys read below are kept: the viewport, verification and tracking <meta> are skipped.
-                if key in _META_KEYS and key not in raw_meta:
-                    content = attrs.get("content")
-                    if content and _filled(content):
-                        raw_meta[key] = content
-        elif tag == _TITLE_TAG:
-            if title_node is None:
-                title_node = node
-        elif not seen_canonical:
-            # Only links whose rel mentions "canonical" (ASCII case-insensitive, a superset of this test) match
-            # the query: building the attribute dict of every <link> (stylesheets, preloads, icons) cost more.
-            attrs = node.attributes
-            if (attrs.get("rel") or "").strip().lower() == "canonical":
-                canonical = _clean(attrs.get("href"))
-                seen_canonical = True
+    metas, title_text, canonical_href = source.head(_META_KEYS)
+    for key, content in metas:
+        if key not in raw_meta and content and _filled(content):
+            raw_meta[key] = content
+    canonical = _clean(canonical_href)
 
     def meta(key: str) -> str | None:
         """The cleaned content of the page's ``<meta>`` under ``key`` (never empty), or None."""
@@ -373,8 +411,8 @@ def read_metadata(tree: Any) -> Metadata:
     ld_modified: list[Any] = []
     site_names: list[str] = []
     discussion = False
-    for script in tree.css(_JSONLD_SELECTOR):
-        for obj in _jsonld_objects(script.text(deep=True)):
+    for script in source.jsonld_texts():
+        for obj in _jsonld_objects(script):
             kinds = _types(obj)
             if kinds == "website":
                 name = _clean(obj.get("name"))
@@ -397,9 +435,8 @@ def read_metadata(tree: Any) -> Metadata:
                 if author:
                     ld["author"] = author
 
-    title_tag = _clean(title_node.text(deep=True)) if title_node is not None else None
-    root = tree.root
-    language = _clean(root.attributes.get("lang")) if root is not None else None
+    title_tag = _clean(title_text)
+    language = _clean(source.language())
     if language is None:
         language = meta("content-language") or meta("og:locale") or meta("language")
 
@@ -409,8 +446,7 @@ def read_metadata(tree: Any) -> Metadata:
     title = meta("og:title") or _clean(ld.get("title")) or meta("twitter:title") or title_tag
     if title is not None:
         def h1() -> str | None:
-            node = tree.css_first("h1")
-            return _clean(node.text(deep=True)) if node is not None else None
+            return _clean(source.first_h1_text())
 
         title = _strip_site(title, (meta("og:site_name"), meta("application-name"), *site_names), url, h1)
     # map(_clean, filter(None, map(raw_meta.get, keys))) is map(meta, keys) without its Nones, in C but for _clean.
@@ -418,7 +454,7 @@ def read_metadata(tree: Any) -> Metadata:
         (a for a in map(_author, map(_clean, filter(None, map(raw_meta.get, _AUTHOR_META)))) if a), None)
     dated = _first_date(chain(map(_clean, ld_dates), map(_clean, filter(None, map(raw_meta.get, _PUBLISHED_META)))))
     if author is None or dated is None:
-        body_date, body_author = _body_marks(tree, discussion, dated is None, author is None)
+        body_date, body_author = _body_marks(source, discussion, dated is None, author is None)
         dated = dated or body_date
         author = author or body_author
     modified = _first_date(chain(map(_clean, ld_modified), map(_clean, filter(None, map(raw_meta.get, _MODIFIED_META)))))
@@ -429,10 +465,10 @@ def read_metadata(tree: Any) -> Metadata:
         extra["page_kind"] = "discussion"
     if dated is not None and dated[1] != dated[0]:
         extra["date_text"] = dated[1]
-    for key, source in (("site_name", meta("og:site_name")), ("modified", modified[0] if modified else None),
-                        ("keywords", meta("keywords")), ("type", meta("og:type")), ("html_title", title_tag)):
-        if source:
-            extra[key] = source
+    for key, value in (("site_name", meta("og:site_name")), ("modified", modified[0] if modified else None),
+                       ("keywords", meta("keywords")), ("type", meta("og:type")), ("html_title", title_tag)):
+        if value:
+            extra[key] = value
     return Metadata(title=title, author=author, date=dated[0] if dated else None, description=description,
                     language=language, url=url, extra=extra)
 

@@ -18,6 +18,16 @@ ctypedef struct LexborApi:
     const uchar* (*str_data)(void* string) noexcept nogil
     size_t (*str_length)(void* string) noexcept nogil
     Py_ssize_t text_offset
+    # Where the node header keeps the fields read on every step of a walk, found on the probe page (see
+    # lexbor_nodes.pyx); with ``direct`` false the accessors below call the exported functions instead.
+    bint direct
+    Py_ssize_t off_first_child
+    Py_ssize_t off_next
+    Py_ssize_t off_parent
+    Py_ssize_t off_type
+    Py_ssize_t off_tag
+    Py_ssize_t off_ns      # the namespace id: HTML elements hold html_ns there
+    uintptr_t html_ns
 
 cdef enum:
     NODE_ELEMENT = 1
@@ -34,3 +44,38 @@ cdef inline const uchar* text_data(const LexborApi* api, void* node, size_t* len
     cdef void* string = <char*> node + api.text_offset
     length[0] = api.str_length(string)
     return api.str_data(string)
+
+
+cdef inline void* first_child(const LexborApi* api, void* node) noexcept nogil:
+    if api.direct:
+        return (<void**> (<char*> node + api.off_first_child))[0]
+    return api.first_child(node)
+
+
+cdef inline void* next_sibling(const LexborApi* api, void* node) noexcept nogil:
+    if api.direct:
+        return (<void**> (<char*> node + api.off_next))[0]
+    return api.next(node)
+
+
+cdef inline void* parent_of(const LexborApi* api, void* node) noexcept nogil:
+    if api.direct:
+        return (<void**> (<char*> node + api.off_parent))[0]
+    return api.parent(node)
+
+
+cdef inline int node_type(const LexborApi* api, void* node) noexcept nogil:
+    if api.direct:
+        return (<int*> (<char*> node + api.off_type))[0]
+    return api.node_type(node)
+
+
+cdef inline uintptr_t tag_id(const LexborApi* api, void* node) noexcept nogil:
+    if api.direct:
+        return (<uintptr_t*> (<char*> node + api.off_tag))[0]
+    return api.tag_id(node)
+
+
+cdef inline bint is_html(const LexborApi* api, void* node) noexcept nogil:
+    """An element of the HTML namespace (not inside <svg> or <math>); only known with ``direct``."""
+    return (<uintptr_t*> (<char*> node + api.off_ns))[0] == api.html_ns

@@ -39,10 +39,11 @@ _SYMBOLS = (
 # A page with every kind of node the walk meets: nested elements, attributes with and without values, a comment,
 # a custom element, non-ASCII text, an empty text node's neighbours.
 _PROBE = (
-    '<html lang="en"><head><title>t</title></head><body class="b">'
+    '<!DOCTYPE html><html lang="en"><head><title>t</title></head><body class="b">'
     '<div id="a" class="x y" hidden data-v="1">Text <b>bold</b><br>tail</div><!-- c -->'
     '<p>qatbe probe text \u00e9\u4e2d 12345</p><my-widget aria-hidden="true">w</my-widget>'
-    '<table><tr><td colspan="2">c</td></tr></table><ul><li>i</li></ul></body></html>'
+    '<table><tr><td colspan="2">c</td></tr></table><ul><li>i</li></ul><svg><g><text>s</text></g></svg>'
+    '</body></html>'
 )
 
 cdef LexborApi _api
@@ -108,7 +109,10 @@ cdef int _compare(object py_node, void* node, int depth) except -1:
             raise ValueError(f"tag name {tag!r} reads differently")
         if _attributes(node) != py_node.attributes:
             raise ValueError(f"attributes of <{tag}> read differently")
-        if ("-" in tag) != (_api.tag_id(node) >= STATIC_TAG_IDS):
+        # A custom element's id is per document (the walks must not cache it across pages); the HTML tags of
+        # the probe have Lexbor's fixed ids. (SVG's own tags may have either: the walks never look inside <svg>.)
+        if "-" in tag and _api.tag_id(node) < STATIC_TAG_IDS or (
+                tag in ("html", "body", "div", "p", "b", "table", "td", "ul", "li") and _api.tag_id(node) >= STATIC_TAG_IDS):
             raise ValueError(f"the tag id of <{tag}> is not in the expected range")
     child = _api.first_child(node)
     for py_child in py_node.iter(include_text=True):
@@ -151,7 +155,100 @@ cdef int _load() except -1:
     tree = LexborHTMLParser(_PROBE)
     root = tree.root
     _compare(root, <void*> <uintptr_t> root.mem_id, 0)
+    _find_offsets(<void*> <uintptr_t> root.mem_id)
     return 0
+
+
+cdef list _probe_nodes(void* root):
+    """Every node of the probe document (the document node and its doctype included), by the exported calls."""
+    cdef list out = []
+    cdef void* node = _api.parent(root)  # the document
+    cdef void* up
+    while node != NULL:
+        out.append(<uintptr_t> node)
+        up = _api.first_child(node)
+        if up == NULL:
+            while node != NULL:
+                up = _api.next(node)
+                if up != NULL:
+                    break
+                node = _api.parent(node)
+        node = up
+    return out
+
+
+cdef int _find_offsets(void* root) except -1:
+    """Where the node header keeps first child, next sibling, parent, type and tag id: the one offset (inside the
+    header, so readable on every node) whose value equals the exported function's answer on every probe node.
+    Several offsets, or none, leave ``direct`` off: the walks then call the functions (slower, same answers)."""
+    cdef list nodes = _probe_nodes(root)
+    cdef Py_ssize_t header = _api.text_offset
+    cdef Py_ssize_t off
+    cdef char* p
+    cdef list found
+    _api.direct = False
+    fields = []
+    for name, step in (("first_child", sizeof(void*)), ("next", sizeof(void*)), ("parent", sizeof(void*)),
+                       ("type", sizeof(int)), ("tag", sizeof(uintptr_t))):
+        found = []
+        for off in range(0, header - step + 1, step):
+            for address in nodes:
+                p = <char*> <uintptr_t> address
+                if name == "first_child":
+                    same = (<void**> (p + off))[0] == _api.first_child(<void*> p)
+                elif name == "next":
+                    same = (<void**> (p + off))[0] == _api.next(<void*> p)
+                elif name == "parent":
+                    same = (<void**> (p + off))[0] == _api.parent(<void*> p)
+                elif name == "type":
+                    same = (<int*> (p + off))[0] == _api.node_type(<void*> p)
+                else:
+                    same = (<uintptr_t*> (p + off))[0] == _api.tag_id(<void*> p)
+                if not same:
+                    break
+            else:
+                found.append(off)
+        if len(found) != 1:
+            return 0
+        fields.append(found[0])
+    _api.off_first_child, _api.off_next, _api.off_parent, _api.off_type, _api.off_tag = fields
+    # The namespace: no function tells it, so it is the one field on which every HTML element of the probe
+    # agrees, every SVG element agrees on another value, and which is not the tag.
+    html = [a for a in nodes if _api.node_type(<void*> <uintptr_t> a) == NODE_ELEMENT and not _in_svg(a)]
+    svg = [a for a in nodes if _api.node_type(<void*> <uintptr_t> a) == NODE_ELEMENT and _in_svg(a)]
+    found = []
+    for off in range(0, header - sizeof(uintptr_t) + 1, sizeof(uintptr_t)):
+        if off == _api.off_tag:
+            continue
+        values_html = {_word_at(a, off) for a in html}
+        values_svg = {_word_at(a, off) for a in svg}
+        if len(values_html) == 1 and len(values_svg) == 1 and values_html != values_svg:
+            found.append(off)
+    if len(found) != 1 or not svg or not html:
+        return 0
+    _api.off_ns = found[0]
+    _api.html_ns = _word_at(html[0], found[0])
+    _api.direct = True
+    return 0
+
+
+cdef uintptr_t _word_at(uintptr_t address, Py_ssize_t offset):
+    return (<uintptr_t*> (<char*> address + offset))[0]
+
+
+cdef bint _in_svg(uintptr_t address):
+    """``address`` is an <svg> element or lies inside one (by tag names, through the exported calls)."""
+    cdef void* node = <void*> address
+    while node != NULL:
+        if _api.node_type(node) == NODE_ELEMENT and _element_name(node) == "svg":
+            return True
+        node = _api.parent(node)
+    return False
+
+
+def reads_directly() -> bool:
+    """Whether the walks read the node header's fields in place (else through the exported calls)."""
+    return available() and _api.direct
 
 
 cdef const LexborApi* lexbor_api() except NULL:

@@ -1,0 +1,84 @@
+"""``lexbor_dom.MetadataSource`` (C walks over Lexbor's nodes) answers what ``html_metadata.CssSource``
+(selectolax's CSS queries) answers, so ``read_metadata`` gives the same metadata through either."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from selectolax.lexbor import LexborHTMLParser
+from strategies import html_markup
+
+from qatbe.segmentation.html_metadata import _MAX_BODY_NODES, _META_KEYS, CssSource, read_from, read_metadata
+
+try:
+    from qatbe.segmentation import lexbor_nodes
+    from qatbe.segmentation.lexbor_dom import MetadataSource
+
+    FAST = lexbor_nodes.available()
+except ImportError:
+    FAST = False
+
+pytestmark = pytest.mark.skipif(not FAST, reason="the compiled Lexbor access is not available here")
+
+
+def _node(node: Any) -> tuple[object, ...] | None:
+    if node is None:
+        return None
+    chain = []
+    parent = node.parent
+    while parent is not None and len(chain) < 70:
+        chain.append(parent.tag if parent.tag and parent.tag[0] != "-" else None)
+        parent = parent.parent
+    return node.tag, node.tag_id, node.attributes, node.text(deep=True), tuple(chain)
+
+
+def _answers(source: Any) -> tuple[object, ...]:
+    marks = list(source.body_marks(_MAX_BODY_NODES))
+    return (source.head(_META_KEYS), source.jsonld_texts(), source.language(), source.first_h1_text(),
+            [_node(n) for n in marks], [_node(source.itemprop_name(n)) for n in marks])
+
+
+def _same(html: str) -> None:
+    tree = LexborHTMLParser(html)
+    assert _answers(MetadataSource(tree)) == _answers(CssSource(tree))
+    assert read_from(MetadataSource(tree)) == read_metadata(tree)
+
+
+_TAGS = ["head", "body", "meta", "title", "link", "script", "a", "time", "h1", "div", "p", "article", "main", "span",
+         "svg", "math", "template", "noscript"]
+_ATTRS = ["", ' name="description" content="A page"', ' property="og:title" content=" T "', ' name="AUTHOR"',
+          ' itemprop="datePublished" content="2024-05-01"', ' http-equiv="content-language" content="de"',
+          ' rel="canonical" href="https://e.x/a"', ' rel="Canonical stylesheet" href="/b"', ' rel="author"',
+          ' type="application/ld+json"', ' type="Application/LD+JSON"', ' type="text/javascript"',
+          ' itemprop="author"', ' itemprop="NAME"', ' itemprop', ' datetime="2023-01-02"', ' class="pubdate"',
+          ' lang="fr"', ' name="" property="og:url" content="u"', ' content=""']
+_WORDS = ["alpha", "2024-03-04", '{"@type": "NewsArticle", "headline": "H", "datePublished": "2022-02-02"}',
+          "By Jo Poe", "é", "  ", "Site | Name"]
+markup = html_markup(_TAGS, _ATTRS, _WORDS, 60)
+
+
+@settings(max_examples=400, deadline=None)
+@given(markup)
+def test_same_answers_on_generated_pages(html: str) -> None:
+    _same(html)
+
+
+def test_same_answers_on_edge_pages() -> None:
+    for html in ("", "<html></html>", "text", "<!-- c -->", "<head></head>", "<title>a</title><title>b</title>",
+                 "<svg><title>s</title><a rel=x>l</a></svg><math><time>t</time></math>"):
+        _same(html)
+
+
+@pytest.mark.corpora
+def test_same_answers_on_real_pages(corpora: Path) -> None:
+    files = sorted((corpora / "wcxb" / "html").glob("*.html.gz"))[:40]
+    files += sorted((corpora / "scrapinghub-aeb" / "html").glob("*.html.gz"))[:20]
+    if not files:
+        pytest.skip("no pages found under the corpora")
+    for file in files:
+        _same(gzip.decompress(file.read_bytes()).decode("utf-8", "replace"))
+
