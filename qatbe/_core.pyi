@@ -30,6 +30,37 @@ def proximity_pairs(
     query_terms: npt.NDArray[np.int32],
     window: int = ...,
 ) -> npt.NDArray[np.float64]: ...
+PageScores: TypeAlias = tuple[
+    npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
+    npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_], float, npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]
+
+def page_scores(
+    doc_terms: npt.NDArray[np.int32],
+    doc_offsets: npt.NDArray[np.int64],
+    n_terms: int,
+    query_terms: npt.NDArray[np.int32],
+    query_weights: npt.NDArray[np.float64],
+    doc_lengths: npt.NDArray[np.float64],
+    texts: Sequence[str],
+    heads: Sequence[int],
+    levels: Sequence[int],
+    groups: Sequence[int],
+    k1: float = ...,
+    b: float = ...,
+    variant: int = ...,
+    delta: float = ...,
+    prior_n: float = ...,
+    prior_df: npt.NDArray[np.float64] | None = ...,
+    n_near: int = ...,
+    window: int = ...,
+    proximity: float = ...,
+    lead_in: float = ...,
+    heading: float = ...,
+    sibling: float = ...,
+    floor: float = ...,
+) -> PageScores: ...
 def tokenize(
     texts: list[str] | tuple[str, ...],
     prefixes: list[str] | tuple[str, ...] | None = ...,

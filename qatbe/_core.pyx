@@ -27,6 +27,21 @@ every formula above then uses N' = N + prior_n and df' = df + prior_df[q]. With 
 import numpy as np
 from libc.math cimport log, isfinite
 from libc.stdlib cimport calloc, malloc, free
+from libc.string cimport memcmp, memcpy, memset
+from libc.stdlib cimport realloc
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
+
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object o)
+    void* PyUnicode_DATA(object o)
+    Py_ssize_t PyUnicode_GET_LENGTH(object o)
+    uint32_t PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    bint Py_UNICODE_ISALNUM(uint32_t ch) nogil
+    bint Py_UNICODE_ISDECIMAL(uint32_t ch) nogil
+    bint Py_UNICODE_ISSPACE(uint32_t ch) nogil
+    int PyUnicode_4BYTE_KIND
 
 LUCENE = 0
 OKAPI = 1
@@ -78,24 +93,22 @@ cdef int _check_query(const int[::1] query_terms, Py_ssize_t n_terms) except -1:
     return 0
 
 
-cdef inline void _fill_qmap(int* qmap, Py_ssize_t n_terms, const int[::1] query_terms) noexcept nogil:
+cdef inline void _fill_qmap(int* qmap, Py_ssize_t n_terms, const int* query_terms, Py_ssize_t n_q) noexcept nogil:
     """Dense term id -> first query slot map (-1: not a query term); both kernels count only query terms."""
     cdef Py_ssize_t i
     for i in range(n_terms):
         qmap[i] = -1
-    for i in range(query_terms.shape[0]):
+    for i in range(n_q):
         if qmap[query_terms[i]] < 0:
             qmap[query_terms[i]] = <int> i
 
 
-def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
-                const int[::1] query_terms, const double[::1] query_weights,
-                double k1=1.2, double b=0.75, int variant=0, double delta=0.5,
-                double prior_n=0.0, const double[::1] prior_df=None, const double[::1] doc_lengths=None):
-    """BM25 score of every segment for the query terms (distinct ids; a repeated id scores once)."""
-    cdef Py_ssize_t n_docs = doc_offsets.shape[0] - 1
-    cdef Py_ssize_t n_q = query_terms.shape[0]
-    cdef Py_ssize_t i, d, q
+cdef int _check_bm25(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
+                     const int[::1] query_terms, const double[::1] query_weights, double k1, double b, int variant,
+                     double delta, double prior_n, const double[::1] prior_df, const double[::1] doc_lengths
+                     ) except -1:
+    """The checks ``bm25_scores`` and ``page_scores`` share (ValueError on anything the loops cannot take)."""
+    cdef Py_ssize_t n_docs = doc_offsets.shape[0] - 1, n_q = query_terms.shape[0], d, q
     _check_csr(doc_terms, doc_offsets, n_terms)
     if query_weights.shape[0] != n_q:
         raise ValueError("query_terms and query_weights must have the same length")
@@ -119,81 +132,169 @@ def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
         if prior_df is not None and not (isfinite(prior_df[q]) and 0.0 <= prior_df[q] <= prior_n):
             raise ValueError("prior_df values must lie in [0, prior_n]")
     _check_query(query_terms, n_terms)
-    scores_arr = _zeros(n_docs)
+    return 0
+
+
+cdef struct _Csr:
+    # A checked CSR collection and query, as plain pointers for the GIL-free loops (NULL for an empty array).
+    const int* terms
+    const long long* offsets
+    Py_ssize_t n_docs, n_terms
+    const int* query
+    Py_ssize_t n_q
+
+
+cdef int _bm25(const _Csr* c, const double* query_weights, double k1, double b, int variant, double delta,
+               double prior_n, const double* prior_df, const double* doc_lengths, double* scores,
+               long long* df_out) except -1 nogil:
+    """BM25 of every document into ``scores`` (zeroed by the caller); ``df_out`` (optional): the document
+    frequency of each query slot, before the prior. One body for ``bm25_scores`` and ``page_scores``, so that the
+    two give the same floats."""
+    cdef Py_ssize_t n_docs = c.n_docs, n_q = c.n_q, i, d, q
     if n_docs == 0 or n_q == 0:
-        return scores_arr
-    cdef double[::1] scores = scores_arr
-    cdef int* qmap = <int*> malloc(max(n_terms, 1) * sizeof(int))
+        return 0
+    cdef int* qmap = <int*> malloc(max(c.n_terms, 1) * sizeof(int))
     cdef double* tf = <double*> calloc(n_docs * n_q, sizeof(double))
     cdef double* df = <double*> calloc(n_q, sizeof(double))
     cdef double* idf = <double*> calloc(n_q, sizeof(double))
+    cdef int slot
+    cdef double total = 0.0, avgdl, dl, norm, f, cn, mean_idf, N, dfq
     if qmap == NULL or tf == NULL or df == NULL or idf == NULL:
         free(qmap); free(tf); free(df); free(idf)
-        raise MemoryError()
+        with gil:
+            raise MemoryError()
+    _fill_qmap(qmap, c.n_terms, c.query, n_q)
+    for d in range(n_docs):
+        if doc_lengths != NULL:
+            total += doc_lengths[d]
+        else:
+            total += <double> (c.offsets[d + 1] - c.offsets[d])
+        for i in range(c.offsets[d], c.offsets[d + 1]):
+            slot = qmap[c.terms[i]]
+            if slot >= 0:
+                tf[d * n_q + slot] += 1.0
+    for d in range(n_docs):
+        for q in range(n_q):
+            if tf[d * n_q + q] > 0.0:
+                df[q] += 1.0
+    if df_out != NULL:
+        for q in range(n_q):
+            df_out[q] = <long long> df[q]
+    avgdl = total / <double> n_docs
+    if avgdl <= 0.0:
+        avgdl = 1.0
+    N = <double> n_docs + prior_n
+    mean_idf = 0.0
+    for q in range(n_q):
+        dfq = df[q]
+        if prior_df != NULL:
+            dfq = dfq + prior_df[q]
+        if variant == 0:
+            idf[q] = log(1.0 + (N - dfq + 0.5) / (dfq + 0.5))
+        elif variant == 1:
+            idf[q] = log((N - dfq + 0.5) / (dfq + 0.5))
+        elif variant == 2:
+            idf[q] = log((N + 1.0) / dfq) if dfq > 0.0 else 0.0
+        else:
+            idf[q] = log((N + 1.0) / (dfq + 0.5))
+        mean_idf += idf[q]
+    if variant == 1:
+        mean_idf = mean_idf / <double> n_q
+        if mean_idf <= 0.0:
+            mean_idf = OKAPI_MIN_MEAN
+        for q in range(n_q):
+            if idf[q] <= 0.0:
+                idf[q] = delta * mean_idf
+    for d in range(n_docs):
+        if doc_lengths != NULL:
+            dl = doc_lengths[d]
+        else:
+            dl = <double> (c.offsets[d + 1] - c.offsets[d])
+        norm = 1.0 - b + b * dl / avgdl
+        for q in range(n_q):
+            f = tf[d * n_q + q]
+            if f <= 0.0:
+                continue
+            if variant == 0 or variant == 1:
+                scores[d] += query_weights[q] * idf[q] * f * (k1 + 1.0) / (f + k1 * norm)
+            elif variant == 2:
+                scores[d] += query_weights[q] * idf[q] * (delta + f * (k1 + 1.0) / (f + k1 * norm))
+            elif norm > 0.0:
+                cn = f / norm
+                scores[d] += query_weights[q] * idf[q] * (k1 + 1.0) * (cn + delta) / (k1 + cn + delta)
+            else:  # a zero normalised length (b = 1, a caller's length of 0): c is infinite, the tf part k1 + 1
+                scores[d] += query_weights[q] * idf[q] * (k1 + 1.0)
+    free(qmap); free(tf); free(df); free(idf)
+    return 0
+
+
+cdef int _pairs(const _Csr* c, Py_ssize_t n_q, Py_ssize_t window, double* out) except -1 nogil:
+    """Close pairs among the first ``n_q`` query slots into ``out`` (zeroed by the caller); see
+    ``proximity_pairs``."""
+    cdef Py_ssize_t n_docs = c.n_docs, d, q, r
+    if n_docs == 0 or n_q < 2:
+        return 0
+    cdef int* qmap = <int*> malloc(max(c.n_terms, 1) * sizeof(int))
+    cdef long long* last = <long long*> malloc(n_q * sizeof(long long))
+    cdef char* seen = <char*> calloc(n_q * n_q, sizeof(char))
     cdef int slot
-    cdef double total = 0.0, avgdl, dl, norm, f, c, mean_idf, N, dfq
-    try:
-        with nogil:
-            _fill_qmap(qmap, n_terms, query_terms)
-            for d in range(n_docs):
-                if doc_lengths is not None:
-                    total += doc_lengths[d]
-                else:
-                    total += <double> (doc_offsets[d + 1] - doc_offsets[d])
-                for i in range(doc_offsets[d], doc_offsets[d + 1]):
-                    slot = qmap[doc_terms[i]]
-                    if slot >= 0:
-                        tf[d * n_q + slot] += 1.0
-            for d in range(n_docs):
-                for q in range(n_q):
-                    if tf[d * n_q + q] > 0.0:
-                        df[q] += 1.0
-            avgdl = total / <double> n_docs
-            if avgdl <= 0.0:
-                avgdl = 1.0
-            N = <double> n_docs + prior_n
-            mean_idf = 0.0
-            for q in range(n_q):
-                dfq = df[q]
-                if prior_df is not None:
-                    dfq = dfq + prior_df[q]
-                if variant == 0:
-                    idf[q] = log(1.0 + (N - dfq + 0.5) / (dfq + 0.5))
-                elif variant == 1:
-                    idf[q] = log((N - dfq + 0.5) / (dfq + 0.5))
-                elif variant == 2:
-                    idf[q] = log((N + 1.0) / dfq) if dfq > 0.0 else 0.0
-                else:
-                    idf[q] = log((N + 1.0) / (dfq + 0.5))
-                mean_idf += idf[q]
-            if variant == 1:
-                mean_idf = mean_idf / <double> n_q
-                if mean_idf <= 0.0:
-                    mean_idf = OKAPI_MIN_MEAN
-                for q in range(n_q):
-                    if idf[q] <= 0.0:
-                        idf[q] = delta * mean_idf
-            for d in range(n_docs):
-                if doc_lengths is not None:
-                    dl = doc_lengths[d]
-                else:
-                    dl = <double> (doc_offsets[d + 1] - doc_offsets[d])
-                norm = 1.0 - b + b * dl / avgdl
-                for q in range(n_q):
-                    f = tf[d * n_q + q]
-                    if f <= 0.0:
-                        continue
-                    if variant == 0 or variant == 1:
-                        scores[d] += query_weights[q] * idf[q] * f * (k1 + 1.0) / (f + k1 * norm)
-                    elif variant == 2:
-                        scores[d] += query_weights[q] * idf[q] * (delta + f * (k1 + 1.0) / (f + k1 * norm))
-                    elif norm > 0.0:
-                        c = f / norm
-                        scores[d] += query_weights[q] * idf[q] * (k1 + 1.0) * (c + delta) / (k1 + c + delta)
-                    else:  # a zero normalised length (b = 1, a caller's length of 0): c is infinite, the tf part k1 + 1
-                        scores[d] += query_weights[q] * idf[q] * (k1 + 1.0)
-    finally:
-        free(qmap); free(tf); free(df); free(idf)
+    cdef long long lo, p
+    if qmap == NULL or last == NULL or seen == NULL:
+        free(qmap); free(last); free(seen)
+        with gil:
+            raise MemoryError()
+    _fill_qmap(qmap, c.n_terms, c.query, n_q)
+    for d in range(n_docs):
+        lo = c.offsets[d]
+        for q in range(n_q):
+            last[q] = -1
+        for q in range(n_q * n_q):
+            seen[q] = 0
+        for p in range(lo, c.offsets[d + 1]):
+            slot = qmap[c.terms[p]]
+            if slot < 0:
+                continue
+            for r in range(n_q):
+                if r != slot and last[r] >= lo and p - last[r] <= window:
+                    if slot < r:
+                        q = slot * n_q + r
+                    else:
+                        q = r * n_q + slot
+                    if not seen[q]:
+                        seen[q] = 1
+                        out[d] += 1.0
+            last[slot] = p
+    free(qmap); free(last); free(seen)
+    return 0
+
+
+cdef _Csr _csr(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
+               const int[::1] query_terms):
+    cdef _Csr c
+    c.terms = &doc_terms[0] if doc_terms.shape[0] else NULL
+    c.offsets = &doc_offsets[0]
+    c.n_docs = doc_offsets.shape[0] - 1
+    c.n_terms = n_terms
+    c.query = &query_terms[0] if query_terms.shape[0] else NULL
+    c.n_q = query_terms.shape[0]
+    return c
+
+
+def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
+                const int[::1] query_terms, const double[::1] query_weights,
+                double k1=1.2, double b=0.75, int variant=0, double delta=0.5,
+                double prior_n=0.0, const double[::1] prior_df=None, const double[::1] doc_lengths=None):
+    """BM25 score of every segment for the query terms (distinct ids; a repeated id scores once)."""
+    _check_bm25(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
+                prior_df, doc_lengths)
+    cdef _Csr c = _csr(doc_terms, doc_offsets, n_terms, query_terms)
+    scores_arr = _zeros(c.n_docs)
+    cdef double[::1] scores = scores_arr
+    with nogil:
+        _bm25(&c, &query_weights[0] if c.n_q else NULL, k1, b, variant, delta, prior_n,
+              &prior_df[0] if prior_df is not None and c.n_q else NULL,
+              &doc_lengths[0] if doc_lengths is not None and c.n_docs else NULL,
+              &scores[0] if c.n_docs else NULL, NULL)
     return scores_arr
 
 
@@ -205,72 +306,241 @@ def proximity_pairs(const int[::1] doc_terms, const long long[::1] doc_offsets, 
     like the sentence that says it. Counting close pairs is the cheapest proximity signal (one pass, O(matches x
     query terms)) and it is bounded by n_q (n_q - 1) / 2 per segment, so the caller can scale it.
     """
-    cdef Py_ssize_t n_docs = doc_offsets.shape[0] - 1
-    cdef Py_ssize_t n_q = query_terms.shape[0]
-    cdef Py_ssize_t i, d, q, r
     _check_csr(doc_terms, doc_offsets, n_terms)
     _check_query(query_terms, n_terms)
     if window < 1:
         raise ValueError("window must be >= 1")
-    out_arr = _zeros(n_docs)
-    if n_docs == 0 or n_q < 2:
-        return out_arr
+    cdef _Csr c = _csr(doc_terms, doc_offsets, n_terms, query_terms)
+    out_arr = _zeros(c.n_docs)
     cdef double[::1] out = out_arr
-    cdef int* qmap = <int*> malloc(max(n_terms, 1) * sizeof(int))
-    cdef long long* last = <long long*> malloc(n_q * sizeof(long long))
-    cdef char* seen = <char*> calloc(n_q * n_q, sizeof(char))
-    if qmap == NULL or last == NULL or seen == NULL:
-        free(qmap); free(last); free(seen)
-        raise MemoryError()
-    cdef int slot
-    cdef long long lo, p
-    try:
-        with nogil:
-            _fill_qmap(qmap, n_terms, query_terms)
-            for d in range(n_docs):
-                lo = doc_offsets[d]
-                for q in range(n_q):
-                    last[q] = -1
-                for q in range(n_q * n_q):
-                    seen[q] = 0
-                for p in range(lo, doc_offsets[d + 1]):
-                    slot = qmap[doc_terms[p]]
-                    if slot < 0:
-                        continue
-                    for r in range(n_q):
-                        if r != slot and last[r] >= lo and p - last[r] <= window:
-                            if slot < r:
-                                q = slot * n_q + r
-                            else:
-                                q = r * n_q + slot
-                            if not seen[q]:
-                                seen[q] = 1
-                                out[d] += 1.0
-                    last[slot] = p
-    finally:
-        free(qmap); free(last); free(seen)
+    with nogil:
+        _pairs(&c, c.n_q, window, &out[0] if c.n_docs else NULL)
     return out_arr
+
+
+cdef int _ints(obj, Py_ssize_t n, long long* out, str name) except -1:
+    """A sequence of ``n`` ints into ``out`` (the page's small integer inputs come as lists: no array to build)."""
+    cdef list items = list(obj)
+    cdef Py_ssize_t i
+    if len(items) != n:
+        raise ValueError(f"{name} must have {n} entries, not {len(items)}")
+    for i in range(n):
+        out[i] = items[i]
+    return 0
+
+
+cdef inline uint32_t _last_visible(text) noexcept:
+    """The code point of the last character of ``text`` (a str) that is not whitespace, 0 for none."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i = PyUnicode_GET_LENGTH(text)
+    cdef uint32_t c
+    while i > 0:
+        i -= 1
+        c = PyUnicode_READ(kind, data, i)
+        if not Py_UNICODE_ISSPACE(c):
+            return c
+    return 0
+
+
+def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
+                const int[::1] query_terms, const double[::1] query_weights, const double[::1] doc_lengths,
+                texts, heads, levels, groups, double k1=1.2, double b=0.75, int variant=0, double delta=0.5,
+                double prior_n=0.0, const double[::1] prior_df=None, Py_ssize_t n_near=0, Py_ssize_t window=8,
+                double proximity=0.0, double lead_in=0.0, double heading=0.0, double sibling=0.0,
+                double floor=0.0):
+    """A page's scores in one call: ``(raw, bm25, proximity, lead_in, heading, sibling, relevant, best, df, up)``.
+
+    Why one call: per page, the scorer made some twenty small array operations around its two kernels, each a
+    few microseconds of call overhead on a few hundred numbers; here they are loops over the segments.
+
+    ``bm25`` is ``bm25_scores`` of the query terms (the k1 ... prior_df, doc_lengths arguments); ``df`` the number
+    of documents holding each query slot. Each further part is computed on ``raw`` so far (the sum of the parts
+    before it) and added to it, in this order, when its share is > 0:
+
+    - proximity: ``proximity`` x the close pairs among the first ``n_near`` query slots (``proximity_pairs``);
+    - lead_in: ``lead_in`` x the score of the text before, when that one's last visible character is ":" or
+      "：" and this text is not a heading;
+    - heading: ``heading`` x the best score of the headings above (the chain of ``up``);
+    - sibling: ``sibling`` x the score of the adjacent text of the same group (>= 0), the later one when higher.
+
+    A part that is 0 everywhere comes back as zeros and is not added (x + 0.0 is x here anyway). ``heads`` are the
+    indices of the headings (increasing), ``levels`` their levels; ``up[i]`` is, for a heading, the nearest
+    heading before it of a lower level, for any other text the last heading before it (-1: none), as
+    ``qatbe.score.bm25.heading_ancestors`` reads them. ``best`` is the largest raw score (0 for none) and
+    ``relevant`` says which are > 0 and >= ``floor`` x ``best``.
+    """
+    _check_bm25(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
+                prior_df, doc_lengths)
+    cdef _Csr c = _csr(doc_terms, doc_offsets, n_terms, query_terms)
+    cdef Py_ssize_t n = c.n_docs, n_heads, i, j, d
+    cdef list items = _texts(texts)
+    if len(items) != n:
+        raise ValueError("texts must have one entry per document")
+    if not 0 <= n_near <= c.n_q:
+        raise ValueError("n_near must lie in [0, len(query_terms)]")
+    if window < 1:
+        raise ValueError("window must be >= 1")
+    if not (isfinite(proximity) and isfinite(lead_in) and isfinite(heading) and isfinite(sibling)
+            and isfinite(floor)):
+        raise ValueError("the shares and the floor must be finite")
+    heads_list = list(heads)
+    n_heads = len(heads_list)
+    cdef long long* hv = <long long*> malloc((2 * n_heads + 2 * n + 1) * sizeof(long long))
+    if hv == NULL:
+        raise MemoryError()
+    cdef long long* head_idx = hv
+    cdef long long* head_level = hv + n_heads
+    cdef long long* group = hv + 2 * n_heads
+    cdef long long* stack = hv + 2 * n_heads + n
+    cdef uint8_t* colon = NULL
+    cdef double* inherited = NULL
+    cdef uint32_t last
+    try:
+        _ints(heads_list, n_heads, head_idx, "heads")
+        _ints(levels, n_heads, head_level, "levels")
+        _ints(groups, n, group, "groups")
+        for j in range(n_heads):
+            if not 0 <= head_idx[j] < n or (j and head_idx[j] <= head_idx[j - 1]):
+                raise ValueError("heads must be increasing document indices")
+        raw_arr = _zeros(n)
+        base_arr = _zeros(n)
+        prox_arr = _zeros(n)
+        lead_arr = _zeros(n)
+        head_arr = _zeros(n)
+        sib_arr = _zeros(n)
+        df_arr = np.zeros(c.n_q, dtype=np.int64)
+        up_arr = np.full(n, -1, dtype=np.int64)
+        relevant_arr = np.zeros(n, dtype=np.uint8)
+        if n == 0:
+            return (raw_arr, base_arr, prox_arr, lead_arr, head_arr, sib_arr, relevant_arr.view(np.bool_), 0.0,
+                    df_arr, up_arr)
+        colon = <uint8_t*> calloc(n, sizeof(uint8_t))
+        inherited = <double*> calloc(n, sizeof(double))
+        if colon == NULL or inherited == NULL:
+            raise MemoryError()
+        if lead_in > 0.0:
+            for d in range(n - 1):
+                last = _last_visible(items[d])
+                colon[d] = last == 58 or last == 0xFF1A
+        return _page(&c, query_weights, k1, b, variant, delta, prior_n, prior_df, doc_lengths, n_near, window,
+                     proximity, lead_in, heading, sibling, floor, head_idx, head_level, n_heads, group, stack,
+                     colon, inherited, raw_arr, base_arr, prox_arr, lead_arr, head_arr, sib_arr, relevant_arr,
+                     df_arr, up_arr)
+    finally:
+        free(hv); free(colon); free(inherited)
+
+
+cdef tuple _page(const _Csr* c, const double[::1] query_weights, double k1, double b, int variant, double delta,
+                 double prior_n, const double[::1] prior_df, const double[::1] doc_lengths, Py_ssize_t n_near,
+                 Py_ssize_t window, double proximity, double lead_in, double heading, double sibling,
+                 double floor, const long long* head_idx, const long long* head_level, Py_ssize_t n_heads,
+                 const long long* group, long long* stack, const uint8_t* colon, double* inherited,
+                 raw_arr, base_arr, prox_arr, lead_arr, head_arr, sib_arr, relevant_arr, df_arr, up_arr):
+    """The loops of ``page_scores`` (arguments checked there; ``n`` >= 1)."""
+    cdef Py_ssize_t n = c.n_docs, i, j, depth = 0, next_head = 0
+    cdef double[::1] raw = raw_arr, base = base_arr, prox = prox_arr, lead = lead_arr, head = head_arr
+    cdef double[::1] sib = sib_arr
+    cdef long long[::1] df = df_arr, up = up_arr
+    cdef uint8_t[::1] relevant = relevant_arr
+    cdef long long k
+    cdef double best = 0.0, value, cut
+    cdef bint found
+    with nogil:
+        _bm25(c, &query_weights[0] if c.n_q else NULL, k1, b, variant, delta, prior_n,
+              &prior_df[0] if prior_df is not None and c.n_q else NULL, &doc_lengths[0], &base[0],
+              &df[0] if c.n_q else NULL)
+        for i in range(n):
+            raw[i] = base[i]
+        if proximity > 0.0 and n_near >= 2:
+            _pairs(c, n_near, window, &prox[0])
+            found = False
+            for i in range(n):
+                if prox[i] != 0.0:
+                    found = True
+                    break
+            if found:
+                for i in range(n):
+                    prox[i] = proximity * prox[i]
+                    raw[i] = raw[i] + prox[i]
+            else:
+                for i in range(n):
+                    prox[i] = 0.0
+        # heading chains (heading_ancestors): a stack of the open headings, by level
+        for i in range(n):
+            if next_head < n_heads and head_idx[next_head] == i:
+                while depth and head_level[stack[depth - 1]] >= head_level[next_head]:
+                    depth -= 1
+                up[i] = head_idx[stack[depth - 1]] if depth else -1
+                stack[depth] = next_head
+                depth += 1
+                next_head += 1
+            else:
+                up[i] = head_idx[stack[depth - 1]] if depth else -1
+        if lead_in > 0.0:
+            found = False
+            next_head = 0
+            for i in range(1, n):
+                while next_head < n_heads and head_idx[next_head] < i:
+                    next_head += 1
+                if colon[i - 1] and not (next_head < n_heads and head_idx[next_head] == i):
+                    lead[i] = raw[i - 1]
+                    if lead[i] != 0.0:
+                        found = True
+            if found:
+                for i in range(n):
+                    lead[i] = lead_in * lead[i]
+                    raw[i] = raw[i] + lead[i]
+            else:
+                for i in range(n):
+                    lead[i] = 0.0
+        if heading > 0.0 and n_heads:
+            for i in range(n):
+                value = 0.0
+                k = up[i]
+                if k >= 0:
+                    value = raw[k]
+                    k = up[k]
+                    while k >= 0:
+                        if raw[k] > value:
+                            value = raw[k]
+                        k = up[k]
+                inherited[i] = value
+            for i in range(n):
+                head[i] = heading * inherited[i]
+                raw[i] = raw[i] + head[i]
+        if sibling > 0.0:
+            found = False
+            for i in range(n):
+                value = 0.0
+                if group[i] >= 0:
+                    if i > 0 and group[i - 1] == group[i]:
+                        value = raw[i - 1]
+                    if i + 1 < n and group[i + 1] == group[i] and raw[i + 1] > value:
+                        value = raw[i + 1]
+                sib[i] = value
+                if value != 0.0:
+                    found = True
+            if found:
+                for i in range(n):
+                    sib[i] = sibling * sib[i]
+                for i in range(n):
+                    raw[i] = raw[i] + sib[i]
+            else:
+                for i in range(n):
+                    sib[i] = 0.0
+        for i in range(n):
+            if raw[i] > best:
+                best = raw[i]
+        cut = floor * best
+        for i in range(n):
+            relevant[i] = raw[i] > 0.0 and raw[i] >= cut
+    return (raw_arr, base_arr, prox_arr, lead_arr, head_arr, sib_arr, relevant_arr.view(np.bool_), best, df_arr,
+            up_arr)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Tokenizer: texts -> raw token ids over a page-wide vocabulary (see ``tokenize``).
-
-from libc.string cimport memcmp, memcpy
-from libc.stdlib cimport realloc
-from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
-
-
-cdef extern from "Python.h":
-    int PyUnicode_KIND(object o)
-    void* PyUnicode_DATA(object o)
-    Py_ssize_t PyUnicode_GET_LENGTH(object o)
-    uint32_t PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
-    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
-    bint Py_UNICODE_ISALNUM(uint32_t ch) nogil
-    bint Py_UNICODE_ISDECIMAL(uint32_t ch) nogil
-    bint Py_UNICODE_ISSPACE(uint32_t ch) nogil
-    int PyUnicode_4BYTE_KIND
-
 
 
 cdef inline bint _is_cjk(uint32_t c) noexcept nogil:
@@ -424,15 +694,49 @@ cdef inline uint32_t _low(uint32_t c) noexcept nogil:
     return c + 32 if 65 <= c <= 90 else c
 
 
-cdef inline bint _has_prefix(const uint32_t* buf, Py_ssize_t length, Py_ssize_t a, Py_ssize_t b,
-                             const uint64_t* prefixes, Py_ssize_t n_prefixes) noexcept nogil:
-    """Is (buf[a], buf[b]) lower-cased -- or buf[a] alone when b is past the end -- one of the prefixes?"""
-    cdef uint64_t key = (<uint64_t> _low(buf[a]) << 22) | (<uint64_t> _low(buf[b]) + 1 if b < length else 0)
+cdef struct _Prefixes:
+    # The prefix keys (``_prefix_key``) as a bitmap over pairs of ASCII characters -- bit c0 * 129 + c1 + 1 for
+    # "c0c1", bit c0 * 129 for a lone "c0" -- so that a token's check is one load, not a loop over the keys; the
+    # keys themselves for the rest (non-ASCII keys, which no ASCII token can match anyway).
+    uint64_t bits[259]
+    const uint64_t* keys
+    Py_ssize_t n
+
+
+cdef void _fill_prefixes(_Prefixes* p, const uint64_t* keys, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t k
-    for k in range(n_prefixes):
-        if prefixes[k] == key:
+    cdef uint64_t c0, c1, bit
+    memset(p.bits, 0, sizeof(p.bits))
+    p.keys = keys
+    p.n = n
+    for k in range(n):
+        c0 = keys[k] >> 22
+        c1 = keys[k] & 0x3FFFFF
+        if c0 < 128 and c1 <= 128:
+            bit = c0 * 129 + c1
+            p.bits[bit >> 6] |= (<uint64_t> 1) << (bit & 63)
+
+
+cdef inline bint _in_keys(uint64_t key, const uint64_t* keys, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(n):
+        if keys[k] == key:
             return True
     return False
+
+
+cdef inline bint _key_in(const _Prefixes* p, uint64_t key) noexcept nogil:
+    cdef uint64_t c0 = key >> 22, c1 = key & 0x3FFFFF, bit
+    if c0 < 128 and c1 <= 128:
+        bit = c0 * 129 + c1
+        return (p.bits[bit >> 6] >> (bit & 63)) & 1
+    return _in_keys(key, p.keys, p.n)
+
+
+cdef inline bint _has_prefix(const uint32_t* buf, Py_ssize_t length, Py_ssize_t a, Py_ssize_t b,
+                             const _Prefixes* prefixes) noexcept nogil:
+    """Is (buf[a], buf[b]) lower-cased -- or buf[a] alone when b is past the end -- one of the prefixes?"""
+    return _key_in(prefixes, (<uint64_t> _low(buf[a]) << 22) | (<uint64_t> _low(buf[b]) + 1 if b < length else 0))
 
 
 cdef inline bint _ascii(const uint32_t* buf, Py_ssize_t length) noexcept nogil:
@@ -451,8 +755,7 @@ cdef inline bint _is_upper(uint32_t c) noexcept nogil:
     return 65 <= c <= 90
 
 
-cdef bint _complex_match(const uint32_t* buf, Py_ssize_t length, const uint64_t* prefixes,
-                         Py_ssize_t n_prefixes) noexcept nogil:
+cdef bint _complex_match(const uint32_t* buf, Py_ssize_t length, const _Prefixes* prefixes) noexcept nogil:
     """Can an ASCII token with joiners, underscores or inner capitals yield a term with one of the prefixes?
 
     Every term analyze.split_word makes of such a token starts at a part start (the token start, after a joiner
@@ -464,20 +767,20 @@ cdef bint _complex_match(const uint32_t* buf, Py_ssize_t length, const uint64_t*
         if (k == 0 or (_is_joiner(buf[k - 1]) or buf[k - 1] == 95)
                 or ((_is_lower(buf[k - 1]) or 48 <= buf[k - 1] <= 57) and _is_upper(buf[k]))
                 or (_is_upper(buf[k - 1]) and _is_upper(buf[k]) and k + 1 < length and _is_lower(buf[k + 1]))):
-            if _part_match(buf, length, k, prefixes, n_prefixes):
+            if _part_match(buf, length, k, prefixes):
                 return True
     return False
 
 
-cdef inline bint _part_match(const uint32_t* buf, Py_ssize_t length, Py_ssize_t k, const uint64_t* prefixes,
-                             Py_ssize_t n_prefixes) noexcept nogil:
+cdef inline bint _part_match(const uint32_t* buf, Py_ssize_t length, Py_ssize_t k,
+                             const _Prefixes* prefixes) noexcept nogil:
     """A part starting at k: its first two characters, or its first and the next non-joiner (joined forms)."""
     cdef Py_ssize_t k2 = k + 1
-    if _has_prefix(buf, length, k, k + 1, prefixes, n_prefixes):
+    if _has_prefix(buf, length, k, k + 1, prefixes):
         return True
     while k2 < length and _is_joiner(buf[k2]):
         k2 += 1
-    return k2 < length and _has_prefix(buf, length, k, k2, prefixes, n_prefixes)
+    return k2 < length and _has_prefix(buf, length, k, k2, prefixes)
 
 
 ctypedef fused _char_t:
@@ -486,16 +789,30 @@ ctypedef fused _char_t:
     uint32_t
 
 
+# ASCII character classes for the scan: one table load instead of a chain of range tests per character.
+cdef enum:
+    _LOWER = 1
+    _UPPER = 2
+    _DIGIT = 4
+    _UNDER = 8
+    _WORD = 15
+cdef uint8_t _ACLASS[128]
+for _c in range(128):
+    _ACLASS[_c] = (_LOWER if 97 <= _c <= 122 else _UPPER if 65 <= _c <= 90 else _DIGIT if 48 <= _c <= 57
+                   else _UNDER if _c == 95 else 0)
+
+
 cdef int _scan(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t* buf,
-               const uint64_t* prefixes, Py_ssize_t n_prefixes) except -1 nogil:
-    """One text, in one pass over its code points; ``buf`` holds at least n of them."""
+               const _Prefixes* prefixes) except -1 nogil:
+    """One text, in one pass over its code points; ``buf`` holds at least n of them, ``out`` room for n ids."""
     cdef Py_ssize_t i = 0, start, k, length
     cdef uint32_t c, d
-    cdef bint simple, upper_late, has_lower
+    cdef uint8_t cls, seen, late
+    cdef bint simple
     while i < n:
         c = data[i]
         if c < 128:
-            if not ((48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122) or c == 95):
+            if not (_ACLASS[c] & _WORD):
                 i += 1
                 continue
         elif _is_cjk(c):
@@ -516,23 +833,21 @@ cdef int _scan(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t
             continue
         # A token: word runs joined by single joiners. Simple = ASCII letters/digits, and no upper-case letter
         # after the first unless none is lower case; its only term is its lower-case form (analyze.split_word).
+        # ``seen`` gathers the classes of its ASCII characters, ``late`` those after the first character.
         length = 0
         simple = True
-        upper_late = False
-        has_lower = False
+        seen = 0
+        late = 0
         while True:
             while i < n:
                 d = data[i]
                 if d < 128:
-                    if 97 <= d <= 122:
-                        has_lower = True
-                    elif 65 <= d <= 90:
-                        if length > 0:
-                            upper_late = True
-                    elif not (48 <= d <= 57):
-                        if d != 95:
-                            break
-                        simple = False
+                    cls = _ACLASS[d]
+                    if not cls:
+                        break
+                    seen |= cls
+                    if length:
+                        late |= cls
                 elif _is_word(d) and not _is_cjk(d):
                     simple = False
                 else:
@@ -549,16 +864,16 @@ cdef int _scan(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t
                     simple = False
                     continue
             break
-        if simple and upper_late and has_lower:
+        if (seen & _UNDER) or ((late & _UPPER) and (seen & _LOWER)):
             simple = False
         if simple:
-            if prefixes != NULL and not _has_prefix(buf, length, 0, 1, prefixes, n_prefixes):
+            if prefixes != NULL and not _has_prefix(buf, length, 0, 1, prefixes):
                 _emit(out, 0)
                 continue
             for k in range(length):
                 if 65 <= buf[k] <= 90:
                     buf[k] += 32
-        elif prefixes != NULL and _ascii(buf, length) and not _complex_match(buf, length, prefixes, n_prefixes):
+        elif prefixes != NULL and _ascii(buf, length) and not _complex_match(buf, length, prefixes):
             _emit(out, 0)
             continue
         _emit(out, _intern(v, buf, length, simple))
@@ -587,13 +902,16 @@ def tokenize(texts, prefixes=None):
     cdef _Vocab v
     cdef _Out out
     cdef Py_ssize_t j
+    cdef _Prefixes pre
+    cdef uint64_t* key_array = _key_array(keys)
+    _fill_prefixes(&pre, key_array, len(keys))
     offsets_arr = np.zeros(len(items) + 1, dtype=np.int64)
     memset_vocab(&v)
     out.ids = NULL
     out.n = 0
     out.cap = 0
     try:
-        _scan_texts(items, prefixes is not None, keys, &v, &out, offsets_arr)
+        _scan_texts(items, &pre if prefixes is not None else NULL, &v, &out, offsets_arr)
         ids_arr = np.empty(out.n, dtype=np.int32)
         if out.n:
             _copy_ids(ids_arr, out.ids, out.n)
@@ -601,7 +919,7 @@ def tokenize(texts, prefixes=None):
                  for j in range(v.n)]
         simple = bytes([v.simple[j] for j in range(v.n)])
     finally:
-        free(out.ids)
+        free(out.ids); free(key_array)
         _free_vocab(&v)
     return ids_arr, offsets_arr, vocab, simple
 
@@ -619,46 +937,65 @@ cdef list _prefix_keys(prefixes):
     return sorted(set(_prefix_key(p) for p in prefixes))
 
 
-cdef int _scan_texts(list items, bint filtered, list keys, _Vocab* v, _Out* out, long long[::1] offsets) except -1:
+cdef struct _Text:
+    const void* data
+    Py_ssize_t n
+    int kind
+
+
+cdef int _scan_texts(list items, const _Prefixes* prefixes, _Vocab* v, _Out* out, long long[::1] offsets
+                     ) except -1:
     """Every text into ``v`` (interned tokens) and ``out`` (their ids); ``offsets[t + 1]`` = ids after text t.
-    With ``filtered``, id 0 is the empty token that stands for every token the prefix ``keys`` rule out."""
-    cdef Py_ssize_t n_texts = len(items), t, longest = 1, n, n_pre = len(keys)
+    With ``prefixes`` (NULL: none), id 0 is the empty token that stands for every token they rule out.
+
+    The texts' buffers are gathered first so that the scan runs in one GIL-free stretch (releasing the GIL per
+    text cost more than scanning a short one), and ``out`` is sized once: a text of n code points has at most n
+    tokens (CJK bigrams included)."""
+    cdef Py_ssize_t n_texts = len(items), t, longest = 1, n, total = 0
     cdef uint32_t* buf = NULL
-    cdef uint64_t* pre = NULL
-    cdef const uint64_t* use_pre
-    cdef int kind
-    cdef void* data
-    for t in range(n_texts):
-        n = PyUnicode_GET_LENGTH(items[t])
-        if n > longest:
-            longest = n
+    cdef _Text* meta = <_Text*> malloc((n_texts + 1) * sizeof(_Text))
+    if meta == NULL:
+        raise MemoryError()
     try:
-        buf = <uint32_t*> malloc((longest + 2) * sizeof(uint32_t))
-        pre = <uint64_t*> malloc((n_pre + 1) * sizeof(uint64_t))
-        if buf == NULL or pre == NULL:
-            raise MemoryError()
-        for t in range(n_pre):
-            pre[t] = keys[t]
-        use_pre = pre if filtered else NULL
-        _rehash(v)
-        if filtered:
-            _intern(v, buf, 0, True)  # id 0: every token filtered out by the prefixes
         for t in range(n_texts):
             text = items[t]
-            kind = PyUnicode_KIND(text)
-            data = PyUnicode_DATA(text)
             n = PyUnicode_GET_LENGTH(text)
-            with nogil:
-                if kind == 1:
-                    _scan(<const uint8_t*> data, n, v, out, buf, use_pre, n_pre)
-                elif kind == 2:
-                    _scan(<const uint16_t*> data, n, v, out, buf, use_pre, n_pre)
+            meta[t].data = PyUnicode_DATA(text)
+            meta[t].kind = PyUnicode_KIND(text)
+            meta[t].n = n
+            total += n
+            if n > longest:
+                longest = n
+        buf = <uint32_t*> malloc((longest + 2) * sizeof(uint32_t))
+        if buf == NULL:
+            raise MemoryError()
+        with nogil:
+            _grow(<void**> &out.ids, &out.cap, out.n + total + 1, sizeof(int32_t))
+            _rehash(v)
+            if prefixes != NULL:
+                _intern(v, buf, 0, True)  # id 0: every token filtered out by the prefixes
+            for t in range(n_texts):
+                if meta[t].kind == 1:
+                    _scan(<const uint8_t*> meta[t].data, meta[t].n, v, out, buf, prefixes)
+                elif meta[t].kind == 2:
+                    _scan(<const uint16_t*> meta[t].data, meta[t].n, v, out, buf, prefixes)
                 else:
-                    _scan(<const uint32_t*> data, n, v, out, buf, use_pre, n_pre)
-            offsets[t + 1] = out.n
+                    _scan(<const uint32_t*> meta[t].data, meta[t].n, v, out, buf, prefixes)
+                offsets[t + 1] = out.n
     finally:
-        free(buf); free(pre)
+        free(buf); free(meta)
     return 0
+
+
+cdef uint64_t* _key_array(list keys) except NULL:
+    """The prefix keys as a C array (at least one slot, so never NULL on success)."""
+    cdef Py_ssize_t k, n = len(keys)
+    cdef uint64_t* out = <uint64_t*> malloc((n + 1) * sizeof(uint64_t))
+    if out == NULL:
+        raise MemoryError()
+    for k in range(n):
+        out[k] = keys[k]
+    return out
 
 
 cdef void _free_vocab(_Vocab* v) noexcept:
@@ -858,7 +1195,7 @@ cdef class TermMemo:
         cdef list items = _texts(texts)
         cdef list keys = [] if prefixes is None else _prefix_keys(prefixes)
         cdef bint filtered = prefixes is not None
-        cdef Py_ssize_t n_texts = len(items), n_keys = len(keys)
+        cdef Py_ssize_t n_texts = len(items)
         _check_vocab(vocab)
         if self.busy:
             raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
@@ -867,7 +1204,9 @@ cdef class TermMemo:
         cdef _Vocab page
         cdef _Out out
         cdef int32_t* entry = NULL
-        cdef uint64_t* pre = NULL
+        cdef _Prefixes pre
+        cdef uint64_t* key_array = _key_array(keys)
+        _fill_prefixes(&pre, key_array, len(keys))
         memset_vocab(&page)
         out.ids = NULL
         out.n = 0
@@ -875,18 +1214,15 @@ cdef class TermMemo:
         tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
         self.busy = True
         try:
-            _scan_texts(items, filtered, keys, &page, &out, tok_offsets_arr)
+            _scan_texts(items, &pre if filtered else NULL, &page, &out, tok_offsets_arr)
             entry = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
-            pre = <uint64_t*> malloc((n_keys + 1) * sizeof(uint64_t))
-            if entry == NULL or pre == NULL:
+            if entry == NULL:
                 raise MemoryError()
-            for j in range(n_keys):
-                pre[j] = keys[j]
             self._resolve(&page, entry, analyse)
-            return self._write(&page, &out, entry, tok_offsets_arr, vocab, pre if filtered else NULL, n_keys)
+            return self._write(&page, &out, entry, tok_offsets_arr, vocab, &pre if filtered else NULL)
         finally:
             self.busy = False
-            free(entry); free(pre); free(out.ids)
+            free(entry); free(key_array); free(out.ids)
             _free_vocab(&page)
 
     cdef int _resolve(self, _Vocab* page, int32_t* entry, analyse) except -1:
@@ -946,7 +1282,7 @@ cdef class TermMemo:
         return <int32_t> e
 
     cdef tuple _write(self, const _Vocab* page, const _Out* out, const int32_t* entry, tok_offsets_arr,
-                      dict vocab, const uint64_t* pre, Py_ssize_t n_pre):
+                      dict vocab, const _Prefixes* pre):
         """Every position's term ids over ``vocab`` (see ``index``)."""
         cdef Py_ssize_t n_names = len(self.names), n_texts = tok_offsets_arr.shape[0] - 1
         cdef Py_ssize_t i, k, d, total = 0, w = 0, cap = self.page_of_cap
@@ -984,7 +1320,7 @@ cdef class TermMemo:
                         for k in range(self.ent_start[entry[out.ids[i]]], self.ent_start[entry[out.ids[i]] + 1]):
                             tid = self.ent_terms[k]
                             check = self.ent_checks[k]
-                            if pre != NULL and check != 0 and not _in_keys(check, pre, n_pre):
+                            if pre != NULL and check != 0 and not _key_in(pre, check):
                                 tid = 0
                             pid = self.page_of[tid]
                             if pid < 0:
@@ -1015,14 +1351,6 @@ cdef int _check_vocab(dict vocab) except -1:
             raise ValueError("vocab must map str terms to distinct ids 0 .. len(vocab) - 1")
         seen.add(pid)
     return 0
-
-
-cdef inline bint _in_keys(uint64_t key, const uint64_t* keys, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t k
-    for k in range(n):
-        if keys[k] == key:
-            return True
-    return False
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from itertools import pairwise
 
 import numpy as np
 import numpy.typing as npt
@@ -187,6 +188,125 @@ def proximity_pairs(
                     pairs += 1
         out[d] = float(pairs)
     return out
+
+
+# (raw, bm25, proximity, lead_in, heading, sibling, relevant, best, df, up): see ``page_scores``.
+PageScores = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
+                   npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_],
+                   float, npt.NDArray[np.int64], npt.NDArray[np.int64]]
+
+
+def page_scores(
+    doc_terms: npt.NDArray[np.int32],
+    doc_offsets: npt.NDArray[np.int64],
+    n_terms: int,
+    query_terms: npt.NDArray[np.int32],
+    query_weights: npt.NDArray[np.float64],
+    doc_lengths: npt.NDArray[np.float64],
+    texts: Sequence[str],
+    heads: Sequence[int],
+    levels: Sequence[int],
+    groups: Sequence[int],
+    k1: float = 1.2,
+    b: float = 0.75,
+    variant: int = 0,
+    delta: float = 0.5,
+    prior_n: float = 0.0,
+    prior_df: npt.NDArray[np.float64] | None = None,
+    n_near: int = 0,
+    window: int = 8,
+    proximity: float = 0.0,
+    lead_in: float = 0.0,
+    heading: float = 0.0,
+    sibling: float = 0.0,
+    floor: float = 0.0,
+) -> PageScores:
+    """A page's scores in one call; see ``qatbe._core.page_scores`` for what each part is."""
+    base = bm25_scores(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
+                       prior_df, doc_lengths)
+    items = list(texts)
+    n = len(base)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    if len(items) != n:
+        raise ValueError("texts must have one entry per document")
+    if not 0 <= n_near <= len(query_terms):
+        raise ValueError("n_near must lie in [0, len(query_terms)]")
+    if window < 1:
+        raise ValueError("window must be >= 1")
+    if not all(math.isfinite(x) for x in (proximity, lead_in, heading, sibling, floor)):
+        raise ValueError("the shares and the floor must be finite")
+    head_idx, head_level, group = [int(h) for h in heads], [int(v) for v in levels], [int(g) for g in groups]
+    if len(head_level) != len(head_idx):
+        raise ValueError(f"levels must have {len(head_idx)} entries, not {len(head_level)}")
+    if len(group) != n:
+        raise ValueError(f"groups must have {n} entries, not {len(group)}")
+    if any(not 0 <= h < n for h in head_idx) or any(y <= x for x, y in pairwise(head_idx)):
+        raise ValueError("heads must be increasing document indices")
+    terms = [int(t) for t in doc_terms]
+    offsets = [int(o) for o in doc_offsets]
+    slot_of = _slots([int(t) for t in query_terms])
+    df = np.asarray([sum(1 for d in range(n) if any(slot_of.get(t) == q for t in terms[offsets[d]:offsets[d + 1]]))
+                     for q in range(len(query_terms))], dtype=np.int64)
+    raw = [float(x) for x in base]
+    zeros = [0.0] * n
+
+    def added(part: list[float], share: float) -> list[float]:
+        """``share`` x ``part`` added to ``raw`` when ``part`` is non-zero somewhere; zeros otherwise."""
+        if not any(x != 0.0 for x in part):
+            return zeros
+        scaled = [share * x for x in part]
+        raw[:] = [r + x for r, x in zip(raw, scaled)]
+        return scaled
+
+    prox = zeros
+    if proximity > 0.0 and n_near >= 2:
+        pairs = proximity_pairs(doc_terms, doc_offsets, n_terms, query_terms[:n_near], window)
+        prox = added([float(x) for x in pairs], proximity)
+    is_head = set(head_idx)
+    level_of = dict(zip(head_idx, head_level))
+    up = [-1] * n
+    stack: list[int] = []
+    for i in range(n):
+        if i in is_head:
+            while stack and level_of[stack[-1]] >= level_of[i]:
+                stack.pop()
+        up[i] = stack[-1] if stack else -1
+        if i in is_head:
+            stack.append(i)
+    lead = zeros
+    if lead_in > 0.0 and n:
+        ends = last_visible(items[:-1]).tolist()
+        lead = added([0.0] + [raw[i - 1] if ends[i - 1] in (0x3A, 0xFF1A) and i not in is_head else 0.0
+                              for i in range(1, n)], lead_in)
+    head = zeros
+    if heading > 0.0 and head_idx:
+        chains = []
+        for i in range(n):
+            chain, k = [], up[i]
+            while k >= 0:
+                chain.append(raw[k])
+                k = up[k]
+            chains.append(max(chain) if chain else 0.0)
+        head = [heading * x for x in chains]
+        raw[:] = [r + x for r, x in zip(raw, head)]
+    sib = zeros
+    if sibling > 0.0:
+        parts = []
+        for i, g in enumerate(group):
+            value = 0.0
+            if g >= 0 and i > 0 and group[i - 1] == g:
+                value = raw[i - 1]
+            if g >= 0 and i + 1 < n and group[i + 1] == g and raw[i + 1] > value:
+                value = raw[i + 1]
+            parts.append(value)
+        sib = added(parts, sibling)
+    best = max(raw, default=0.0)
+    relevant = np.asarray([r > 0.0 and r >= floor * best for r in raw], dtype=np.bool_)
+    arrays = [np.asarray(x, dtype=np.float64) for x in (raw, base, prox, lead, head, sib)]
+    return (arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], arrays[5], relevant, float(best), df,
+            np.asarray(up, dtype=np.int64))
 
 
 def _is_cjk(c: int) -> bool:

@@ -138,6 +138,13 @@ class Scores:
                            part(self.bridge), part(self.sibling), part(self.answer_type))
 
 
+_HEADING = SegmentKind.HEADING
+# What ``run`` in ``score_segments`` returns: the kernel's page scores and the BM25 parameters they used.
+Page = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
+             npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_], float, npt.NDArray[np.int64],
+             npt.NDArray[np.int64]]
+Params = tuple[float, float, int, float, float, npt.NDArray[np.float64] | None, npt.NDArray[np.float64]]
+
 # The kinds of segment whose text is a language sample (prose; not code, tables or metadata).
 _PROSE = (SegmentKind.PARAGRAPH, SegmentKind.LIST, SegmentKind.QUOTE, SegmentKind.HEADING)
 # The sample stops after the segment that takes it past this many characters.
@@ -287,7 +294,7 @@ def number_cue(query: str, texts: Sequence[str]) -> npt.NDArray[np.float64]:
 
 
 def prefix_matches(
-    terms: Sequence[str], n_typed: int, flat: npt.NDArray[np.int32], vocab: dict[str, int]
+    terms: Sequence[str], n_typed: int, df: npt.NDArray[np.int64], vocab: dict[str, int]
 ) -> list[tuple[int, str]]:
     """(query slot, page term) for each typed query word (the first ``n_typed`` of ``terms``) the page never
     uses, paired with the page words that are not query terms already and share its
@@ -295,21 +302,18 @@ def prefix_matches(
 
     Why: stemmers leave some derived forms apart ("septicemia" / "septicemic", "Mongolia" / "Mongol"); a word
     the page never uses scores nothing, and a page word that long and that close is most likely the same word.
-    ``vocab`` is the index's term table after indexing (every analysed page term).
+    ``df`` is the number of segments holding each query slot (``page_scores``); ``vocab`` the index's term table
+    after indexing: the query terms, then every page term the index met (so each of those is on the page).
     """
-    long_words = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN]
-    if not long_words:
-        return []
-    present = np.zeros(max(len(vocab), int(flat.max(initial=-1)) + 1), dtype=bool)
-    present[flat] = True
-    missing = [(j, t) for j, t in long_words if not present[vocab[t]]]
+    missing = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN and not df[j]]
     if not missing:
         return []
     out: list[tuple[int, str]] = []
     known = set(terms)
     for j, t in missing:
-        for page_term, k in vocab.items():
-            if page_term in known or not present[k] or page_term[:PREFIX_MIN] != t[:PREFIX_MIN]:
+        head = t[:PREFIX_MIN]
+        for page_term in vocab:
+            if page_term in known or not page_term.startswith(head):
                 continue
             common = len(os.path.commonprefix([t, page_term]))
             if common >= max(PREFIX_MIN, min(len(t), len(page_term)) - 2):
@@ -510,8 +514,13 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     if not query or not query.strip() or n == 0:
         return Scores(np.zeros(n, dtype=np.float64), (), np.zeros(n, dtype=bool))
     texts = [seg.text for seg in segments]
-    kinds = [seg.kind for seg in segments]
-    language = _choose_language(texts, kinds, settings)
+    if settings.language:
+        language = languages.normalize_code(settings.language)
+        heads = [i for i, seg in enumerate(segments) if seg.kind is _HEADING]
+    else:
+        kinds = [seg.kind for seg in segments]
+        language = _choose_language(texts, kinds, settings)
+        heads = [i for i, kind in enumerate(kinds) if kind is _HEADING]
     an = analyzer(language)
     q, only_stopwords = an.query(query)
     if not q:
@@ -532,92 +541,79 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         weights = np.concatenate([weights, [w for _, _, w in expanded]])
     vocab: dict[str, int] = {t: i for i, t in enumerate(q_terms)}
     flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
-    avgdl = max(1.0, float(lengths.sum()) / len(lengths))  # = lengths.mean(), without its Python wrapper
     prior_n = settings.background_prior if an.lexicon.zipf else 0.0
-
-    def run(terms: list[str], w: npt.NDArray[np.float64], flat: npt.NDArray[np.int32],
-            offs: npt.NDArray[np.int64], n_vocab: int) -> tuple[npt.NDArray[np.float64], tuple[object, ...]]:
-        prior_df = _prior(an, surfaces, avgdl, prior_n) if prior_n else None  # None: no pseudo-segments
-        params = (settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df, lengths)
-        ids = np.arange(len(terms), dtype=np.int32)
-        return kernel.bm25_scores(flat, offs, n_vocab, ids, w, *params), params
-
-    base, params = run(q_terms, weights, flat, offs, len(vocab))
     n_query = len(q)  # proximity counts pairs of the words the user typed
+    levels = [segments[i].level for i in heads]
+    groups = [seg.group for seg in segments]
+
+    def run(terms: list[str], ids: npt.NDArray[np.int32], w: npt.NDArray[np.float64]) -> tuple[Page, Params]:
+        """Every part but the bridges and the number cue, for the query ``terms`` (page ids ``ids``)."""
+        prior_df = None  # None: no pseudo-segments
+        if prior_n:
+            avgdl = max(1.0, float(lengths.sum()) / len(lengths))  # = lengths.mean(), without its Python wrapper
+            prior_df = _prior(an, surfaces, avgdl, prior_n)
+        params = (settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df, lengths)
+        # One pair is worth ``settings.proximity`` x the Lucene IDF ceiling ln(1 + (N + .5) / .5), a scale that
+        # grows with the page like the BM25 scores it is added to, divided by (n - 1) / 2 for n query words (from
+        # 4 words on): pairs grow quadratically with the query, and a long query's close pairs are mostly the
+        # names it mentions, not the answer sentence.
+        scale = 0.0
+        if settings.proximity > 0 and len(terms) > 1:
+            scale = settings.proximity * math.log(1.0 + (n + prior_n + 0.5) / 0.5) / max(1.0, (n_query - 1) / 2.0)
+        page = kernel.page_scores(
+            flat, offs, len(vocab), ids, w, lengths, texts, heads, levels, groups, settings.k1, settings.b,
+            _VARIANT[settings.bm25], 0.5, prior_n, prior_df, n_query, PROXIMITY_WINDOW, scale, LEADIN_SHARE,
+            settings.heading_share, SIBLING_SHARE, settings.relevance_floor)
+        return page, params
+
+    ids = np.arange(len(q_terms), dtype=np.int32)
+    page, params = run(q_terms, ids, weights)
     if PREFIX_MIN:
-        near = prefix_matches(q_terms, n_query, flat, vocab)
+        near = prefix_matches(q_terms, n_query, page[8], vocab)
         if near:
+            # The index is kept: a near word shares the first PREFIX_MIN letters of a query word, so it passed the
+            # query's prefix filter and its occurrences are in the index already (under its page id).
             q_terms = q_terms + [t for _, t in near]
             surfaces = surfaces + [t for _, t in near]
             weights = np.concatenate([weights, [PREFIX_WEIGHT * weights[j] for j, _ in near]])
-            vocab = {t: i for i, t in enumerate(q_terms)}
-            flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
-            base, params = run(q_terms, weights, flat, offs, len(vocab))
-    if settings.feedback > 0 and base.max() > 0:
-        extra = feedback_terms(an, texts, base, set(q_terms), FEEDBACK_SEGMENTS, FEEDBACK_TERMS)
+            ids = np.array([vocab[t] for t in q_terms], dtype=np.int32)
+            page, params = run(q_terms, ids, weights)
+    if settings.feedback > 0 and page[7] > 0:
+        extra = feedback_terms(an, texts, page[1], set(q_terms), FEEDBACK_SEGMENTS, FEEDBACK_TERMS)
         if extra:
             q_terms = q_terms + [t for t, _ in extra]
             surfaces = surfaces + [x for _, x in extra]
             weights = np.concatenate([weights, np.full(len(extra), settings.feedback)])
             vocab = {t: i for i, t in enumerate(q_terms)}
             flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
-            base, params = run(q_terms, weights, flat, offs, len(vocab))
-    qids = np.arange(n_query, dtype=np.int32)
-    raw = base.copy()
+            ids = np.arange(len(q_terms), dtype=np.int32)
+            page, params = run(q_terms, ids, weights)
+    raw, base, proximity, lead_in, heading, sibling, relevant, best, _, _ = page
     zeros = np.zeros(n, dtype=np.float64)
-    proximity = zeros
-    if settings.proximity > 0 and len(q_terms) > 1:
-        pairs = kernel.proximity_pairs(flat, offs, len(vocab), qids, PROXIMITY_WINDOW)
-        if pairs.any():
-            # One pair is worth ``settings.proximity`` x the Lucene IDF ceiling ln(1 + (N + .5) / .5), a scale
-            # that grows with the page like the BM25 scores it is added to.
-            n_eff = n + prior_n
-            # Divided by (n - 1) / 2 for n query words (from 4 words on): pairs grow quadratically with the
-            # query, and a long query's close pairs are mostly the names it mentions, not the answer sentence.
-            scale = settings.proximity * math.log(1.0 + (n_eff + 0.5) / 0.5) / max(1.0, (n_query - 1) / 2.0)
-            proximity = scale * pairs
-            raw = raw + proximity
-    # A part that is 0 everywhere is left out of ``raw`` (x + 0.0 is x for the non-negative scores here).
-    is_heading = [k is SegmentKind.HEADING for k in kinds]
-    lead_in = zeros
-    if LEADIN_SHARE > 0:
-        lead = lead_in_scores(texts, is_heading, raw)
-        if lead.any():
-            lead_in = LEADIN_SHARE * lead
-            raw = raw + lead_in
-    heading = zeros
-    # Without headings no segment inherits from one and no section can be bridged to: both parts stay 0.
-    has_headings = any(is_heading)
-    ancestors = heading_ancestors(segments) if has_headings and (settings.heading_share > 0 or settings.bridge > 0) else []
-    if settings.heading_share > 0 and has_headings:
-        heading = settings.heading_share * inherited_scores(ancestors, raw)
-        raw = raw + heading
-    sibling = zeros
-    if SIBLING_SHARE > 0:
-        parts = _sibling_scores(np.array([s.group for s in segments], dtype=np.int64), raw)
-        if parts.any():
-            sibling = SIBLING_SHARE * parts
-            raw = raw + sibling
     bridge = zeros
-    if settings.bridge > 0 and has_headings and raw.max() > 0:
-        bridge = settings.bridge * bridge_scores(an, segments, texts, raw, set(q_terms), ancestors)
+    changed = False
+    # Without headings no section can be bridged to.
+    if settings.bridge > 0 and heads and best > 0:
+        bridge = settings.bridge * bridge_scores(an, segments, texts, raw, set(q_terms), heading_ancestors(segments))
         raw = raw + bridge
+        changed = True
     answer_type = zeros
-    if NUMBER_CUE > 0 and raw.max() > 0:
+    if NUMBER_CUE > 0 and best > 0:
         cue = number_cue(query, texts)
         if cue.any():
             answer_type = NUMBER_CUE * raw * cue
             raw = raw + answer_type
-    best = float(raw.max())
-    relevant = (raw > 0) & (raw >= settings.relevance_floor * best)
+            changed = True
+    if changed:
+        best = float(raw.max())
+        relevant = (raw > 0) & (raw >= settings.relevance_floor * best)
 
     def per_term() -> npt.NDArray[np.float64]:
-        all_ids = np.arange(len(q_terms), dtype=np.int32)
         out = np.zeros((n, len(q_terms)), dtype=np.float64)
         for j in range(len(q_terms)):
             only = np.zeros_like(weights)
             only[j] = weights[j]
-            out[:, j] = kernel.bm25_scores(flat, offs, len(vocab), all_ids, only, *params)
+            out[:, j] = kernel.bm25_scores(flat, offs, len(vocab), ids, only, *params)
         return out
 
     return Scores(raw, tuple(q_terms), relevant, language, tuple(weights.tolist()), base, proximity,
