@@ -1090,26 +1090,13 @@ def has_decimal(texts):
 
 def last_visible(texts):
     """Per text, the code point of its last character that is not whitespace (what ``str.rstrip`` keeps), 0 when
-    it has none, as a uint32 array. Why compiled: the scorer asks whether each segment ends with a colon (a
-    lead-in), and ``rstrip`` plus ``endswith`` per segment cost more than the BM25 kernel's whole pass."""
+    it has none, as a uint32 array (``page_scores`` reads it to find lead-ins, texts ending with a colon)."""
     cdef list items = _texts(texts)
-    cdef Py_ssize_t t, i
-    cdef int kind
-    cdef void* data
-    cdef uint32_t c
+    cdef Py_ssize_t t
     out_arr = np.zeros(len(items), dtype=np.uint32)
     cdef unsigned int[::1] out = out_arr
     for t in range(len(items)):
-        text = items[t]
-        kind = PyUnicode_KIND(text)
-        data = PyUnicode_DATA(text)
-        i = PyUnicode_GET_LENGTH(text)
-        while i > 0:
-            i -= 1
-            c = PyUnicode_READ(kind, data, i)
-            if not Py_UNICODE_ISSPACE(c):
-                out[t] = c
-                break
+        out[t] = _last_visible(items[t])
     return out_arr
 
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qatbe import _core_py
-from qatbe.score.bm25 import _sibling_scores, heading_ancestors, inherited_scores, lead_in_scores
+from qatbe.score.bm25 import heading_ancestors
 from qatbe.types import Segment, SegmentKind
 
 try:
@@ -63,41 +63,63 @@ def pages(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+def _lead_in(texts: list[str], is_heading: list[bool], raw: list[float]) -> list[float]:
+    """The score of the text before, when that one ends with a colon (a lead-in) and this is not a heading."""
+    return [raw[i - 1] if i and texts[i - 1].rstrip().endswith((":", "：")) and not is_heading[i] else 0.0
+            for i in range(len(raw))]
+
+
+def _inherited(ancestors: list[tuple[int, ...]], raw: list[float]) -> list[float]:
+    """The best score of the headings above each segment (0 with none)."""
+    return [max(raw[j] for j in anc) if anc else 0.0 for anc in ancestors]
+
+
+def _siblings(groups: list[int], raw: list[float]) -> list[float]:
+    """The score of the previous part of the same unit, or of the next one when that is higher."""
+    out = [0.0] * len(groups)
+    for i, g in enumerate(groups):
+        if g < 0:
+            continue
+        if i > 0 and groups[i - 1] == g:
+            out[i] = raw[i - 1]
+        if i + 1 < len(groups) and groups[i + 1] == g and raw[i + 1] > out[i]:
+            out[i] = raw[i + 1]
+    return out
+
+
 def composed(kernel: ModuleType, p: dict[str, Any]) -> tuple[npt.NDArray[np.float64], ...]:
-    """The scorer's steps as they were before ``page_scores``: separate kernels and array functions."""
+    """The scorer's steps one after the other: the BM25 and proximity kernels, then each bonus as a plain loop
+    over the sum so far, added (scaled by its share) when it is non-zero somewhere."""
     csr = (p["doc_terms"], p["doc_offsets"], p["n_terms"])
     base = kernel.bm25_scores(*csr, p["query_terms"], p["query_weights"], p["k1"], p["b"], p["variant"],
                               p["delta"], p["prior_n"], p["prior_df"], p["doc_lengths"])
     n = len(base)
-    zeros = np.zeros(n, dtype=np.float64)
-    raw = base.copy()
-    prox = zeros
+    raw = base.tolist()
+    parts = []
+
+    def add(part: list[float], share: float, always: bool = False) -> None:
+        if always or any(part):
+            part = [share * x for x in part]
+            raw[:] = [r + x for r, x in zip(raw, part)]
+        else:
+            part = [0.0] * n
+        parts.append(np.asarray(part, dtype=np.float64))
+
+    pairs = [0.0] * n
     if p["proximity"] > 0 and p["n_near"] >= 2:
-        pairs = kernel.proximity_pairs(*csr, p["query_terms"][: p["n_near"]], p["window"])
-        if pairs.any():
-            prox = p["proximity"] * pairs
-            raw = raw + prox
+        pairs = kernel.proximity_pairs(*csr, p["query_terms"][: p["n_near"]], p["window"]).tolist()
+    add(pairs, p["proximity"])
     is_heading = [i in p["heads"] for i in range(n)]
-    lead = zeros
-    if p["lead_in"] > 0:
-        found = lead_in_scores(p["texts"], is_heading, raw)
-        if found.any():
-            lead = p["lead_in"] * found
-            raw = raw + lead
-    head = zeros
+    add(_lead_in(p["texts"], is_heading, raw) if p["lead_in"] > 0 else [0.0] * n, p["lead_in"])
     if p["heading"] > 0 and p["heads"]:
         level = dict(zip(p["heads"], p["levels"]))
         segments = [Segment(SegmentKind.HEADING if i in level else SegmentKind.PARAGRAPH, "", "", i, i,
                             level.get(i, 0)) for i in range(n)]
-        head = p["heading"] * inherited_scores(heading_ancestors(segments), raw)
-        raw = raw + head
-    sib = zeros
-    if p["sibling"] > 0:
-        parts = _sibling_scores(np.asarray(p["groups"], dtype=np.int64), raw)
-        if parts.any():
-            sib = p["sibling"] * parts
-            raw = raw + sib
-    return raw, base, prox, lead, head, sib
+        add(_inherited(heading_ancestors(segments), raw), p["heading"], always=True)
+    else:
+        add([0.0] * n, 0.0)
+    add(_siblings(p["groups"], raw) if p["sibling"] > 0 else [0.0] * n, p["sibling"])
+    return (np.asarray(raw, dtype=np.float64), base, *parts)
 
 
 def _bits(a: npt.NDArray[Any]) -> list[str]:

@@ -322,77 +322,6 @@ def prefix_matches(
     return out
 
 
-def sibling_scores(segments: Sequence[Segment], raw: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Per segment, the best score of the adjacent parts of the same split unit (``Segment.group``).
-
-    Why: the splitter cuts a long table or paragraph into parts; "who was drafted after Petri Skriko?" matches
-    the row of Skriko, and the answer is the next row, which may open the next part and share no query word.
-    """
-    return _sibling_scores(np.array([s.group for s in segments], dtype=np.int64), raw)
-
-
-def _sibling_scores(groups: npt.NDArray[np.int64], raw: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """``sibling_scores`` from the segments' groups, in array operations (a loop over the segments cost more
-    than the BM25 kernel): the previous part's score, replaced by the next part's where that is higher."""
-    out = np.zeros(len(raw), dtype=np.float64)
-    if len(raw) < 2:
-        return out
-    joined = (groups[1:] == groups[:-1]) & (groups[1:] >= 0)  # segments i and i + 1 are parts of one unit
-    if not joined.any():
-        return out
-    out[1:][joined] = raw[:-1][joined]
-    later = joined & (raw[1:] > out[:-1])
-    out[:-1][later] = raw[1:][later]
-    return out
-
-
-def lead_in_scores(texts: Sequence[str], is_heading: Sequence[bool], raw: npt.NDArray[np.float64]
-                   ) -> npt.NDArray[np.float64]:
-    """Per segment, the score of the segment before it when that one ends with a colon (a lead-in, "You can use
-    it to:") and this one is not a heading: a block introduced by a lead-in is about what the lead-in says."""
-    lead = np.zeros(len(texts), dtype=np.float64)
-    if len(texts) < 2:
-        return lead
-    last = kernel.last_visible(texts[:-1])
-    follows = ((last == ord(":")) | (last == ord("："))) & ~np.asarray(is_heading[1:], dtype=bool)
-    lead[1:][follows] = raw[:-1][follows]
-    return lead
-
-
-def inherited_scores(
-    ancestors: Sequence[tuple[int, ...]], raw: npt.NDArray[np.float64] | Sequence[float]
-) -> npt.NDArray[np.float64]:
-    """Per segment, the best score of the headings above it (0 with none).
-
-    Segments under one heading share one ancestors tuple (``heading_ancestors``), so each run of them takes one
-    maximum, over Python floats (the same values as the array's)."""
-    values = raw.tolist() if isinstance(raw, np.ndarray) else raw
-    out = [0.0] * len(ancestors)
-    last: tuple[int, ...] = ()
-    best = 0.0
-    for i, anc in enumerate(ancestors):
-        if anc is not last:
-            last = anc
-            best = max([values[j] for j in anc]) if anc else 0.0
-        out[i] = best
-    return np.array(out, dtype=np.float64)
-
-
-def _term_sets(an: Analyzer, texts: Sequence[str]) -> list[set[str]]:
-    """``set(an.terms(t))`` for each text, from one indexing pass (one tokenizer call instead of one per text)."""
-    vocab: dict[str, int] = {}
-    flat, offs, _ = an.index(texts, vocab)
-    names = list(vocab)  # vocab's ids are 0, 1, ... in insertion order
-    ids = flat.tolist()
-    bounds = offs.tolist()
-    out = []
-    for k in range(len(texts)):
-        terms = set(map(names.__getitem__, ids[bounds[k]:bounds[k + 1]]))
-        terms.discard("")  # stopwords share the id of ""
-        out.append(terms)
-    return out
-
-
 def _with_parts(segments: Sequence[Segment], texts: Sequence[str], i: int) -> str:
     """The text of segment ``i`` with the adjacent parts of its split unit (same ``Segment.group``).
 
@@ -417,19 +346,40 @@ def _name_terms(an: Analyzer, text: str) -> set[str]:
     return set(an.terms(" ".join(w for w in _WORD.findall(text) if w[0].isupper())))
 
 
-def _section_sizes(segments: Sequence[Segment], ancestors: Sequence[Sequence[int]]) -> dict[int, int]:
+def _under(up: Sequence[int], i: int, h: int) -> bool:
+    """Does segment ``i`` sit in the section of heading ``h`` (is ``h`` on its chain of headings above)?"""
+    k = up[i]
+    while k >= 0:
+        if k == h:
+            return True
+        k = up[k]
+    return False
+
+
+def _section_sizes(up: Sequence[int], is_heading: Sequence[bool]) -> dict[int, int]:
     """Per heading, how many non-heading segments sit under it (at any depth)."""
     sizes: dict[int, int] = {}
-    for seg, anc in zip(segments, ancestors):
-        if seg.kind is not SegmentKind.HEADING:
-            for h in anc:
-                sizes[h] = sizes.get(h, 0) + 1
+    for i, k in enumerate(up):
+        if not is_heading[i]:
+            while k >= 0:
+                sizes[k] = sizes.get(k, 0) + 1
+                k = up[k]
     return sizes
+
+
+def _best_above(up: Sequence[int], values: Sequence[float]) -> list[float]:
+    """Per segment, the best of ``values`` over the headings above it (0 with none): the best of a heading's
+    chain is its own value or the best of the chain above it, so one step per heading, not per segment."""
+    chain: dict[int, float] = {}
+    for h in sorted({k for k in up if k >= 0}):  # a heading comes after the headings above it
+        above = up[h]
+        chain[h] = values[h] if above < 0 else max(values[h], chain[above])
+    return [chain[k] if k >= 0 else 0.0 for k in up]
 
 
 def bridge_scores(
     an: Analyzer, segments: Sequence[Segment], texts: Sequence[str], raw: npt.NDArray[np.float64],
-    asked: set[str], ancestors: Sequence[tuple[int, ...]],
+    asked: set[str], heads: Sequence[int], up: Sequence[int],
 ) -> npt.NDArray[np.float64]:
     """Second-hop relevance: a best-matching segment that names another section's heading points to it.
 
@@ -440,47 +390,61 @@ def bridge_scores(
     heading made of the question's words is found by BM25 and the heading share), at least ``BRIDGE_MIN`` of
     them must be in the mentioning segment (or in an adjacent part of its split unit: ``_with_parts``), a mention
     written as a name counts more (``NAME_BRIDGE``), and the credit is divided by how many segments outside the
-    section mention the heading: a heading named everywhere ("How to apply") is no pointer. Returns, per segment,
-    the best credit of the sections it sits in (not yet multiplied by ``settings.bridge``).
+    section mention the heading: a heading named everywhere ("How to apply") is no pointer. ``heads`` are the
+    headings' indices and ``up`` the heading chains (``page_scores``: for each segment the heading above it).
+    Returns, per segment, the best credit of the sections it sits in (not yet multiplied by ``settings.bridge``).
     """
     n = len(segments)
     out = np.zeros(n, dtype=np.float64)
-    is_heading = [s.kind is SegmentKind.HEADING for s in segments]
-    heads = [i for i in range(n) if is_heading[i]]
     if not heads:
         return out
+    is_heading = [False] * n
+    for h in heads:
+        is_heading[h] = True
     values = raw.tolist()
-    body = [i for i in range(n) if not is_heading[i] and values[i] > 0]
+    body = [i for i, v in enumerate(values) if v > 0 and not is_heading[i]]
     if not body:
         return out
     top = heapq.nsmallest(BRIDGE_TOP, body, key=lambda i: (-values[i], i))  # = sorted(...)[:BRIDGE_TOP]
-    term_sets = _term_sets(an, [texts[i] for i in heads] + [_with_parts(segments, texts, i) for i in top])
-    top_terms = dict(zip(top, term_sets[len(heads):]))
-    named_terms: dict[int, set[str]] = {}
-    if NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED:
-        named_terms = {i: _name_terms(an, _with_parts(segments, texts, i)) for i in top}
+    tops = [_with_parts(segments, texts, i) for i in top]
+    # The terms of the headings and of the best segments, from one indexing pass, as sets of ids of that pass
+    # (the same sets as of the terms themselves; stopwords share the id of "").
+    vocab: dict[str, int] = {}
+    flat, offs, _ = an.index([texts[h] for h in heads] + tops, vocab)
+    names = list(vocab)  # vocab's ids are 0, 1, ... in insertion order
+    ids = flat.tolist()
+    bounds = offs.tolist()
+    known = {vocab[t] for t in asked if t in vocab}
+    known.add(vocab[""])
+    top_terms = [set(ids[bounds[k]:bounds[k + 1]]) for k in range(len(heads), len(heads) + len(top))]
+    by_name = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
+    named_terms: dict[int, set[str]] = {}  # filled when a mention reaches the share (rare: most pages never do)
     sizes: dict[int, int] | None = None
     credit: dict[int, float] = {}
     wanted: dict[int, list[str]] = {}
-    for h, head_terms in zip(heads, term_sets):
-        new = head_terms - asked
+    for k, h in enumerate(heads):
+        new = set(ids[bounds[k]:bounds[k + 1]]) - known
         if not new:
             continue
         best = 0.0
-        for i in top:
-            if h not in ancestors[i]:
-                share = len(top_terms[i].intersection(new)) / len(new)
+        for t, i in enumerate(top):
+            if not _under(up, i, h):
+                share = len(top_terms[t].intersection(new)) / len(new)
                 if share >= BRIDGE_MIN:
-                    named = bool(named_terms) and sum(t in named_terms[i] for t in new) >= BRIDGE_MIN * len(new)
+                    named = False
+                    if by_name:
+                        if i not in named_terms:
+                            named_terms[i] = _name_terms(an, tops[t])
+                        named = sum(names[x] in named_terms[i] for x in new) >= BRIDGE_MIN * len(new)
                     factor = 1.0
                     if named:
                         if sizes is None:
-                            sizes = _section_sizes(segments, ancestors)
+                            sizes = _section_sizes(up, is_heading)
                         factor += (NAME_BRIDGE - 1.0) / max(1.0, sizes.get(h, 0) / NAME_SECTION) ** 0.5
                     best = max(best, share * values[i] * factor)
         if best > 0:
             credit[h] = best
-            wanted[h] = sorted(new)
+            wanted[h] = sorted(names[x] for x in new)
     if not credit:
         return out
     # How many segments mention each candidate heading: one compiled pass over the page for their words only.
@@ -500,13 +464,13 @@ def bridge_scores(
     mentions = ((present.astype(np.int64) @ words_of) >= need) & ~np.array(is_heading, dtype=bool)[:, None]
     for c, h in enumerate(candidates):
         rows = np.flatnonzero(mentions[:, c]).tolist()
-        count = len(rows) - sum(h in ancestors[i] for i in rows)
+        count = len(rows) - sum(_under(up, i, h) for i in rows)
         credit[h] /= max(1, count)
     # Credits are positive, so a 0 for every other segment leaves each section's best credit as it is.
     values = [0.0] * n
     for h, value in credit.items():
         values[h] = value
-    return inherited_scores(ancestors, values)
+    return np.array(_best_above(up, values), dtype=np.float64)
 
 
 def score_segments(segments: Sequence[Segment], query: str | None, settings: Settings) -> Scores:
@@ -594,7 +558,7 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     changed = False
     # Without headings no section can be bridged to.
     if settings.bridge > 0 and heads and best > 0:
-        bridge = settings.bridge * bridge_scores(an, segments, texts, raw, set(q_terms), heading_ancestors(segments))
+        bridge = settings.bridge * bridge_scores(an, segments, texts, raw, set(q_terms), heads, page[9].tolist())
         raw = raw + bridge
         changed = True
     answer_type = zeros
