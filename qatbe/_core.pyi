@@ -71,13 +71,28 @@ def remap(
     starts: npt.NDArray[np.int64],
     terms: npt.NDArray[np.int32],
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
-def string_table(
-    words: list[str] | tuple[str, ...], values: list[int] | tuple[int, ...]
-) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32]]: ...
+Runs: TypeAlias = tuple[npt.NDArray[np.int64], int, int, npt.NDArray[np.int64], list[str], npt.NDArray[np.int64]]
+
+class StringTable:
+    chars: npt.NDArray[np.uint32]
+    starts: npt.NDArray[np.int64]
+    values: npt.NDArray[np.int64]
+    slots: npt.NDArray[np.int32]
+    packed: npt.NDArray[np.int64]
+    limit: int
+    def __init__(
+        self, chars: npt.NDArray[np.uint32], starts: npt.NDArray[np.int64], values: npt.NDArray[np.int64],
+        slots: npt.NDArray[np.int32], packed: npt.NDArray[np.int64],
+    ) -> None: ...
+
+def string_table(words: list[str] | tuple[str, ...], values: list[int] | tuple[int, ...]) -> StringTable: ...
 def letter_runs(
-    text: str, ranges: npt.NDArray[np.int64], max_words: int, chars: npt.NDArray[np.uint32],
-    starts: npt.NDArray[np.int64], values: npt.NDArray[np.int64], slots: npt.NDArray[np.int32], n_votes: int,
-) -> tuple[npt.NDArray[np.int64], int, int, npt.NDArray[np.int64], list[str], npt.NDArray[np.int64]]: ...
+    text: str, ranges: npt.NDArray[np.int64], max_words: int, table: StringTable, n_votes: int
+) -> Runs: ...
+def sample_runs(
+    texts: Sequence[str], use: Sequence[object], min_chars: int, max_chars: int, ranges: npt.NDArray[np.int64],
+    max_words: int, table: StringTable, n_votes: int,
+) -> Runs: ...
 def has_decimal(texts: Sequence[str]) -> npt.NDArray[np.uint8]: ...
 def last_visible(texts: Sequence[str]) -> npt.NDArray[np.uint32]: ...
 

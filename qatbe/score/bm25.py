@@ -160,15 +160,7 @@ def _choose_language(texts: Sequence[str], kinds: Sequence[SegmentKind], setting
     """``choose_language`` over the texts and kinds the scorer has read once already."""
     if settings.language:
         return languages.normalize_code(settings.language)
-    sample: list[str] = []
-    size = 0
-    for text, kind in zip(texts, kinds):
-        if kind in _PROSE:
-            sample.append(text)
-            size += len(text)
-            if size > LANGUAGE_SAMPLE:
-                break
-    return languages.detect(" ".join(sample))
+    return languages.detect_texts(texts, [kind in _PROSE for kind in kinds], LANGUAGE_SAMPLE)
 
 
 def _prior(an: Analyzer, surfaces: Sequence[str], avgdl: float, prior_n: float) -> npt.NDArray[np.float64]:
