@@ -596,8 +596,14 @@ cdef int _grow(void** p, Py_ssize_t* cap, Py_ssize_t need, Py_ssize_t item) exce
     return 0
 
 
-cdef int _rehash(_Vocab* v) except -1 nogil:
-    cdef Py_ssize_t size = v.table_size * 2 if v.table_size else 1024
+cdef int _rehash(_Vocab* v, Py_ssize_t expect=512) except -1 nogil:
+    """Double the table (the first one: room for ``expect`` keys, at least 8; a page's texts tell how many
+    tokens they can hold, and a query's table need not be a page's)."""
+    cdef Py_ssize_t size = v.table_size * 2
+    if not v.table_size:
+        size = 16
+        while size < 2 * expect:
+            size *= 2
     cdef int32_t* table = <int32_t*> malloc(size * sizeof(int32_t))
     cdef uint64_t* hashes = <uint64_t*> malloc(size * sizeof(uint64_t))
     cdef Py_ssize_t i, j
@@ -695,7 +701,7 @@ cdef inline uint32_t _low(uint32_t c) noexcept nogil:
 
 
 cdef struct _Prefixes:
-    # The prefix keys (``_prefix_key``) as a bitmap over pairs of ASCII characters -- bit c0 * 129 + c1 + 1 for
+    # The prefix keys (``_key_of``) as a bitmap over pairs of ASCII characters -- bit c0 * 129 + c1 + 1 for
     # "c0c1", bit c0 * 129 for a lone "c0" -- so that a token's check is one load, not a loop over the keys; the
     # keys themselves for the rest (non-ASCII keys, which no ASCII token can match anyway).
     uint64_t bits[259]
@@ -934,7 +940,16 @@ cdef list _texts(texts):
 
 
 cdef list _prefix_keys(prefixes):
-    return sorted(set(_prefix_key(p) for p in prefixes))
+    cdef set keys = set()
+    for p in prefixes:
+        keys.add(_key_of(p))
+    return sorted(keys)
+
+
+cdef inline uint64_t _key_of(p) except? 0:
+    if not isinstance(p, str) or not 1 <= len(<str> p) <= 2:
+        raise ValueError(f"prefixes must be strings of 1 or 2 characters, not {p!r}")
+    return (<uint64_t> ord(p[0]) << 22) | (<uint64_t> ord(p[1]) + 1 if len(<str> p) == 2 else 0)
 
 
 cdef struct _Text:
@@ -971,7 +986,7 @@ cdef int _scan_texts(list items, const _Prefixes* prefixes, _Vocab* v, _Out* out
             raise MemoryError()
         with nogil:
             _grow(<void**> &out.ids, &out.cap, out.n + total + 1, sizeof(int32_t))
-            _rehash(v)
+            _rehash(v, min(total + 1, 512))
             if prefixes != NULL:
                 _intern(v, buf, 0, True)  # id 0: every token filtered out by the prefixes
             for t in range(n_texts):
@@ -1001,12 +1016,6 @@ cdef uint64_t* _key_array(list keys) except NULL:
 cdef void _free_vocab(_Vocab* v) noexcept:
     free(v.chars); free(v.start); free(v.length); free(v.simple); free(v.table); free(v.hashes)
     memset_vocab(v)
-
-
-def _prefix_key(p):
-    if not isinstance(p, str) or not 1 <= len(p) <= 2:
-        raise ValueError(f"prefixes must be strings of 1 or 2 characters, not {p!r}")
-    return (ord(p[0]) << 22) | (ord(p[1]) + 1 if len(p) == 2 else 0)
 
 
 cdef void memset_vocab(_Vocab* v) noexcept:
@@ -1247,7 +1256,7 @@ cdef class TermMemo:
             term = terms[k]
             if not isinstance(term, str):
                 raise TypeError(f"terms must be str, not {type(term).__name__}")
-            keys.append(0 if checks[k] is None else _prefix_key(checks[k]))
+            keys.append(0 if checks[k] is None else _key_of(checks[k]))
             tid = self.term_ids.get(term)
             if tid is None:
                 tid = len(self.names)

@@ -32,6 +32,7 @@ from ..types import Segment, SegmentKind
 from . import languages
 from .analyze import Analyzer, analyzer, raw_terms
 from .expand import expansions, spellings
+from .question import read_question
 
 _VARIANT = {"lucene": 0, "okapi": 1, "plus": 2, "l": 3}
 
@@ -178,28 +179,6 @@ def _prior(an: Analyzer, surfaces: Sequence[str], avgdl: float, prior_n: float) 
     return out
 
 
-_SENTENCE = re.compile(r"(?<=[.!?。？！])\s+")
-
-
-def query_weights(an: Analyzer, query: str, terms: Sequence[str], context_weight: float) -> npt.NDArray[np.float64]:
-    """Weight 1 for the words of the question; ``context_weight`` for words only in the query's other sentences.
-
-    Why: a query such as "I am 18 and got my A-level results. Can I challenge them?" is context plus a question;
-    the question's words say what to find, the context's words mostly match the page everywhere. Applies only
-    when the query has several sentences and at least one ends with a question mark.
-    """
-    weights = np.ones(len(terms), dtype=np.float64)
-    sentences = [x for x in _SENTENCE.split(query.strip()) if x]
-    questions = [x for x in sentences if x.rstrip().endswith(("?", "？"))]
-    if context_weight == 1.0 or len(sentences) < 2 or not questions:
-        return weights
-    asked = {t for x in questions for t, _ in an.query(x)[0]}
-    for i, t in enumerate(terms):
-        if t not in asked:
-            weights[i] = context_weight
-    return weights
-
-
 def feedback_terms(
     an: Analyzer, texts: Sequence[str], scores: npt.NDArray[np.float64], known: set[str], n_segments: int,
     n_terms: int,
@@ -254,24 +233,19 @@ def heading_ancestors(segments: Sequence[Segment]) -> list[tuple[int, ...]]:
     return out
 
 
-_NUMERIC_QUESTION = re.compile(
-    r"\b(?:how (?:many|much|long|old|far|tall|large|big|often)|when|what (?:year|date|percentage|age|time)|"
-    r"which year|in what year)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def number_cue(query: str, texts: Sequence[str]) -> npt.NDArray[np.float64]:
-    """1 for each segment holding a number the query does not, when the question asks for a number or a date.
+    """1 for each segment holding a number the query does not; the caller asks only when the question asks for
+    a number or a date (``Question.numeric``).
 
     Why: "How long will it be before I hear back from the court?" shares one word ("court") with its answer
     ("Within 10 days of receiving your application the court will ..."), and as many with every other sentence
     about the court; what sets the answer apart is that it holds what was asked for, a number. Only the
     question sentences of a query count (a scenario before the question may mention dates of its own).
     """
-    asked = [x for x in _SENTENCE.split(query.strip()) if x.rstrip().endswith(("?", "？"))] or [query]
     out = np.zeros(len(texts), dtype=np.float64)
-    if not any(_NUMERIC_QUESTION.search(x) for x in asked):
-        return out
     known = set(_NUMBER.findall(query))
     # A number starts with a digit: a text without one holds none, and one with a digit holds a number the query
     # does not when the query holds none. Only the rest need the numbers themselves.
@@ -478,12 +452,13 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         language = _choose_language(texts, kinds, settings)
         heads = [i for i, kind in enumerate(kinds) if kind is _HEADING]
     an = analyzer(language)
-    q, only_stopwords = an.query(query)
+    question = read_question(an, query, settings.context_weight)
+    q, only_stopwords = question.terms, question.only_stopwords
     if not q:
         return Scores(np.zeros(n, dtype=np.float64), (), np.zeros(n, dtype=bool), language)
     q_terms = [t for t, _ in q]
     surfaces = [x for _, x in q]
-    weights = query_weights(an, query, q_terms, settings.context_weight)
+    weights = np.array(question.weights, dtype=np.float64)
     if SPELLINGS:
         spelled = spellings(an, q, weights.tolist())
         q_terms += [t for t, _, _ in spelled]
@@ -554,7 +529,7 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         raw = raw + bridge
         changed = True
     answer_type = zeros
-    if NUMBER_CUE > 0 and best > 0:
+    if NUMBER_CUE > 0 and best > 0 and question.numeric:
         cue = number_cue(query, texts)
         if cue.any():
             answer_type = NUMBER_CUE * raw * cue

@@ -12,7 +12,7 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from itertools import repeat
 from typing import TYPE_CHECKING
@@ -56,8 +56,10 @@ class Lexicon:
 EMPTY = Lexicon({}, frozenset())
 
 
+@lru_cache(maxsize=256)
 def normalize_code(language: str | None) -> str | None:
-    """'en-GB', 'EN_us', 'en' -> 'en'; anything unrecognisable -> None (no language-specific processing)."""
+    """'en-GB', 'EN_us', 'en' -> 'en'; anything unrecognisable -> None (no language-specific processing).
+    Memoised: the scorer asks it of every page's declared language, and pages declare few distinct ones."""
     if not language:
         return None
     head = re.split(r"[-_]", language.strip().lower(), maxsplit=1)[0]
