@@ -30,10 +30,10 @@ def proximity_pairs(
     query_terms: npt.NDArray[np.int32],
     window: int = ...,
 ) -> npt.NDArray[np.float64]: ...
+Part: TypeAlias = npt.NDArray[np.float64] | None
 PageScores: TypeAlias = tuple[
-    npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
-    npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_], float, npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
+    npt.NDArray[np.float64], npt.NDArray[np.float64], Part, Part, Part, Part, npt.NDArray[np.bool_], float,
+    npt.NDArray[np.int64], npt.NDArray[np.int64] | None,
 ]
 
 def page_scores(

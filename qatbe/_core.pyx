@@ -30,6 +30,7 @@ from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memcmp, memcpy, memset
 from libc.stdlib cimport realloc
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE, PyBUF_WRITABLE
 
 
 cdef extern from "Python.h":
@@ -364,16 +365,16 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
     - heading: ``heading`` x the best score of the headings above (the chain of ``up``);
     - sibling: ``sibling`` x the score of the adjacent text of the same group (>= 0), the later one when higher.
 
-    A part that is 0 everywhere comes back as zeros and is not added (x + 0.0 is x here anyway). ``heads`` are the
-    indices of the headings (increasing), ``levels`` their levels; ``up[i]`` is, for a heading, the nearest
-    heading before it of a lower level, for any other text the last heading before it (-1: none), as
-    ``qatbe.score.bm25.heading_ancestors`` reads them. ``best`` is the largest raw score (0 for none) and
-    ``relevant`` says which are > 0 and >= ``floor`` x ``best``.
+    A part that is 0 everywhere comes back as None (and adding it would change nothing: x + 0.0 is x here).
+    ``heads`` are the indices of the headings (increasing), ``levels`` their levels; ``up[i]`` is, for a heading,
+    the nearest heading before it of a lower level, for any other text the last heading before it (-1: none), as
+    ``qatbe.score.bm25.heading_ancestors`` reads them (None without headings). ``best`` is the largest raw score
+    (0 for none) and ``relevant`` says which are > 0 and >= ``floor`` x ``best``.
     """
     _check_bm25(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
                 prior_df, doc_lengths)
     cdef _Csr c = _csr(doc_terms, doc_offsets, n_terms, query_terms)
-    cdef Py_ssize_t n = c.n_docs, n_heads, i, j, d
+    cdef Py_ssize_t n = c.n_docs, n_heads, j, d
     cdef list items = _texts(texts)
     if len(items) != n:
         raise ValueError("texts must have one entry per document")
@@ -386,157 +387,186 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
         raise ValueError("the shares and the floor must be finite")
     heads_list = list(heads)
     n_heads = len(heads_list)
-    cdef long long* hv = <long long*> malloc((2 * n_heads + 2 * n + 1) * sizeof(long long))
-    if hv == NULL:
-        raise MemoryError()
-    cdef long long* head_idx = hv
-    cdef long long* head_level = hv + n_heads
-    cdef long long* group = hv + 2 * n_heads
-    cdef long long* stack = hv + 2 * n_heads + n
-    cdef uint8_t* colon = NULL
-    cdef double* inherited = NULL
+    cdef _Parts pt
     cdef uint32_t last
+    cdef bint found[4]
+    cdef double best = 0.0
+    cdef long long* df_ptr
+    # one block: the head indices and levels, the groups, the heading stack (longs); seven score rows (doubles);
+    # the colon flags and the relevance flags (bytes)
+    cdef char* block = <char*> calloc(1, (2 * n_heads + 2 * n + 1) * sizeof(long long) + 7 * n * sizeof(double)
+                                      + 2 * n + 8)
+    if block == NULL:
+        raise MemoryError()
+    cdef long long* longs = <long long*> block
+    cdef double* rows = <double*> (block + (2 * n_heads + 2 * n + 1) * sizeof(long long))
+    pt.head_idx = longs
+    pt.head_level = longs + n_heads
+    pt.group = longs + 2 * n_heads
+    pt.stack = longs + 2 * n_heads + n
+    pt.n_heads = n_heads
+    pt.raw, pt.base, pt.prox, pt.lead = rows, rows + n, rows + 2 * n, rows + 3 * n
+    pt.head, pt.sib, pt.inherited = rows + 4 * n, rows + 5 * n, rows + 6 * n
+    pt.colon = <uint8_t*> (rows + 7 * n)
+    pt.relevant = pt.colon + n
     try:
-        _ints(heads_list, n_heads, head_idx, "heads")
-        _ints(levels, n_heads, head_level, "levels")
-        _ints(groups, n, group, "groups")
+        _ints(heads_list, n_heads, pt.head_idx, "heads")
+        _ints(levels, n_heads, pt.head_level, "levels")
+        _ints(groups, n, pt.group, "groups")
         for j in range(n_heads):
-            if not 0 <= head_idx[j] < n or (j and head_idx[j] <= head_idx[j - 1]):
+            if not 0 <= pt.head_idx[j] < n or (j and pt.head_idx[j] <= pt.head_idx[j - 1]):
                 raise ValueError("heads must be increasing document indices")
-        raw_arr = _zeros(n)
-        base_arr = _zeros(n)
-        prox_arr = _zeros(n)
-        lead_arr = _zeros(n)
-        head_arr = _zeros(n)
-        sib_arr = _zeros(n)
-        df_arr = np.zeros(c.n_q, dtype=np.int64)
-        up_arr = np.full(n, -1, dtype=np.int64)
-        relevant_arr = np.zeros(n, dtype=np.uint8)
-        if n == 0:
-            return (raw_arr, base_arr, prox_arr, lead_arr, head_arr, sib_arr, relevant_arr.view(np.bool_), 0.0,
-                    df_arr, up_arr)
-        colon = <uint8_t*> calloc(n, sizeof(uint8_t))
-        inherited = <double*> calloc(n, sizeof(double))
-        if colon == NULL or inherited == NULL:
-            raise MemoryError()
         if lead_in > 0.0:
             for d in range(n - 1):
                 last = _last_visible(items[d])
-                colon[d] = last == 58 or last == 0xFF1A
-        return _page(&c, query_weights, k1, b, variant, delta, prior_n, prior_df, doc_lengths, n_near, window,
-                     proximity, lead_in, heading, sibling, floor, head_idx, head_level, n_heads, group, stack,
-                     colon, inherited, raw_arr, base_arr, prox_arr, lead_arr, head_arr, sib_arr, relevant_arr,
-                     df_arr, up_arr)
+                pt.colon[d] = last == 58 or last == 0xFF1A
+        df_arr = np.zeros(c.n_q, dtype=np.int64)
+        df_ptr = <long long*> _data(df_arr) if c.n_q else NULL
+        with nogil:
+            _page(&c, &query_weights[0] if c.n_q else NULL, k1, b, variant, delta, prior_n,
+                  &prior_df[0] if prior_df is not None and c.n_q else NULL,
+                  &doc_lengths[0] if n else NULL, n_near, window, proximity, lead_in, heading, sibling, floor,
+                  &pt, found, &best, df_ptr)
+        relevant_arr = _copy_array(pt.relevant, n, np.uint8).view(np.bool_)
+        return (_copy_array(pt.raw, n, np.float64), _copy_array(pt.base, n, np.float64),
+                _copy_array(pt.prox, n, np.float64) if found[0] else None,
+                _copy_array(pt.lead, n, np.float64) if found[1] else None,
+                _copy_array(pt.head, n, np.float64) if found[2] else None,
+                _copy_array(pt.sib, n, np.float64) if found[3] else None,
+                relevant_arr, best, df_arr, _copy_array(pt.stack, n, np.int64) if n_heads else None)
     finally:
-        free(hv); free(colon); free(inherited)
+        free(block)
 
 
-cdef tuple _page(const _Csr* c, const double[::1] query_weights, double k1, double b, int variant, double delta,
-                 double prior_n, const double[::1] prior_df, const double[::1] doc_lengths, Py_ssize_t n_near,
-                 Py_ssize_t window, double proximity, double lead_in, double heading, double sibling,
-                 double floor, const long long* head_idx, const long long* head_level, Py_ssize_t n_heads,
-                 const long long* group, long long* stack, const uint8_t* colon, double* inherited,
-                 raw_arr, base_arr, prox_arr, lead_arr, head_arr, sib_arr, relevant_arr, df_arr, up_arr):
-    """The loops of ``page_scores`` (arguments checked there; ``n`` >= 1)."""
-    cdef Py_ssize_t n = c.n_docs, i, j, depth = 0, next_head = 0
-    cdef double[::1] raw = raw_arr, base = base_arr, prox = prox_arr, lead = lead_arr, head = head_arr
-    cdef double[::1] sib = sib_arr
-    cdef long long[::1] df = df_arr, up = up_arr
-    cdef uint8_t[::1] relevant = relevant_arr
+cdef void* _data(arr) except NULL:
+    """The data pointer of a C-contiguous array made here (valid while ``arr`` lives; never empty)."""
+    cdef Py_buffer view
+    PyObject_GetBuffer(arr, &view, PyBUF_SIMPLE | PyBUF_WRITABLE)
+    cdef void* p = view.buf
+    PyBuffer_Release(&view)
+    return p
+
+
+cdef object _copy_array(const void* src, Py_ssize_t n, dtype):
+    """A new array of ``n`` items of ``dtype`` holding a copy of ``src``. Why not typed memoryviews: each costs
+    more to set up than copying a page's scores."""
+    arr = np.empty(n, dtype=dtype)
+    if n:
+        memcpy(_data(arr), src, n * arr.itemsize)
+    return arr
+
+
+cdef struct _Parts:
+    # page_scores's per-segment inputs and outputs (see there); ``stack`` ends up holding ``up``.
+    long long* head_idx
+    long long* head_level
+    long long* group
+    long long* stack
+    Py_ssize_t n_heads
+    double* raw
+    double* base
+    double* prox
+    double* lead
+    double* head
+    double* sib
+    double* inherited
+    uint8_t* colon
+    uint8_t* relevant
+
+
+cdef inline bint _add(double* part, double share, double* raw, Py_ssize_t n) noexcept nogil:
+    """``share`` x ``part`` added to ``raw`` when ``part`` is non-zero somewhere (the part scaled in place);
+    whether it was."""
+    cdef Py_ssize_t i
+    cdef bint found = False
+    for i in range(n):
+        if part[i] != 0.0:
+            found = True
+            break
+    if found:
+        for i in range(n):
+            part[i] = share * part[i]
+            raw[i] = raw[i] + part[i]
+    return found
+
+
+cdef int _page(const _Csr* c, const double* query_weights, double k1, double b, int variant, double delta,
+               double prior_n, const double* prior_df, const double* doc_lengths, Py_ssize_t n_near,
+               Py_ssize_t window, double proximity, double lead_in, double heading, double sibling, double floor,
+               _Parts* pt, bint* found, double* best_out, long long* df) except -1 nogil:
+    """The loops of ``page_scores`` (arguments checked there; the rows zeroed; ``n`` >= 0)."""
+    cdef Py_ssize_t n = c.n_docs, i, depth = 0, next_head = 0, n_heads = pt.n_heads
     cdef long long k
+    cdef long long* up = pt.stack  # filled once the chains are read (the stack is then free)
+    cdef long long* open_heads = pt.stack
     cdef double best = 0.0, value, cut
-    cdef bint found
-    with nogil:
-        _bm25(c, &query_weights[0] if c.n_q else NULL, k1, b, variant, delta, prior_n,
-              &prior_df[0] if prior_df is not None and c.n_q else NULL, &doc_lengths[0], &base[0],
-              &df[0] if c.n_q else NULL)
-        for i in range(n):
-            raw[i] = base[i]
-        if proximity > 0.0 and n_near >= 2:
-            _pairs(c, n_near, window, &prox[0])
-            found = False
-            for i in range(n):
-                if prox[i] != 0.0:
-                    found = True
-                    break
-            if found:
-                for i in range(n):
-                    prox[i] = proximity * prox[i]
-                    raw[i] = raw[i] + prox[i]
-            else:
-                for i in range(n):
-                    prox[i] = 0.0
-        # heading chains (heading_ancestors): a stack of the open headings, by level
-        for i in range(n):
-            if next_head < n_heads and head_idx[next_head] == i:
-                while depth and head_level[stack[depth - 1]] >= head_level[next_head]:
-                    depth -= 1
-                up[i] = head_idx[stack[depth - 1]] if depth else -1
-                stack[depth] = next_head
-                depth += 1
+    cdef double* raw = pt.raw
+    found[0] = found[1] = found[2] = found[3] = False
+    if n == 0:
+        best_out[0] = 0.0
+        return 0
+    _bm25(c, query_weights, k1, b, variant, delta, prior_n, prior_df, doc_lengths, pt.base, df)
+    for i in range(n):
+        raw[i] = pt.base[i]
+    if proximity > 0.0 and n_near >= 2:
+        _pairs(c, n_near, window, pt.prox)
+        found[0] = _add(pt.prox, proximity, raw, n)
+    # heading chains (heading_ancestors): a stack of the open headings, by level; `inherited` holds up for now
+    for i in range(n):
+        if next_head < n_heads and pt.head_idx[next_head] == i:
+            while depth and pt.head_level[open_heads[depth - 1]] >= pt.head_level[next_head]:
+                depth -= 1
+            pt.inherited[i] = pt.head_idx[open_heads[depth - 1]] if depth else -1
+            open_heads[depth] = next_head
+            depth += 1
+            next_head += 1
+        else:
+            pt.inherited[i] = pt.head_idx[open_heads[depth - 1]] if depth else -1
+    for i in range(n):
+        up[i] = <long long> pt.inherited[i]
+    if lead_in > 0.0:
+        next_head = 0
+        for i in range(1, n):
+            while next_head < n_heads and pt.head_idx[next_head] < i:
                 next_head += 1
-            else:
-                up[i] = head_idx[stack[depth - 1]] if depth else -1
-        if lead_in > 0.0:
-            found = False
-            next_head = 0
-            for i in range(1, n):
-                while next_head < n_heads and head_idx[next_head] < i:
-                    next_head += 1
-                if colon[i - 1] and not (next_head < n_heads and head_idx[next_head] == i):
-                    lead[i] = raw[i - 1]
-                    if lead[i] != 0.0:
-                        found = True
-            if found:
-                for i in range(n):
-                    lead[i] = lead_in * lead[i]
-                    raw[i] = raw[i] + lead[i]
-            else:
-                for i in range(n):
-                    lead[i] = 0.0
-        if heading > 0.0 and n_heads:
-            for i in range(n):
-                value = 0.0
-                k = up[i]
-                if k >= 0:
-                    value = raw[k]
+            if pt.colon[i - 1] and not (next_head < n_heads and pt.head_idx[next_head] == i):
+                pt.lead[i] = raw[i - 1]
+        found[1] = _add(pt.lead, lead_in, raw, n)
+    if heading > 0.0 and n_heads:
+        for i in range(n):
+            value = 0.0
+            k = up[i]
+            if k >= 0:
+                value = raw[k]
+                k = up[k]
+                while k >= 0:
+                    if raw[k] > value:
+                        value = raw[k]
                     k = up[k]
-                    while k >= 0:
-                        if raw[k] > value:
-                            value = raw[k]
-                        k = up[k]
-                inherited[i] = value
-            for i in range(n):
-                head[i] = heading * inherited[i]
-                raw[i] = raw[i] + head[i]
-        if sibling > 0.0:
-            found = False
-            for i in range(n):
-                value = 0.0
-                if group[i] >= 0:
-                    if i > 0 and group[i - 1] == group[i]:
-                        value = raw[i - 1]
-                    if i + 1 < n and group[i + 1] == group[i] and raw[i + 1] > value:
-                        value = raw[i + 1]
-                sib[i] = value
-                if value != 0.0:
-                    found = True
-            if found:
-                for i in range(n):
-                    sib[i] = sibling * sib[i]
-                for i in range(n):
-                    raw[i] = raw[i] + sib[i]
-            else:
-                for i in range(n):
-                    sib[i] = 0.0
+            pt.inherited[i] = value
         for i in range(n):
-            if raw[i] > best:
-                best = raw[i]
-        cut = floor * best
+            pt.head[i] = heading * pt.inherited[i]
+            raw[i] = raw[i] + pt.head[i]
+            if pt.head[i] != 0.0:
+                found[2] = True
+    if sibling > 0.0:
         for i in range(n):
-            relevant[i] = raw[i] > 0.0 and raw[i] >= cut
-    return (raw_arr, base_arr, prox_arr, lead_arr, head_arr, sib_arr, relevant_arr.view(np.bool_), best, df_arr,
-            up_arr)
+            value = 0.0
+            if pt.group[i] >= 0:
+                if i > 0 and pt.group[i - 1] == pt.group[i]:
+                    value = raw[i - 1]
+                if i + 1 < n and pt.group[i + 1] == pt.group[i] and raw[i + 1] > value:
+                    value = raw[i + 1]
+            pt.sib[i] = value
+        found[3] = _add(pt.sib, sibling, raw, n)
+    for i in range(n):
+        if raw[i] > best:
+            best = raw[i]
+    cut = floor * best
+    for i in range(n):
+        pt.relevant[i] = raw[i] > 0.0 and raw[i] >= cut
+    best_out[0] = best
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -190,9 +190,9 @@ def proximity_pairs(
 
 
 # (raw, bm25, proximity, lead_in, heading, sibling, relevant, best, df, up): see ``page_scores``.
-PageScores = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
-                   npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_],
-                   float, npt.NDArray[np.int64], npt.NDArray[np.int64]]
+PageScores = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64] | None,
+                   npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None,
+                   npt.NDArray[np.bool_], float, npt.NDArray[np.int64], npt.NDArray[np.int64] | None]
 
 
 def page_scores(
@@ -220,7 +220,7 @@ def page_scores(
     sibling: float = 0.0,
     floor: float = 0.0,
 ) -> PageScores:
-    """A page's scores in one call; see ``qatbe._core.page_scores`` for what each part is."""
+    """A page's scores in one call; see ``qatbe._core.page_scores`` for what each part is (None: 0 everywhere)."""
     base = bm25_scores(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
                        prior_df, doc_lengths)
     items = list(texts)
@@ -303,9 +303,12 @@ def page_scores(
         sib = added(parts, sibling)
     best = max(raw, default=0.0)
     relevant = np.asarray([r > 0.0 and r >= floor * best for r in raw], dtype=np.bool_)
-    arrays = [np.asarray(x, dtype=np.float64) for x in (raw, base, prox, lead, head, sib)]
-    return (arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], arrays[5], relevant, float(best), df,
-            np.asarray(up, dtype=np.int64))
+
+    def part(x: list[float]) -> npt.NDArray[np.float64] | None:
+        return np.asarray(x, dtype=np.float64) if any(v != 0.0 for v in x) else None
+
+    return (np.asarray(raw, dtype=np.float64), base, part(prox), part(lead), part(head), part(sib), relevant,
+            float(best), df, np.asarray(up, dtype=np.int64) if head_idx else None)
 
 
 def _is_cjk(c: int) -> bool:

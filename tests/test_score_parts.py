@@ -24,7 +24,7 @@ def _up(levels: list[int]) -> list[int]:
 @settings(max_examples=200, deadline=None)
 @given(st.data(), st.lists(st.integers(0, 3), max_size=12))
 def test_credits_as_a_list_give_the_best_credited_heading_above(data: st.DataObject, levels: list[int]) -> None:
-    """bridge_scores passes heading credits as a plain list with 0 for uncredited segments: credits are never
+    """The bridges pass heading credits as a plain list with 0 for uncredited segments: credits are never
     negative, so those zeros cannot beat a credited heading, and a section with no credited heading gets 0."""
     heads = [i for i, lv in enumerate(levels) if lv]
     credit = data.draw(st.dictionaries(st.sampled_from(heads), st.floats(0.0, 5.0))) if heads else {}

@@ -221,8 +221,11 @@ class Analyzer:
     def query_terms(self, surfaces: Sequence[str]) -> tuple[list[tuple[str, str]], bool]:
         """``query`` of a text whose ``raw_terms`` are ``surfaces``."""
         seen: dict[str, str] = {}
+        cached = self._cache.get
         for s in surfaces:
-            t = self.term(s)
+            t = cached(s, "")  # the memo first: a query's words are mostly known ("": not yet)
+            if t == "":
+                t = self.term(s)
             if t is not None:
                 seen.setdefault(t, s)
         if seen:

@@ -7,7 +7,7 @@ score with the compiled BM25 kernel (default variant BM25L, whose IDF ln((N + 1)
 every df <= N, so no term ever counts against a segment); then add what a bag of words misses: query words close
 together (proximity pairs), the lead-in a block follows ("You can use it to:"), the heading a segment sits under
 (a paragraph under "## Fees" is about fees), the adjacent parts of a split table or paragraph, the second hop of
-a multi-hop question (a best segment that names another section's heading points to it: ``bridge_scores``), and
+a multi-hop question (a best segment that names another section's heading points to it: ``bridge_credits``), and
 a number where the question asks for one (``number_cue``). Optional: a background document-frequency prior from
 wordfreq (``background_prior``) and pseudo-relevance feedback (``feedback``); both are off by default because
 they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
@@ -141,9 +141,9 @@ class Scores:
 
 _HEADING = SegmentKind.HEADING
 # What ``run`` in ``score_segments`` returns: the kernel's page scores and the BM25 parameters they used.
-Page = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
-             npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_], float, npt.NDArray[np.int64],
-             npt.NDArray[np.int64]]
+Part = npt.NDArray[np.float64] | None  # None: 0 for every segment
+Page = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], Part, Part, Part, Part, npt.NDArray[np.bool_], float,
+             npt.NDArray[np.int64], npt.NDArray[np.int64] | None]
 Params = tuple[float, float, int, float, float, npt.NDArray[np.float64] | None, npt.NDArray[np.float64]]
 
 # The kinds of segment whose text is a language sample (prose; not code, tables or metadata).
@@ -271,15 +271,19 @@ def prefix_matches(
     ``df`` is the number of segments holding each query slot (``page_scores``); ``vocab`` the index's term table
     after indexing: the query terms, then every page term the index met (so each of those is on the page).
     """
-    missing = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN and not df[j]]
+    missing = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN]
+    if not missing:
+        return []
+    counts = df.tolist()
+    missing = [(j, t) for j, t in missing if not counts[j]]
     if not missing:
         return []
     out: list[tuple[int, str]] = []
     known = set(terms)
     for j, t in missing:
         head = t[:PREFIX_MIN]
-        for page_term in vocab:
-            if page_term in known or not page_term.startswith(head):
+        for page_term in [x for x in vocab if x.startswith(head)]:
+            if page_term in known:
                 continue
             common = len(os.path.commonprefix([t, page_term]))
             if common >= max(PREFIX_MIN, min(len(t), len(page_term)) - 2):
@@ -343,10 +347,19 @@ def _best_above(up: Sequence[int], values: Sequence[float]) -> list[float]:
     return [chain[k] if k >= 0 else 0.0 for k in up]
 
 
-def bridge_scores(
+def _by_section(up: Sequence[int], credit: dict[int, float]) -> npt.NDArray[np.float64]:
+    """Per segment, the best credit of the sections it sits in (0 for none)."""
+    values = [0.0] * len(up)
+    for h, value in credit.items():
+        values[h] = value
+    # Credits are positive, so a 0 for every other segment leaves each section's best credit as it is.
+    return np.array(_best_above(up, values), dtype=np.float64)
+
+
+def bridge_credits(
     an: Analyzer, segments: Sequence[Segment], texts: Sequence[str], raw: npt.NDArray[np.float64],
     asked: set[str], heads: Sequence[int], up: Sequence[int],
-) -> npt.NDArray[np.float64]:
+) -> dict[int, float]:
     """Second-hop relevance: a best-matching segment that names another section's heading points to it.
 
     Why: a multi-hop question ("the coach at Houston from 2007 to 2011 -- which team does he coach now?") names
@@ -358,20 +371,20 @@ def bridge_scores(
     written as a name counts more (``NAME_BRIDGE``), and the credit is divided by how many segments outside the
     section mention the heading: a heading named everywhere ("How to apply") is no pointer. ``heads`` are the
     headings' indices and ``up`` the heading chains (``page_scores``: for each segment the heading above it).
-    Returns, per segment, the best credit of the sections it sits in (not yet multiplied by ``settings.bridge``).
+    Returns the credited headings' credits (not yet multiplied by ``settings.bridge``); most pages have none.
     """
     n = len(segments)
-    out = np.zeros(n, dtype=np.float64)
+    credit: dict[int, float] = {}
     if not heads:
-        return out
+        return credit
     is_heading = [False] * n
     for h in heads:
         is_heading[h] = True
     values = raw.tolist()
     body = [i for i, v in enumerate(values) if v > 0 and not is_heading[i]]
     if not body:
-        return out
-    top = heapq.nsmallest(BRIDGE_TOP, body, key=lambda i: (-values[i], i))  # = sorted(...)[:BRIDGE_TOP]
+        return credit
+    top = heapq.nlargest(BRIDGE_TOP, body, key=values.__getitem__)  # = sorted(..., reverse=True)[:BRIDGE_TOP]
     tops = [_with_parts(segments, texts, i) for i in top]
     # The terms of the headings and of the best segments, from one indexing pass, as sets of ids of that pass
     # (the same sets as of the terms themselves; stopwords share the id of "").
@@ -386,7 +399,6 @@ def bridge_scores(
     by_name = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
     named_terms: dict[int, set[str]] = {}  # filled when a mention reaches the share (rare: most pages never do)
     sizes: dict[int, int] | None = None
-    credit: dict[int, float] = {}
     wanted: dict[int, list[str]] = {}
     for k, h in enumerate(heads):
         new = set(ids[bounds[k]:bounds[k + 1]]) - known
@@ -412,7 +424,7 @@ def bridge_scores(
             credit[h] = best
             wanted[h] = sorted(names[x] for x in new)
     if not credit:
-        return out
+        return credit
     # How many segments mention each candidate heading: one compiled pass over the page for their words only.
     vocab = {t: k for k, t in enumerate(sorted({t for ts in wanted.values() for t in ts}))}
     k = len(vocab)
@@ -432,11 +444,7 @@ def bridge_scores(
         rows = np.flatnonzero(mentions[:, c]).tolist()
         count = len(rows) - sum(_under(up, i, h) for i in rows)
         credit[h] /= max(1, count)
-    # Credits are positive, so a 0 for every other segment leaves each section's best credit as it is.
-    values = [0.0] * n
-    for h, value in credit.items():
-        values[h] = value
-    return np.array(_best_above(up, values), dtype=np.float64)
+    return credit
 
 
 def score_segments(segments: Sequence[Segment], query: str | None, settings: Settings) -> Scores:
@@ -519,15 +527,19 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
             flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
             ids = np.arange(len(q_terms), dtype=np.int32)
             page, params = run(q_terms, ids, weights)
-    raw, base, proximity, lead_in, heading, sibling, relevant, best, _, _ = page
+    raw, base, *parts, relevant, best, _, up_array = page
     zeros = np.zeros(n, dtype=np.float64)
+    proximity, lead_in, heading, sibling = (zeros if x is None else x for x in parts)
     bridge = zeros
     changed = False
     # Without headings no section can be bridged to.
-    if settings.bridge > 0 and heads and best > 0:
-        bridge = settings.bridge * bridge_scores(an, segments, texts, raw, set(q_terms), heads, page[9].tolist())
-        raw = raw + bridge
-        changed = True
+    if settings.bridge > 0 and up_array is not None and best > 0:
+        up = up_array.tolist()
+        credit = bridge_credits(an, segments, texts, raw, set(q_terms), heads, up)
+        if credit:  # no credit: the bridge part is 0 everywhere and leaves raw as it is
+            bridge = settings.bridge * _by_section(up, credit)
+            raw = raw + bridge
+            changed = True
     answer_type = zeros
     if NUMBER_CUE > 0 and best > 0 and question.numeric:
         cue = number_cue(query, texts)
