@@ -838,19 +838,31 @@ for _c in range(128):
                    else _UNDER if _c == 95 else 0)
 
 
+cdef inline void _put(_Out* out, int32_t idx) noexcept nogil:
+    """``_emit`` into room made beforehand (``_scan_texts`` sizes ``out`` for every token of the texts)."""
+    out.ids[out.n] = idx
+    out.n += 1
+
+
 cdef int _scan(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t* buf,
                const _Prefixes* prefixes) except -1 nogil:
-    """One text, in one pass over its code points; ``buf`` holds at least n of them, ``out`` room for n ids."""
+    """One text, in one pass over its code points; ``buf`` holds at least n of them, ``out`` room for n ids.
+
+    A token's characters are only copied (to ``buf``) when it is kept: most tokens of a page are ruled out by the
+    query's prefixes on their first two characters, read in place."""
     cdef Py_ssize_t i = 0, start, k, length
     cdef uint32_t c, d
     cdef uint8_t cls, seen, late
     cdef bint simple
+    cdef uint64_t key
     while i < n:
         c = data[i]
         if c < 128:
-            if not (_ACLASS[c] & _WORD):
+            seen = _ACLASS[c]
+            if not seen:
                 i += 1
                 continue
+            simple = True
         elif _is_cjk(c):
             start = i
             while i < n and _is_cjk(data[i]):
@@ -867,13 +879,15 @@ cdef int _scan(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t
         elif not _is_word(c):
             i += 1
             continue
+        else:
+            seen = 0
+            simple = False
         # A token: word runs joined by single joiners. Simple = ASCII letters/digits, and no upper-case letter
         # after the first unless none is lower case; its only term is its lower-case form (analyze.split_word).
         # ``seen`` gathers the classes of its ASCII characters, ``late`` those after the first character.
-        length = 0
-        simple = True
-        seen = 0
+        start = i
         late = 0
+        i += 1
         while True:
             while i < n:
                 d = data[i]
@@ -881,37 +895,37 @@ cdef int _scan(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t
                     cls = _ACLASS[d]
                     if not cls:
                         break
-                    seen |= cls
-                    if length:
-                        late |= cls
+                    late |= cls
                 elif _is_word(d) and not _is_cjk(d):
                     simple = False
                 else:
                     break
-                buf[length] = d
-                length += 1
                 i += 1
             if i + 1 < n and _is_joiner(data[i]):
                 d = data[i + 1]
                 if d != 95 and _is_word(d):
-                    buf[length] = data[i]
-                    length += 1
                     i += 1
                     simple = False
                     continue
             break
+        seen |= late
+        length = i - start
         if (seen & _UNDER) or ((late & _UPPER) and (seen & _LOWER)):
             simple = False
         if simple:
-            if prefixes != NULL and not _has_prefix(buf, length, 0, 1, prefixes):
-                _emit(out, 0)
-                continue
+            if prefixes != NULL:
+                key = (<uint64_t> _low(data[start]) << 22) | (<uint64_t> _low(data[start + 1]) + 1 if length > 1 else 0)
+                if not _key_in(prefixes, key):
+                    _put(out, 0)
+                    continue
             for k in range(length):
-                if 65 <= buf[k] <= 90:
-                    buf[k] += 32
-        elif prefixes != NULL and _ascii(buf, length) and not _complex_match(buf, length, prefixes):
-            _emit(out, 0)
-            continue
+                buf[k] = _low(data[start + k])
+        else:
+            for k in range(length):
+                buf[k] = data[start + k]
+            if prefixes != NULL and _ascii(buf, length) and not _complex_match(buf, length, prefixes):
+                _put(out, 0)
+                continue
         _emit(out, _intern(v, buf, length, simple))
     return 0
 
@@ -1310,10 +1324,17 @@ cdef class TermMemo:
     cdef tuple _write(self, const _Vocab* page, const _Out* out, const int32_t* entry, tok_offsets_arr,
                       dict vocab, const _Prefixes* pre):
         """Every position's term ids over ``vocab`` (see ``index``)."""
-        cdef Py_ssize_t n_names = len(self.names), n_texts = tok_offsets_arr.shape[0] - 1
-        cdef Py_ssize_t i, k, d, total = 0, w = 0, cap = self.page_of_cap
+        cdef Py_ssize_t n_names = len(self.names), n_texts = tok_offsets_arr.shape[0] - 1, n_tok = page.n
+        cdef Py_ssize_t i, k, d, j, e, m = 0, total = 0, w = 0, cap = self.page_of_cap
         cdef int32_t tid, pid, next_id = <int32_t> len(vocab)
+        cdef int32_t* start = NULL  # page token j's page ids: ptids[start[j]:start[j + 1]]
+        cdef int32_t* ptids = NULL
+        cdef int32_t* order = NULL  # the page tokens in order of first occurrence
+        cdef uint8_t* met = NULL
         cdef uint64_t check
+        cdef int32_t* ids
+        cdef long long* offsets
+        cdef double* lengths
         cdef long long[::1] tok_offsets = tok_offsets_arr
         if n_names > cap:
             _grow(<void**> &self.page_of, &cap, n_names, sizeof(int32_t))
@@ -1326,35 +1347,60 @@ cdef class TermMemo:
             if tid_obj is not None:
                 self.page_of[<Py_ssize_t> tid_obj] = <int32_t> pid_obj
                 preset.append(tid_obj)
-        for i in range(out.n):
-            d = entry[out.ids[i]]
-            total += self.ent_start[d + 1] - self.ent_start[d]
-        ids_arr = np.empty(total, dtype=np.int32)
-        offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
-        lengths_arr = np.empty(n_texts, dtype=np.float64)
-        cdef int[::1] ids = ids_arr
-        cdef long long[::1] offsets = offsets_arr
-        cdef double[::1] lengths = lengths_arr
         cdef _Out fresh
         fresh.ids = NULL
         fresh.n = 0
         fresh.cap = 0
         try:
+            start = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
+            order = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
+            met = <uint8_t*> calloc(n_tok + 1, sizeof(uint8_t))
+            if start == NULL or order == NULL or met == NULL:
+                raise MemoryError()
+            start[0] = 0
+            for j in range(n_tok):
+                e = entry[j]
+                start[j + 1] = start[j] + <int32_t> (self.ent_start[e + 1] - self.ent_start[e])
+            ptids = <int32_t*> malloc((start[n_tok] + 1) * sizeof(int32_t))
+            if ptids == NULL:
+                raise MemoryError()
+            with nogil:
+                # Each page token's page ids once, not once per occurrence; the tokens taken in order of first
+                # occurrence, so that new terms are numbered in order of first appearance in the stream.
+                for i in range(out.n):
+                    j = out.ids[i]
+                    total += start[j + 1] - start[j]
+                    if not met[j]:
+                        met[j] = 1
+                        order[m] = <int32_t> j
+                        m += 1
+                for i in range(m):
+                    j = order[i]
+                    e = entry[j]
+                    for k in range(self.ent_start[e], self.ent_start[e + 1]):
+                        tid = self.ent_terms[k]
+                        check = self.ent_checks[k]
+                        if pre != NULL and check != 0 and not _key_in(pre, check):
+                            tid = 0
+                        pid = self.page_of[tid]
+                        if pid < 0:
+                            pid = next_id
+                            next_id += 1
+                            self.page_of[tid] = pid
+                            _emit(&fresh, tid)
+                        ptids[start[j] + k - self.ent_start[e]] = pid
+            ids_arr = np.empty(total, dtype=np.int32)
+            offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+            lengths_arr = np.empty(n_texts, dtype=np.float64)
+            ids = <int32_t*> _data(ids_arr) if total else NULL
+            offsets = <long long*> _data(offsets_arr)
+            lengths = <double*> _data(lengths_arr) if n_texts else NULL
             with nogil:
                 for d in range(n_texts):
                     for i in range(tok_offsets[d], tok_offsets[d + 1]):
-                        for k in range(self.ent_start[entry[out.ids[i]]], self.ent_start[entry[out.ids[i]] + 1]):
-                            tid = self.ent_terms[k]
-                            check = self.ent_checks[k]
-                            if pre != NULL and check != 0 and not _key_in(pre, check):
-                                tid = 0
-                            pid = self.page_of[tid]
-                            if pid < 0:
-                                pid = next_id
-                                next_id += 1
-                                self.page_of[tid] = pid
-                                _emit(&fresh, tid)
-                            ids[w] = pid
+                        j = out.ids[i]
+                        for k in range(start[j], start[j + 1]):
+                            ids[w] = ptids[k]
                             w += 1
                     offsets[d + 1] = w
                     lengths[d] = <double> (tok_offsets[d + 1] - tok_offsets[d])
@@ -1364,7 +1410,7 @@ cdef class TermMemo:
                 self.page_of[fresh.ids[i]] = -1
             for tid_obj in preset:
                 self.page_of[<Py_ssize_t> tid_obj] = -1
-            free(fresh.ids)
+            free(fresh.ids); free(start); free(ptids); free(order); free(met)
         return ids_arr, offsets_arr, lengths_arr, new_terms
 
 

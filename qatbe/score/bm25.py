@@ -466,18 +466,17 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         return Scores(np.zeros(n, dtype=np.float64), (), np.zeros(n, dtype=bool), language)
     q_terms = [t for t, _ in q]
     surfaces = [x for _, x in q]
-    weights = np.array(question.weights, dtype=np.float64)
+    weights = list(question.weights)  # an array only when the kernel reads it
     if SPELLINGS:
-        spelled = spellings(an, q, weights.tolist())
+        spelled = spellings(an, q, weights)
         q_terms += [t for t, _, _ in spelled]
         surfaces += [x for _, x, _ in spelled]
-        if spelled:
-            weights = np.concatenate([weights, [w for _, _, w in spelled]])
+        weights += [w for _, _, w in spelled]
     if settings.expand_query or settings.synonyms:
-        expanded = expansions(an, q, weights.tolist(), settings.synonyms, settings.expand_query)
+        expanded = expansions(an, q, weights, settings.synonyms, settings.expand_query)
         q_terms += [t for t, _, _ in expanded]
         surfaces += [x for _, x, _ in expanded]
-        weights = np.concatenate([weights, [w for _, _, w in expanded]])
+        weights += [w for _, _, w in expanded]
     vocab: dict[str, int] = {t: i for i, t in enumerate(q_terms)}
     flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
     prior_n = settings.background_prior if an.lexicon.zipf else 0.0
@@ -485,7 +484,7 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     levels = [segments[i].level for i in heads]
     groups = [seg.group for seg in segments]
 
-    def run(terms: list[str], ids: npt.NDArray[np.int32], w: npt.NDArray[np.float64]) -> tuple[Page, Params]:
+    def run(terms: list[str], ids: npt.NDArray[np.int32], w: list[float]) -> tuple[Page, Params]:
         """Every part but the bridges and the number cue, for the query ``terms`` (page ids ``ids``)."""
         prior_df = None  # None: no pseudo-segments
         if prior_n:
@@ -500,7 +499,8 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         if settings.proximity > 0 and len(terms) > 1:
             scale = settings.proximity * math.log(1.0 + (n + prior_n + 0.5) / 0.5) / max(1.0, (n_query - 1) / 2.0)
         page = kernel.page_scores(
-            flat, offs, len(vocab), ids, w, lengths, texts, heads, levels, groups, settings.k1, settings.b,
+            flat, offs, len(vocab), ids, np.array(w, dtype=np.float64), lengths, texts, heads, levels, groups,
+            settings.k1, settings.b,
             _VARIANT[settings.bm25], 0.5, prior_n, prior_df, n_query, PROXIMITY_WINDOW, scale, LEADIN_SHARE,
             settings.heading_share, SIBLING_SHARE, settings.relevance_floor)
         return page, params
@@ -514,7 +514,7 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
             # query's prefix filter and its occurrences are in the index already (under its page id).
             q_terms = q_terms + [t for _, t in near]
             surfaces = surfaces + [t for _, t in near]
-            weights = np.concatenate([weights, [PREFIX_WEIGHT * weights[j] for j, _ in near]])
+            weights = weights + [PREFIX_WEIGHT * weights[j] for j, _ in near]
             ids = np.array([vocab[t] for t in q_terms], dtype=np.int32)
             page, params = run(q_terms, ids, weights)
     if settings.feedback > 0 and page[7] > 0:
@@ -522,7 +522,7 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         if extra:
             q_terms = q_terms + [t for t, _ in extra]
             surfaces = surfaces + [x for _, x in extra]
-            weights = np.concatenate([weights, np.full(len(extra), settings.feedback)])
+            weights = weights + [settings.feedback] * len(extra)
             vocab = {t: i for i, t in enumerate(q_terms)}
             flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
             ids = np.arange(len(q_terms), dtype=np.int32)
@@ -554,10 +554,10 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     def per_term() -> npt.NDArray[np.float64]:
         out = np.zeros((n, len(q_terms)), dtype=np.float64)
         for j in range(len(q_terms)):
-            only = np.zeros_like(weights)
+            only = np.zeros(len(weights), dtype=np.float64)
             only[j] = weights[j]
             out[:, j] = kernel.bm25_scores(flat, offs, len(vocab), ids, only, *params)
         return out
 
-    return Scores(raw, tuple(q_terms), relevant, language, tuple(weights.tolist()), base, proximity,
+    return Scores(raw, tuple(q_terms), relevant, language, tuple(weights), base, proximity,
                   lead_in, heading, bridge, sibling, answer_type, per_term)

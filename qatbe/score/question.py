@@ -22,13 +22,19 @@ _NUMERIC_QUESTION = re.compile(
 class Question:
     """``terms``: distinct (index term, first surface form), as ``Analyzer.query`` gives them; ``only_stopwords``:
     the query had nothing but stopwords (then they are its terms); ``weights``: per term, 1 for the words of the
-    question, ``context_weight`` for words only in the query's other sentences; ``numeric``: a question sentence
-    (the whole query when none ends with a question mark) asks for a number or a date ("how many", "when")."""
+    question, ``context_weight`` for words only in the query's other sentences; ``asked``: the question sentences
+    (the whole query when none ends with a question mark)."""
 
     terms: list[tuple[str, str]]
     only_stopwords: bool
     weights: list[float]
-    numeric: bool
+    asked: list[str]
+
+    @property
+    def numeric(self) -> bool:
+        """Does a question sentence ask for a number or a date ("how many", "when")? Read only when it matters
+        (a page with a match), not for every page."""
+        return any(_NUMERIC_QUESTION.search(x) for x in self.asked)
 
 
 def read_question(an: Analyzer, query: str, context_weight: float) -> Question:
@@ -46,5 +52,4 @@ def read_question(an: Analyzer, query: str, context_weight: float) -> Question:
     if context_weight != 1.0 and len(sentences) >= 2 and any(asks):
         asked = {t for surfaces, a in zip(each, asks) if a for t, _ in an.query_terms(surfaces)[0]}
         weights = [1.0 if t in asked else context_weight for t, _ in terms]
-    questions = [x for x, a in zip(sentences, asks) if a] or [query]
-    return Question(terms, only_stopwords, weights, any(_NUMERIC_QUESTION.search(x) for x in questions))
+    return Question(terms, only_stopwords, weights, [x for x, a in zip(sentences, asks) if a] or [query])
