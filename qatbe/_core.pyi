@@ -1,4 +1,5 @@
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TypeAlias
 
 import numpy as np
@@ -102,7 +103,10 @@ class TermMemo:
     max_entries: int
     def __init__(self, max_entries: int) -> None: ...
     def __len__(self) -> int: ...
+    def terms(
+        self, texts: Sequence[str], analyse: Callable[[list[str], bytes], Sequence[Told]]
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str]]: ...
     def index(
-        self, texts: Sequence[str], prefixes: Sequence[str] | None, vocab: dict[str, int],
+        self, texts: Sequence[str], prefixes: Sequence[str] | AbstractSet[str] | None, vocab: dict[str, int],
         analyse: Callable[[list[str], bytes], Sequence[Told]],
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.float64], list[str]]: ...

@@ -1221,6 +1221,60 @@ cdef class TermMemo:
         """How many tokens are remembered."""
         return self.known.n
 
+    def terms(self, texts, analyse):
+        """Every text's terms in CSR form as ids of this memo's own numbering: ``(ids, offsets, names)``, with
+        ``names[ids[i]]`` the term ("" for none) and ``texts[t]``'s terms at ``ids[offsets[t]:offsets[t + 1]]``.
+
+        Why: a caller that compares the term sets of a few texts (the bridges: headings against the best
+        segments) needs neither a page numbering nor every term's name; ``index`` builds both. Tokens are all
+        analysed (no prefix filter), as by ``index(texts, None, ...)``; ``names`` is the memo's list at the time
+        (it only grows until the memo starts afresh, which replaces it), so its ids stay valid with it.
+        """
+        cdef list items = _texts(texts)
+        cdef Py_ssize_t n_texts = len(items), i, k, d, e, w = 0, total = 0
+        if self.busy:
+            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
+        if self.known.n >= self.max_entries:
+            self._reset()
+        cdef _Vocab page
+        cdef _Out out
+        cdef int32_t* entry = NULL
+        cdef int32_t* ids
+        cdef long long* offsets
+        memset_vocab(&page)
+        out.ids = NULL
+        out.n = 0
+        out.cap = 0
+        tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+        cdef long long[::1] tok_offsets = tok_offsets_arr
+        self.busy = True
+        try:
+            _scan_texts(items, NULL, &page, &out, tok_offsets_arr)
+            entry = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
+            if entry == NULL:
+                raise MemoryError()
+            self._resolve(&page, entry, analyse)
+            for i in range(out.n):
+                e = entry[out.ids[i]]
+                total += self.ent_start[e + 1] - self.ent_start[e]
+            ids_arr = np.empty(total, dtype=np.int32)
+            offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+            ids = <int32_t*> _data(ids_arr) if total else NULL
+            offsets = <long long*> _data(offsets_arr)
+            with nogil:
+                for d in range(n_texts):
+                    for i in range(tok_offsets[d], tok_offsets[d + 1]):
+                        e = entry[out.ids[i]]
+                        for k in range(self.ent_start[e], self.ent_start[e + 1]):
+                            ids[w] = self.ent_terms[k]
+                            w += 1
+                    offsets[d + 1] = w
+            return ids_arr, offsets_arr, self.names
+        finally:
+            self.busy = False
+            free(entry); free(out.ids)
+            _free_vocab(&page)
+
     def index(self, texts, prefixes, dict vocab, analyse):
         """Term ids of every text in CSR form, ``(ids, offsets, lengths, new_terms)``.
 

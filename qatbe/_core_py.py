@@ -508,6 +508,7 @@ class TermMemo:
             raise ValueError("max_entries must be >= 1")
         self.max_entries = max_entries
         self._known: dict[tuple[str, int], tuple[tuple[str, ...], tuple[str | None, ...]]] = {}
+        self._names = [""]  # the numbering ``terms`` uses
         self._busy = False
 
     def __len__(self) -> int:
@@ -526,6 +527,7 @@ class TermMemo:
             raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
         if len(self._known) >= self.max_entries:
             self._known = {}
+            self._names = [""]
         self._busy = True
         try:
             self._resolve(tokens, simple, analyse)
@@ -549,6 +551,35 @@ class TermMemo:
             offsets.append(len(ids))
         return (np.asarray(ids, dtype=np.int32), np.asarray(offsets, dtype=np.int64),
                 np.diff(tok_offsets).astype(np.float64), new)
+
+    def terms(
+        self, texts: Sequence[str], analyse: Callable[[list[str], bytes], Sequence[Told]],
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str]]:
+        """Every text's terms as ids of this memo's own numbering, ``(ids, offsets, names)``; see
+        ``qatbe._core.TermMemo.terms`` (the numbering may differ, ``names[ids]`` may not)."""
+        tok_ids, tok_offsets, tokens, simple = tokenize(texts)
+        if self._busy:
+            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
+        if len(self._known) >= self.max_entries:
+            self._known = {}
+            self._names = [""]
+        self._busy = True
+        try:
+            self._resolve(tokens, simple, analyse)
+        finally:
+            self._busy = False
+        number = {t: i for i, t in enumerate(self._names)}
+        ids: list[int] = []
+        offsets = [0]
+        for d in range(len(tok_offsets) - 1):
+            for tok in tok_ids[tok_offsets[d]:tok_offsets[d + 1]].tolist():
+                for term in self._known[(tokens[tok], simple[tok])][0]:
+                    if term not in number:
+                        number[term] = len(self._names)
+                        self._names.append(term)
+                    ids.append(number[term])
+            offsets.append(len(ids))
+        return np.asarray(ids, dtype=np.int32), np.asarray(offsets, dtype=np.int64), self._names
 
     def _resolve(self, tokens: list[str], simple: bytes, analyse: Callable[[list[str], bytes], Sequence[Told]]
                  ) -> None:

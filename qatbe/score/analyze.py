@@ -194,6 +194,13 @@ class Analyzer:
             vocab.update(zip(new, range(len(vocab), len(vocab) + len(new))))
         return ids, offsets, lengths
 
+    def term_ids(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str]]:
+        """The index terms of every text as ids, ``(ids, offsets, names)`` (``names[ids[i]]`` is the term, "" for a
+        stopword; text t's at ``ids[offsets[t]:offsets[t + 1]]``): ``index`` without a page numbering, for a
+        caller that compares the term sets of a few texts."""
+        with self._memo_lock:
+            return self._memos[False].terms(texts, self._analysers[False])  # type: ignore[no-any-return]
+
     def _analyse(self, keep_stopwords: bool, tokens: list[str], simple: bytes) -> list[_TokenTerms]:
         """For ``TermMemo.index``: the index terms of each raw token ("" for none), and per term the prefix the
         query's prefix filter checks -- the first two letters of an ASCII part of a non-simple token (the

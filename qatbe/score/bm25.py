@@ -15,7 +15,6 @@ they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
 
 from __future__ import annotations
 
-import heapq
 import math
 import os
 import re
@@ -384,24 +383,20 @@ def bridge_credits(
     body = [i for i, v in enumerate(values) if v > 0 and not is_heading[i]]
     if not body:
         return credit
-    top = heapq.nlargest(BRIDGE_TOP, body, key=values.__getitem__)  # = sorted(..., reverse=True)[:BRIDGE_TOP]
+    top = sorted(body, key=values.__getitem__, reverse=True)[:BRIDGE_TOP]  # stable: ties in page order
     tops = [_with_parts(segments, texts, i) for i in top]
-    # The terms of the headings and of the best segments, from one indexing pass, as sets of ids of that pass
-    # (the same sets as of the terms themselves; stopwords share the id of "").
-    vocab: dict[str, int] = {}
-    flat, offs, _ = an.index([texts[h] for h in heads] + tops, vocab)
-    names = list(vocab)  # vocab's ids are 0, 1, ... in insertion order
+    # The terms of the headings and of the best segments, from one pass, as sets of term ids (the same sets as of
+    # the terms themselves; stopwords are the term "").
+    flat, offs, names = an.term_ids([texts[h] for h in heads] + tops)
     ids = flat.tolist()
     bounds = offs.tolist()
-    known = {vocab[t] for t in asked if t in vocab}
-    known.add(vocab[""])
     top_terms = [set(ids[bounds[k]:bounds[k + 1]]) for k in range(len(heads), len(heads) + len(top))]
     by_name = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
     named_terms: dict[int, set[str]] = {}  # filled when a mention reaches the share (rare: most pages never do)
     sizes: dict[int, int] | None = None
     wanted: dict[int, list[str]] = {}
     for k, h in enumerate(heads):
-        new = set(ids[bounds[k]:bounds[k + 1]]) - known
+        new = {x for x in set(ids[bounds[k]:bounds[k + 1]]) if names[x] and names[x] not in asked}
         if not new:
             continue
         best = 0.0
