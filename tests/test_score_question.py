@@ -53,6 +53,15 @@ def test_one_reading_gives_what_the_separate_steps_gave(language: str | None, qu
     assert got.numeric == _numeric(query)
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["how", "HOW", "many", "When", "wHAT", "year", "which", "whıch", "ſ", "K", "İn",
+                                 "what", "date", " ", "?", "x", "Hоw"]) | st.text(max_size=3), max_size=8).map(" ".join))
+def test_the_cheap_test_for_a_number_question_agrees_with_the_regex(sentence: str) -> None:
+    from qatbe.score.question import _asks_for_number
+
+    assert _asks_for_number(sentence) == (_NUMERIC.search(sentence) is not None)
+
+
 def test_context_words_weigh_less_and_a_question_for_a_number_is_seen() -> None:
     got = read_question(analyzer("en"), "I am 18 and got my results. How many times can I appeal?", 0.5)
     weight = dict(zip([t for t, _ in got.terms], got.weights))

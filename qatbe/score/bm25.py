@@ -279,9 +279,16 @@ def prefix_matches(
         return []
     out: list[tuple[int, str]] = []
     known = set(terms)
+    # The page terms one a line: the ones that start with a word's head are found by str.find, in vocab order,
+    # instead of a startswith test per term per missing word (a term holds no whitespace).
+    lines = "\n" + "\n".join(vocab) + "\n"
     for j, t in missing:
-        head = t[:PREFIX_MIN]
-        for page_term in [x for x in vocab if x.startswith(head)]:
+        head = "\n" + t[:PREFIX_MIN]
+        at = lines.find(head)
+        while at >= 0:
+            end = lines.index("\n", at + 1)
+            page_term = lines[at + 1:end]
+            at = lines.find(head, end)
             if page_term in known:
                 continue
             common = len(os.path.commonprefix([t, page_term]))
