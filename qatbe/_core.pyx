@@ -1232,10 +1232,7 @@ cdef class TermMemo:
         """
         cdef list items = _texts(texts)
         cdef Py_ssize_t n_texts = len(items), i, k, d, e, w = 0, total = 0
-        if self.busy:
-            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
-        if self.known.n >= self.max_entries:
-            self._reset()
+        self._enter()
         cdef _Vocab page
         cdef _Out out
         cdef int32_t* entry = NULL
@@ -1291,10 +1288,7 @@ cdef class TermMemo:
         cdef bint filtered = prefixes is not None
         cdef Py_ssize_t n_texts = len(items)
         _check_vocab(vocab)
-        if self.busy:
-            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
-        if self.known.n >= self.max_entries:
-            self._reset()
+        self._enter()
         cdef _Vocab page
         cdef _Out out
         cdef int32_t* entry = NULL
@@ -1318,6 +1312,14 @@ cdef class TermMemo:
             self.busy = False
             free(entry); free(key_array); free(out.ids)
             _free_vocab(&page)
+
+    cdef int _enter(self) except -1:
+        """Before a call's work: refuse re-entry (``analyse`` calling back in), start afresh when full."""
+        if self.busy:
+            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
+        if self.known.n >= self.max_entries:
+            self._reset()
+        return 0
 
     cdef int _resolve(self, _Vocab* page, int32_t* entry, analyse) except -1:
         """``entry[j]``: the memo entry of page token j, after ``analyse`` has told the ones not remembered."""

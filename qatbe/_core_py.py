@@ -523,16 +523,7 @@ class TermMemo:
         if not isinstance(vocab, dict):
             raise TypeError("vocab must be a dict")
         _check_vocab(vocab)
-        if self._busy:
-            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
-        if len(self._known) >= self.max_entries:
-            self._known = {}
-            self._names = [""]
-        self._busy = True
-        try:
-            self._resolve(tokens, simple, analyse)
-        finally:
-            self._busy = False
+        self._learn(tokens, simple, analyse)
         wanted = None if prefixes is None else {_prefix_key(p) for p in prefixes}
         page = dict(vocab)
         new: list[str] = []
@@ -558,16 +549,7 @@ class TermMemo:
         """Every text's terms as ids of this memo's own numbering, ``(ids, offsets, names)``; see
         ``qatbe._core.TermMemo.terms`` (the numbering may differ, ``names[ids]`` may not)."""
         tok_ids, tok_offsets, tokens, simple = tokenize(texts)
-        if self._busy:
-            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
-        if len(self._known) >= self.max_entries:
-            self._known = {}
-            self._names = [""]
-        self._busy = True
-        try:
-            self._resolve(tokens, simple, analyse)
-        finally:
-            self._busy = False
+        self._learn(tokens, simple, analyse)
         number = {t: i for i, t in enumerate(self._names)}
         ids: list[int] = []
         offsets = [0]
@@ -580,6 +562,20 @@ class TermMemo:
                     ids.append(number[term])
             offsets.append(len(ids))
         return np.asarray(ids, dtype=np.int32), np.asarray(offsets, dtype=np.int64), self._names
+
+    def _learn(self, tokens: list[str], simple: bytes, analyse: Callable[[list[str], bytes], Sequence[Told]]
+               ) -> None:
+        """Start afresh when full, then ``_resolve`` (not re-entrant: ``analyse`` may not call back in)."""
+        if self._busy:
+            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
+        if len(self._known) >= self.max_entries:
+            self._known = {}
+            self._names = [""]
+        self._busy = True
+        try:
+            self._resolve(tokens, simple, analyse)
+        finally:
+            self._busy = False
 
     def _resolve(self, tokens: list[str], simple: bytes, analyse: Callable[[list[str], bytes], Sequence[Told]]
                  ) -> None:

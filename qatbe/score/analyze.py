@@ -197,7 +197,8 @@ class Analyzer:
     def term_ids(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str]]:
         """The index terms of every text as ids, ``(ids, offsets, names)`` (``names[ids[i]]`` is the term, "" for a
         stopword; text t's at ``ids[offsets[t]:offsets[t + 1]]``): ``index`` without a page numbering, for a
-        caller that compares the term sets of a few texts."""
+        caller that compares the term sets of a few texts. ``names`` is the memo's own list: read it, never
+        change it."""
         with self._memo_lock:
             return self._memos[False].terms(texts, self._analysers[False])  # type: ignore[no-any-return]
 
