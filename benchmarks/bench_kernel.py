@@ -68,7 +68,12 @@ def kernel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
     monkeypatch.setattr(bm25, "kernel", module)
     monkeypatch.setattr(analyze, "kernel", module)
     monkeypatch.setattr(languages, "kernel", module)
+    # Analyzers (their term memos) and the stopword table are kernel objects, built once: build them anew.
+    analyze.analyzer.cache_clear()
+    languages._stop_classes.cache_clear()
     yield module
+    analyze.analyzer.cache_clear()
+    languages._stop_classes.cache_clear()
 
 
 def _info(benchmark: Any, kernel: ModuleType) -> None:

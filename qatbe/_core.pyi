@@ -1,4 +1,5 @@
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TypeAlias
 
 import numpy as np
@@ -30,6 +31,37 @@ def proximity_pairs(
     query_terms: npt.NDArray[np.int32],
     window: int = ...,
 ) -> npt.NDArray[np.float64]: ...
+Part: TypeAlias = npt.NDArray[np.float64] | None
+PageScores: TypeAlias = tuple[
+    npt.NDArray[np.float64], npt.NDArray[np.float64], Part, Part, Part, Part, npt.NDArray[np.bool_], float,
+    npt.NDArray[np.int64], npt.NDArray[np.int64] | None,
+]
+
+def page_scores(
+    doc_terms: npt.NDArray[np.int32],
+    doc_offsets: npt.NDArray[np.int64],
+    n_terms: int,
+    query_terms: npt.NDArray[np.int32],
+    query_weights: npt.NDArray[np.float64],
+    doc_lengths: npt.NDArray[np.float64],
+    texts: Sequence[str],
+    heads: Sequence[int],
+    levels: Sequence[int],
+    groups: Sequence[int],
+    k1: float = ...,
+    b: float = ...,
+    variant: int = ...,
+    delta: float = ...,
+    prior_n: float = ...,
+    prior_df: npt.NDArray[np.float64] | None = ...,
+    n_near: int = ...,
+    window: int = ...,
+    proximity: float = ...,
+    lead_in: float = ...,
+    heading: float = ...,
+    sibling: float = ...,
+    floor: float = ...,
+) -> PageScores: ...
 def tokenize(
     texts: list[str] | tuple[str, ...],
     prefixes: list[str] | tuple[str, ...] | None = ...,
@@ -40,13 +72,28 @@ def remap(
     starts: npt.NDArray[np.int64],
     terms: npt.NDArray[np.int32],
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
-def string_table(
-    words: list[str] | tuple[str, ...], values: list[int] | tuple[int, ...]
-) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32]]: ...
+Runs: TypeAlias = tuple[npt.NDArray[np.int64], int, int, npt.NDArray[np.int64], list[str], npt.NDArray[np.int64]]
+
+class StringTable:
+    chars: npt.NDArray[np.uint32]
+    starts: npt.NDArray[np.int64]
+    values: npt.NDArray[np.int64]
+    slots: npt.NDArray[np.int32]
+    packed: npt.NDArray[np.int64]
+    limit: int
+    def __init__(
+        self, chars: npt.NDArray[np.uint32], starts: npt.NDArray[np.int64], values: npt.NDArray[np.int64],
+        slots: npt.NDArray[np.int32], packed: npt.NDArray[np.int64],
+    ) -> None: ...
+
+def string_table(words: list[str] | tuple[str, ...], values: list[int] | tuple[int, ...]) -> StringTable: ...
 def letter_runs(
-    text: str, ranges: npt.NDArray[np.int64], max_words: int, chars: npt.NDArray[np.uint32],
-    starts: npt.NDArray[np.int64], values: npt.NDArray[np.int64], slots: npt.NDArray[np.int32], n_votes: int,
-) -> tuple[npt.NDArray[np.int64], int, int, npt.NDArray[np.int64], list[str], npt.NDArray[np.int64]]: ...
+    text: str, ranges: npt.NDArray[np.int64], max_words: int, table: StringTable, n_votes: int
+) -> Runs: ...
+def sample_runs(
+    texts: Sequence[str], use: Sequence[object], min_chars: int, max_chars: int, ranges: npt.NDArray[np.int64],
+    max_words: int, table: StringTable, n_votes: int,
+) -> Runs: ...
 def has_decimal(texts: Sequence[str]) -> npt.NDArray[np.uint8]: ...
 def last_visible(texts: Sequence[str]) -> npt.NDArray[np.uint32]: ...
 
@@ -56,7 +103,10 @@ class TermMemo:
     max_entries: int
     def __init__(self, max_entries: int) -> None: ...
     def __len__(self) -> int: ...
+    def terms(
+        self, texts: Sequence[str], analyse: Callable[[list[str], bytes], Sequence[Told]]
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str]]: ...
     def index(
-        self, texts: Sequence[str], prefixes: Sequence[str] | None, vocab: dict[str, int],
+        self, texts: Sequence[str], prefixes: Sequence[str] | AbstractSet[str] | None, vocab: dict[str, int],
         analyse: Callable[[list[str], bytes], Sequence[Told]],
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.float64], list[str]]: ...

@@ -27,6 +27,22 @@ every formula above then uses N' = N + prior_n and df' = df + prior_df[q]. With 
 import numpy as np
 from libc.math cimport log, isfinite
 from libc.stdlib cimport calloc, malloc, free
+from libc.string cimport memcmp, memcpy, memset
+from libc.stdlib cimport realloc
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE, PyBUF_WRITABLE
+
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object o)
+    void* PyUnicode_DATA(object o)
+    Py_ssize_t PyUnicode_GET_LENGTH(object o)
+    uint32_t PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    bint Py_UNICODE_ISALNUM(uint32_t ch) nogil
+    bint Py_UNICODE_ISDECIMAL(uint32_t ch) nogil
+    bint Py_UNICODE_ISSPACE(uint32_t ch) nogil
+    int PyUnicode_4BYTE_KIND
 
 LUCENE = 0
 OKAPI = 1
@@ -78,24 +94,22 @@ cdef int _check_query(const int[::1] query_terms, Py_ssize_t n_terms) except -1:
     return 0
 
 
-cdef inline void _fill_qmap(int* qmap, Py_ssize_t n_terms, const int[::1] query_terms) noexcept nogil:
+cdef inline void _fill_qmap(int* qmap, Py_ssize_t n_terms, const int* query_terms, Py_ssize_t n_q) noexcept nogil:
     """Dense term id -> first query slot map (-1: not a query term); both kernels count only query terms."""
     cdef Py_ssize_t i
     for i in range(n_terms):
         qmap[i] = -1
-    for i in range(query_terms.shape[0]):
+    for i in range(n_q):
         if qmap[query_terms[i]] < 0:
             qmap[query_terms[i]] = <int> i
 
 
-def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
-                const int[::1] query_terms, const double[::1] query_weights,
-                double k1=1.2, double b=0.75, int variant=0, double delta=0.5,
-                double prior_n=0.0, const double[::1] prior_df=None, const double[::1] doc_lengths=None):
-    """BM25 score of every segment for the query terms (distinct ids; a repeated id scores once)."""
-    cdef Py_ssize_t n_docs = doc_offsets.shape[0] - 1
-    cdef Py_ssize_t n_q = query_terms.shape[0]
-    cdef Py_ssize_t i, d, q
+cdef int _check_bm25(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
+                     const int[::1] query_terms, const double[::1] query_weights, double k1, double b, int variant,
+                     double delta, double prior_n, const double[::1] prior_df, const double[::1] doc_lengths
+                     ) except -1:
+    """The checks ``bm25_scores`` and ``page_scores`` share (ValueError on anything the loops cannot take)."""
+    cdef Py_ssize_t n_docs = doc_offsets.shape[0] - 1, n_q = query_terms.shape[0], d, q
     _check_csr(doc_terms, doc_offsets, n_terms)
     if query_weights.shape[0] != n_q:
         raise ValueError("query_terms and query_weights must have the same length")
@@ -119,81 +133,169 @@ def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
         if prior_df is not None and not (isfinite(prior_df[q]) and 0.0 <= prior_df[q] <= prior_n):
             raise ValueError("prior_df values must lie in [0, prior_n]")
     _check_query(query_terms, n_terms)
-    scores_arr = _zeros(n_docs)
+    return 0
+
+
+cdef struct _Csr:
+    # A checked CSR collection and query, as plain pointers for the GIL-free loops (NULL for an empty array).
+    const int* terms
+    const long long* offsets
+    Py_ssize_t n_docs, n_terms
+    const int* query
+    Py_ssize_t n_q
+
+
+cdef int _bm25(const _Csr* c, const double* query_weights, double k1, double b, int variant, double delta,
+               double prior_n, const double* prior_df, const double* doc_lengths, double* scores,
+               long long* df_out) except -1 nogil:
+    """BM25 of every document into ``scores`` (zeroed by the caller); ``df_out`` (optional): the document
+    frequency of each query slot, before the prior. One body for ``bm25_scores`` and ``page_scores``, so that the
+    two give the same floats."""
+    cdef Py_ssize_t n_docs = c.n_docs, n_q = c.n_q, i, d, q
     if n_docs == 0 or n_q == 0:
-        return scores_arr
-    cdef double[::1] scores = scores_arr
-    cdef int* qmap = <int*> malloc(max(n_terms, 1) * sizeof(int))
+        return 0
+    cdef int* qmap = <int*> malloc(max(c.n_terms, 1) * sizeof(int))
     cdef double* tf = <double*> calloc(n_docs * n_q, sizeof(double))
     cdef double* df = <double*> calloc(n_q, sizeof(double))
     cdef double* idf = <double*> calloc(n_q, sizeof(double))
+    cdef int slot
+    cdef double total = 0.0, avgdl, dl, norm, f, cn, mean_idf, N, dfq
     if qmap == NULL or tf == NULL or df == NULL or idf == NULL:
         free(qmap); free(tf); free(df); free(idf)
-        raise MemoryError()
+        with gil:
+            raise MemoryError()
+    _fill_qmap(qmap, c.n_terms, c.query, n_q)
+    for d in range(n_docs):
+        if doc_lengths != NULL:
+            total += doc_lengths[d]
+        else:
+            total += <double> (c.offsets[d + 1] - c.offsets[d])
+        for i in range(c.offsets[d], c.offsets[d + 1]):
+            slot = qmap[c.terms[i]]
+            if slot >= 0:
+                tf[d * n_q + slot] += 1.0
+    for d in range(n_docs):
+        for q in range(n_q):
+            if tf[d * n_q + q] > 0.0:
+                df[q] += 1.0
+    if df_out != NULL:
+        for q in range(n_q):
+            df_out[q] = <long long> df[q]
+    avgdl = total / <double> n_docs
+    if avgdl <= 0.0:
+        avgdl = 1.0
+    N = <double> n_docs + prior_n
+    mean_idf = 0.0
+    for q in range(n_q):
+        dfq = df[q]
+        if prior_df != NULL:
+            dfq = dfq + prior_df[q]
+        if variant == 0:
+            idf[q] = log(1.0 + (N - dfq + 0.5) / (dfq + 0.5))
+        elif variant == 1:
+            idf[q] = log((N - dfq + 0.5) / (dfq + 0.5))
+        elif variant == 2:
+            idf[q] = log((N + 1.0) / dfq) if dfq > 0.0 else 0.0
+        else:
+            idf[q] = log((N + 1.0) / (dfq + 0.5))
+        mean_idf += idf[q]
+    if variant == 1:
+        mean_idf = mean_idf / <double> n_q
+        if mean_idf <= 0.0:
+            mean_idf = OKAPI_MIN_MEAN
+        for q in range(n_q):
+            if idf[q] <= 0.0:
+                idf[q] = delta * mean_idf
+    for d in range(n_docs):
+        if doc_lengths != NULL:
+            dl = doc_lengths[d]
+        else:
+            dl = <double> (c.offsets[d + 1] - c.offsets[d])
+        norm = 1.0 - b + b * dl / avgdl
+        for q in range(n_q):
+            f = tf[d * n_q + q]
+            if f <= 0.0:
+                continue
+            if variant == 0 or variant == 1:
+                scores[d] += query_weights[q] * idf[q] * f * (k1 + 1.0) / (f + k1 * norm)
+            elif variant == 2:
+                scores[d] += query_weights[q] * idf[q] * (delta + f * (k1 + 1.0) / (f + k1 * norm))
+            elif norm > 0.0:
+                cn = f / norm
+                scores[d] += query_weights[q] * idf[q] * (k1 + 1.0) * (cn + delta) / (k1 + cn + delta)
+            else:  # a zero normalised length (b = 1, a caller's length of 0): c is infinite, the tf part k1 + 1
+                scores[d] += query_weights[q] * idf[q] * (k1 + 1.0)
+    free(qmap); free(tf); free(df); free(idf)
+    return 0
+
+
+cdef int _pairs(const _Csr* c, Py_ssize_t n_q, Py_ssize_t window, double* out) except -1 nogil:
+    """Close pairs among the first ``n_q`` query slots into ``out`` (zeroed by the caller); see
+    ``proximity_pairs``."""
+    cdef Py_ssize_t n_docs = c.n_docs, d, q, r
+    if n_docs == 0 or n_q < 2:
+        return 0
+    cdef int* qmap = <int*> malloc(max(c.n_terms, 1) * sizeof(int))
+    cdef long long* last = <long long*> malloc(n_q * sizeof(long long))
+    cdef char* seen = <char*> calloc(n_q * n_q, sizeof(char))
     cdef int slot
-    cdef double total = 0.0, avgdl, dl, norm, f, c, mean_idf, N, dfq
-    try:
-        with nogil:
-            _fill_qmap(qmap, n_terms, query_terms)
-            for d in range(n_docs):
-                if doc_lengths is not None:
-                    total += doc_lengths[d]
-                else:
-                    total += <double> (doc_offsets[d + 1] - doc_offsets[d])
-                for i in range(doc_offsets[d], doc_offsets[d + 1]):
-                    slot = qmap[doc_terms[i]]
-                    if slot >= 0:
-                        tf[d * n_q + slot] += 1.0
-            for d in range(n_docs):
-                for q in range(n_q):
-                    if tf[d * n_q + q] > 0.0:
-                        df[q] += 1.0
-            avgdl = total / <double> n_docs
-            if avgdl <= 0.0:
-                avgdl = 1.0
-            N = <double> n_docs + prior_n
-            mean_idf = 0.0
-            for q in range(n_q):
-                dfq = df[q]
-                if prior_df is not None:
-                    dfq = dfq + prior_df[q]
-                if variant == 0:
-                    idf[q] = log(1.0 + (N - dfq + 0.5) / (dfq + 0.5))
-                elif variant == 1:
-                    idf[q] = log((N - dfq + 0.5) / (dfq + 0.5))
-                elif variant == 2:
-                    idf[q] = log((N + 1.0) / dfq) if dfq > 0.0 else 0.0
-                else:
-                    idf[q] = log((N + 1.0) / (dfq + 0.5))
-                mean_idf += idf[q]
-            if variant == 1:
-                mean_idf = mean_idf / <double> n_q
-                if mean_idf <= 0.0:
-                    mean_idf = OKAPI_MIN_MEAN
-                for q in range(n_q):
-                    if idf[q] <= 0.0:
-                        idf[q] = delta * mean_idf
-            for d in range(n_docs):
-                if doc_lengths is not None:
-                    dl = doc_lengths[d]
-                else:
-                    dl = <double> (doc_offsets[d + 1] - doc_offsets[d])
-                norm = 1.0 - b + b * dl / avgdl
-                for q in range(n_q):
-                    f = tf[d * n_q + q]
-                    if f <= 0.0:
-                        continue
-                    if variant == 0 or variant == 1:
-                        scores[d] += query_weights[q] * idf[q] * f * (k1 + 1.0) / (f + k1 * norm)
-                    elif variant == 2:
-                        scores[d] += query_weights[q] * idf[q] * (delta + f * (k1 + 1.0) / (f + k1 * norm))
-                    elif norm > 0.0:
-                        c = f / norm
-                        scores[d] += query_weights[q] * idf[q] * (k1 + 1.0) * (c + delta) / (k1 + c + delta)
-                    else:  # a zero normalised length (b = 1, a caller's length of 0): c is infinite, the tf part k1 + 1
-                        scores[d] += query_weights[q] * idf[q] * (k1 + 1.0)
-    finally:
-        free(qmap); free(tf); free(df); free(idf)
+    cdef long long lo, p
+    if qmap == NULL or last == NULL or seen == NULL:
+        free(qmap); free(last); free(seen)
+        with gil:
+            raise MemoryError()
+    _fill_qmap(qmap, c.n_terms, c.query, n_q)
+    for d in range(n_docs):
+        lo = c.offsets[d]
+        for q in range(n_q):
+            last[q] = -1
+        for q in range(n_q * n_q):
+            seen[q] = 0
+        for p in range(lo, c.offsets[d + 1]):
+            slot = qmap[c.terms[p]]
+            if slot < 0:
+                continue
+            for r in range(n_q):
+                if r != slot and last[r] >= lo and p - last[r] <= window:
+                    if slot < r:
+                        q = slot * n_q + r
+                    else:
+                        q = r * n_q + slot
+                    if not seen[q]:
+                        seen[q] = 1
+                        out[d] += 1.0
+            last[slot] = p
+    free(qmap); free(last); free(seen)
+    return 0
+
+
+cdef _Csr _csr(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
+               const int[::1] query_terms):
+    cdef _Csr c
+    c.terms = &doc_terms[0] if doc_terms.shape[0] else NULL
+    c.offsets = &doc_offsets[0]
+    c.n_docs = doc_offsets.shape[0] - 1
+    c.n_terms = n_terms
+    c.query = &query_terms[0] if query_terms.shape[0] else NULL
+    c.n_q = query_terms.shape[0]
+    return c
+
+
+def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
+                const int[::1] query_terms, const double[::1] query_weights,
+                double k1=1.2, double b=0.75, int variant=0, double delta=0.5,
+                double prior_n=0.0, const double[::1] prior_df=None, const double[::1] doc_lengths=None):
+    """BM25 score of every segment for the query terms (distinct ids; a repeated id scores once)."""
+    _check_bm25(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
+                prior_df, doc_lengths)
+    cdef _Csr c = _csr(doc_terms, doc_offsets, n_terms, query_terms)
+    scores_arr = _zeros(c.n_docs)
+    cdef double[::1] scores = scores_arr
+    with nogil:
+        _bm25(&c, &query_weights[0] if c.n_q else NULL, k1, b, variant, delta, prior_n,
+              &prior_df[0] if prior_df is not None and c.n_q else NULL,
+              &doc_lengths[0] if doc_lengths is not None and c.n_docs else NULL,
+              &scores[0] if c.n_docs else NULL, NULL)
     return scores_arr
 
 
@@ -205,72 +307,270 @@ def proximity_pairs(const int[::1] doc_terms, const long long[::1] doc_offsets, 
     like the sentence that says it. Counting close pairs is the cheapest proximity signal (one pass, O(matches x
     query terms)) and it is bounded by n_q (n_q - 1) / 2 per segment, so the caller can scale it.
     """
-    cdef Py_ssize_t n_docs = doc_offsets.shape[0] - 1
-    cdef Py_ssize_t n_q = query_terms.shape[0]
-    cdef Py_ssize_t i, d, q, r
     _check_csr(doc_terms, doc_offsets, n_terms)
     _check_query(query_terms, n_terms)
     if window < 1:
         raise ValueError("window must be >= 1")
-    out_arr = _zeros(n_docs)
-    if n_docs == 0 or n_q < 2:
-        return out_arr
+    cdef _Csr c = _csr(doc_terms, doc_offsets, n_terms, query_terms)
+    out_arr = _zeros(c.n_docs)
     cdef double[::1] out = out_arr
-    cdef int* qmap = <int*> malloc(max(n_terms, 1) * sizeof(int))
-    cdef long long* last = <long long*> malloc(n_q * sizeof(long long))
-    cdef char* seen = <char*> calloc(n_q * n_q, sizeof(char))
-    if qmap == NULL or last == NULL or seen == NULL:
-        free(qmap); free(last); free(seen)
-        raise MemoryError()
-    cdef int slot
-    cdef long long lo, p
-    try:
-        with nogil:
-            _fill_qmap(qmap, n_terms, query_terms)
-            for d in range(n_docs):
-                lo = doc_offsets[d]
-                for q in range(n_q):
-                    last[q] = -1
-                for q in range(n_q * n_q):
-                    seen[q] = 0
-                for p in range(lo, doc_offsets[d + 1]):
-                    slot = qmap[doc_terms[p]]
-                    if slot < 0:
-                        continue
-                    for r in range(n_q):
-                        if r != slot and last[r] >= lo and p - last[r] <= window:
-                            if slot < r:
-                                q = slot * n_q + r
-                            else:
-                                q = r * n_q + slot
-                            if not seen[q]:
-                                seen[q] = 1
-                                out[d] += 1.0
-                    last[slot] = p
-    finally:
-        free(qmap); free(last); free(seen)
+    with nogil:
+        _pairs(&c, c.n_q, window, &out[0] if c.n_docs else NULL)
     return out_arr
+
+
+cdef int _ints(obj, Py_ssize_t n, long long* out, str name) except -1:
+    """A sequence of ``n`` ints into ``out`` (the page's small integer inputs come as lists: no array to build)."""
+    cdef list items = list(obj)
+    cdef Py_ssize_t i
+    if len(items) != n:
+        raise ValueError(f"{name} must have {n} entries, not {len(items)}")
+    for i in range(n):
+        out[i] = items[i]
+    return 0
+
+
+cdef inline uint32_t _last_visible(text) noexcept:
+    """The code point of the last character of ``text`` (a str) that is not whitespace, 0 for none."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i = PyUnicode_GET_LENGTH(text)
+    cdef uint32_t c
+    while i > 0:
+        i -= 1
+        c = PyUnicode_READ(kind, data, i)
+        if not Py_UNICODE_ISSPACE(c):
+            return c
+    return 0
+
+
+def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
+                const int[::1] query_terms, const double[::1] query_weights, const double[::1] doc_lengths,
+                texts, heads, levels, groups, double k1=1.2, double b=0.75, int variant=0, double delta=0.5,
+                double prior_n=0.0, const double[::1] prior_df=None, Py_ssize_t n_near=0, Py_ssize_t window=8,
+                double proximity=0.0, double lead_in=0.0, double heading=0.0, double sibling=0.0,
+                double floor=0.0):
+    """A page's scores in one call: ``(raw, bm25, proximity, lead_in, heading, sibling, relevant, best, df, up)``.
+
+    Why one call: per page, the scorer made some twenty small array operations around its two kernels, each a
+    few microseconds of call overhead on a few hundred numbers; here they are loops over the segments.
+
+    ``bm25`` is ``bm25_scores`` of the query terms (the k1 ... prior_df, doc_lengths arguments); ``df`` the number
+    of documents holding each query slot. Each further part is computed on ``raw`` so far (the sum of the parts
+    before it) and added to it, in this order, when its share is > 0:
+
+    - proximity: ``proximity`` x the close pairs among the first ``n_near`` query slots (``proximity_pairs``);
+    - lead_in: ``lead_in`` x the score of the text before, when that one's last visible character is ":" or
+      "：" and this text is not a heading;
+    - heading: ``heading`` x the best score of the headings above (the chain of ``up``);
+    - sibling: ``sibling`` x the score of the adjacent text of the same group (>= 0), the later one when higher.
+
+    A part that is 0 everywhere comes back as None (and adding it would change nothing: x + 0.0 is x here).
+    ``heads`` are the indices of the headings (increasing), ``levels`` their levels; ``up[i]`` is, for a heading,
+    the nearest heading before it of a lower level, for any other text the last heading before it (-1: none), as
+    ``qatbe.score.bm25.heading_ancestors`` reads them (None without headings). ``best`` is the largest raw score
+    (0 for none) and ``relevant`` says which are > 0 and >= ``floor`` x ``best``.
+    """
+    _check_bm25(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
+                prior_df, doc_lengths)
+    cdef _Csr c = _csr(doc_terms, doc_offsets, n_terms, query_terms)
+    cdef Py_ssize_t n = c.n_docs, n_heads, j, d
+    cdef list items = _texts(texts)
+    if len(items) != n:
+        raise ValueError("texts must have one entry per document")
+    if not 0 <= n_near <= c.n_q:
+        raise ValueError("n_near must lie in [0, len(query_terms)]")
+    if window < 1:
+        raise ValueError("window must be >= 1")
+    if not (isfinite(proximity) and isfinite(lead_in) and isfinite(heading) and isfinite(sibling)
+            and isfinite(floor)):
+        raise ValueError("the shares and the floor must be finite")
+    heads_list = list(heads)
+    n_heads = len(heads_list)
+    cdef _Parts pt
+    cdef uint32_t last
+    cdef bint found[4]
+    cdef double best = 0.0
+    cdef long long* df_ptr
+    # one block: the head indices and levels, the groups, the heading stack (longs); seven score rows (doubles);
+    # the colon flags and the relevance flags (bytes)
+    cdef char* block = <char*> calloc(1, (2 * n_heads + 2 * n + 1) * sizeof(long long) + 7 * n * sizeof(double)
+                                      + 2 * n + 8)
+    if block == NULL:
+        raise MemoryError()
+    cdef long long* longs = <long long*> block
+    cdef double* rows = <double*> (block + (2 * n_heads + 2 * n + 1) * sizeof(long long))
+    pt.head_idx = longs
+    pt.head_level = longs + n_heads
+    pt.group = longs + 2 * n_heads
+    pt.stack = longs + 2 * n_heads + n
+    pt.n_heads = n_heads
+    pt.raw, pt.base, pt.prox, pt.lead = rows, rows + n, rows + 2 * n, rows + 3 * n
+    pt.head, pt.sib, pt.inherited = rows + 4 * n, rows + 5 * n, rows + 6 * n
+    pt.colon = <uint8_t*> (rows + 7 * n)
+    pt.relevant = pt.colon + n
+    try:
+        _ints(heads_list, n_heads, pt.head_idx, "heads")
+        _ints(levels, n_heads, pt.head_level, "levels")
+        _ints(groups, n, pt.group, "groups")
+        for j in range(n_heads):
+            if not 0 <= pt.head_idx[j] < n or (j and pt.head_idx[j] <= pt.head_idx[j - 1]):
+                raise ValueError("heads must be increasing document indices")
+        if lead_in > 0.0:
+            for d in range(n - 1):
+                last = _last_visible(items[d])
+                pt.colon[d] = last == 58 or last == 0xFF1A
+        df_arr = np.zeros(c.n_q, dtype=np.int64)
+        df_ptr = <long long*> _data(df_arr) if c.n_q else NULL
+        with nogil:
+            _page(&c, &query_weights[0] if c.n_q else NULL, k1, b, variant, delta, prior_n,
+                  &prior_df[0] if prior_df is not None and c.n_q else NULL,
+                  &doc_lengths[0] if n else NULL, n_near, window, proximity, lead_in, heading, sibling, floor,
+                  &pt, found, &best, df_ptr)
+        relevant_arr = _copy_array(pt.relevant, n, np.uint8).view(np.bool_)
+        return (_copy_array(pt.raw, n, np.float64), _copy_array(pt.base, n, np.float64),
+                _copy_array(pt.prox, n, np.float64) if found[0] else None,
+                _copy_array(pt.lead, n, np.float64) if found[1] else None,
+                _copy_array(pt.head, n, np.float64) if found[2] else None,
+                _copy_array(pt.sib, n, np.float64) if found[3] else None,
+                relevant_arr, best, df_arr, _copy_array(pt.stack, n, np.int64) if n_heads else None)
+    finally:
+        free(block)
+
+
+cdef void* _data(arr) except NULL:
+    """The data pointer of a C-contiguous array made here (valid while ``arr`` lives; never empty)."""
+    cdef Py_buffer view
+    PyObject_GetBuffer(arr, &view, PyBUF_SIMPLE | PyBUF_WRITABLE)
+    cdef void* p = view.buf
+    PyBuffer_Release(&view)
+    return p
+
+
+cdef object _copy_array(const void* src, Py_ssize_t n, dtype):
+    """A new array of ``n`` items of ``dtype`` holding a copy of ``src``. Why not typed memoryviews: each costs
+    more to set up than copying a page's scores."""
+    arr = np.empty(n, dtype=dtype)
+    if n:
+        memcpy(_data(arr), src, n * arr.itemsize)
+    return arr
+
+
+cdef struct _Parts:
+    # page_scores's per-segment inputs and outputs (see there); ``stack`` ends up holding ``up``.
+    long long* head_idx
+    long long* head_level
+    long long* group
+    long long* stack
+    Py_ssize_t n_heads
+    double* raw
+    double* base
+    double* prox
+    double* lead
+    double* head
+    double* sib
+    double* inherited
+    uint8_t* colon
+    uint8_t* relevant
+
+
+cdef inline bint _add(double* part, double share, double* raw, Py_ssize_t n) noexcept nogil:
+    """``share`` x ``part`` added to ``raw`` when ``part`` is non-zero somewhere (the part scaled in place);
+    whether it was."""
+    cdef Py_ssize_t i
+    cdef bint found = False
+    for i in range(n):
+        if part[i] != 0.0:
+            found = True
+            break
+    if found:
+        for i in range(n):
+            part[i] = share * part[i]
+            raw[i] = raw[i] + part[i]
+    return found
+
+
+cdef int _page(const _Csr* c, const double* query_weights, double k1, double b, int variant, double delta,
+               double prior_n, const double* prior_df, const double* doc_lengths, Py_ssize_t n_near,
+               Py_ssize_t window, double proximity, double lead_in, double heading, double sibling, double floor,
+               _Parts* pt, bint* found, double* best_out, long long* df) except -1 nogil:
+    """The loops of ``page_scores`` (arguments checked there; the rows zeroed; ``n`` >= 0)."""
+    cdef Py_ssize_t n = c.n_docs, i, depth = 0, next_head = 0, n_heads = pt.n_heads
+    cdef long long k
+    cdef long long* up = pt.stack  # filled once the chains are read (the stack is then free)
+    cdef long long* open_heads = pt.stack
+    cdef double best = 0.0, value, cut
+    cdef double* raw = pt.raw
+    found[0] = found[1] = found[2] = found[3] = False
+    if n == 0:
+        best_out[0] = 0.0
+        return 0
+    _bm25(c, query_weights, k1, b, variant, delta, prior_n, prior_df, doc_lengths, pt.base, df)
+    for i in range(n):
+        raw[i] = pt.base[i]
+    if proximity > 0.0 and n_near >= 2:
+        _pairs(c, n_near, window, pt.prox)
+        found[0] = _add(pt.prox, proximity, raw, n)
+    # heading chains (heading_ancestors): a stack of the open headings, by level; `inherited` holds up for now
+    for i in range(n):
+        if next_head < n_heads and pt.head_idx[next_head] == i:
+            while depth and pt.head_level[open_heads[depth - 1]] >= pt.head_level[next_head]:
+                depth -= 1
+            pt.inherited[i] = pt.head_idx[open_heads[depth - 1]] if depth else -1
+            open_heads[depth] = next_head
+            depth += 1
+            next_head += 1
+        else:
+            pt.inherited[i] = pt.head_idx[open_heads[depth - 1]] if depth else -1
+    for i in range(n):
+        up[i] = <long long> pt.inherited[i]
+    if lead_in > 0.0:
+        next_head = 0
+        for i in range(1, n):
+            while next_head < n_heads and pt.head_idx[next_head] < i:
+                next_head += 1
+            if pt.colon[i - 1] and not (next_head < n_heads and pt.head_idx[next_head] == i):
+                pt.lead[i] = raw[i - 1]
+        found[1] = _add(pt.lead, lead_in, raw, n)
+    if heading > 0.0 and n_heads:
+        for i in range(n):
+            value = 0.0
+            k = up[i]
+            if k >= 0:
+                value = raw[k]
+                k = up[k]
+                while k >= 0:
+                    if raw[k] > value:
+                        value = raw[k]
+                    k = up[k]
+            pt.inherited[i] = value
+        for i in range(n):
+            pt.head[i] = heading * pt.inherited[i]
+            raw[i] = raw[i] + pt.head[i]
+            if pt.head[i] != 0.0:
+                found[2] = True
+    if sibling > 0.0:
+        for i in range(n):
+            value = 0.0
+            if pt.group[i] >= 0:
+                if i > 0 and pt.group[i - 1] == pt.group[i]:
+                    value = raw[i - 1]
+                if i + 1 < n and pt.group[i + 1] == pt.group[i] and raw[i + 1] > value:
+                    value = raw[i + 1]
+            pt.sib[i] = value
+        found[3] = _add(pt.sib, sibling, raw, n)
+    for i in range(n):
+        if raw[i] > best:
+            best = raw[i]
+    cut = floor * best
+    for i in range(n):
+        pt.relevant[i] = raw[i] > 0.0 and raw[i] >= cut
+    best_out[0] = best
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Tokenizer: texts -> raw token ids over a page-wide vocabulary (see ``tokenize``).
-
-from libc.string cimport memcmp, memcpy
-from libc.stdlib cimport realloc
-from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
-
-
-cdef extern from "Python.h":
-    int PyUnicode_KIND(object o)
-    void* PyUnicode_DATA(object o)
-    Py_ssize_t PyUnicode_GET_LENGTH(object o)
-    uint32_t PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
-    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
-    bint Py_UNICODE_ISALNUM(uint32_t ch) nogil
-    bint Py_UNICODE_ISDECIMAL(uint32_t ch) nogil
-    bint Py_UNICODE_ISSPACE(uint32_t ch) nogil
-    int PyUnicode_4BYTE_KIND
-
 
 
 cdef inline bint _is_cjk(uint32_t c) noexcept nogil:
@@ -326,8 +626,14 @@ cdef int _grow(void** p, Py_ssize_t* cap, Py_ssize_t need, Py_ssize_t item) exce
     return 0
 
 
-cdef int _rehash(_Vocab* v) except -1 nogil:
-    cdef Py_ssize_t size = v.table_size * 2 if v.table_size else 1024
+cdef int _rehash(_Vocab* v, Py_ssize_t expect=512) except -1 nogil:
+    """Double the table (the first one: room for ``expect`` keys, at least 8; a page's texts tell how many
+    tokens they can hold, and a query's table need not be a page's)."""
+    cdef Py_ssize_t size = v.table_size * 2
+    if not v.table_size:
+        size = 16
+        while size < 2 * expect:
+            size *= 2
     cdef int32_t* table = <int32_t*> malloc(size * sizeof(int32_t))
     cdef uint64_t* hashes = <uint64_t*> malloc(size * sizeof(uint64_t))
     cdef Py_ssize_t i, j
@@ -424,15 +730,49 @@ cdef inline uint32_t _low(uint32_t c) noexcept nogil:
     return c + 32 if 65 <= c <= 90 else c
 
 
-cdef inline bint _has_prefix(const uint32_t* buf, Py_ssize_t length, Py_ssize_t a, Py_ssize_t b,
-                             const uint64_t* prefixes, Py_ssize_t n_prefixes) noexcept nogil:
-    """Is (buf[a], buf[b]) lower-cased -- or buf[a] alone when b is past the end -- one of the prefixes?"""
-    cdef uint64_t key = (<uint64_t> _low(buf[a]) << 22) | (<uint64_t> _low(buf[b]) + 1 if b < length else 0)
+cdef struct _Prefixes:
+    # The prefix keys (``_key_of``) as a bitmap over pairs of ASCII characters -- bit c0 * 129 + c1 + 1 for
+    # "c0c1", bit c0 * 129 for a lone "c0" -- so that a token's check is one load, not a loop over the keys; the
+    # keys themselves for the rest (non-ASCII keys, which no ASCII token can match anyway).
+    uint64_t bits[259]
+    const uint64_t* keys
+    Py_ssize_t n
+
+
+cdef void _fill_prefixes(_Prefixes* p, const uint64_t* keys, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t k
-    for k in range(n_prefixes):
-        if prefixes[k] == key:
+    cdef uint64_t c0, c1, bit
+    memset(p.bits, 0, sizeof(p.bits))
+    p.keys = keys
+    p.n = n
+    for k in range(n):
+        c0 = keys[k] >> 22
+        c1 = keys[k] & 0x3FFFFF
+        if c0 < 128 and c1 <= 128:
+            bit = c0 * 129 + c1
+            p.bits[bit >> 6] |= (<uint64_t> 1) << (bit & 63)
+
+
+cdef inline bint _in_keys(uint64_t key, const uint64_t* keys, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(n):
+        if keys[k] == key:
             return True
     return False
+
+
+cdef inline bint _key_in(const _Prefixes* p, uint64_t key) noexcept nogil:
+    cdef uint64_t c0 = key >> 22, c1 = key & 0x3FFFFF, bit
+    if c0 < 128 and c1 <= 128:
+        bit = c0 * 129 + c1
+        return (p.bits[bit >> 6] >> (bit & 63)) & 1
+    return _in_keys(key, p.keys, p.n)
+
+
+cdef inline bint _has_prefix(const uint32_t* buf, Py_ssize_t length, Py_ssize_t a, Py_ssize_t b,
+                             const _Prefixes* prefixes) noexcept nogil:
+    """Is (buf[a], buf[b]) lower-cased -- or buf[a] alone when b is past the end -- one of the prefixes?"""
+    return _key_in(prefixes, (<uint64_t> _low(buf[a]) << 22) | (<uint64_t> _low(buf[b]) + 1 if b < length else 0))
 
 
 cdef inline bint _ascii(const uint32_t* buf, Py_ssize_t length) noexcept nogil:
@@ -451,8 +791,7 @@ cdef inline bint _is_upper(uint32_t c) noexcept nogil:
     return 65 <= c <= 90
 
 
-cdef bint _complex_match(const uint32_t* buf, Py_ssize_t length, const uint64_t* prefixes,
-                         Py_ssize_t n_prefixes) noexcept nogil:
+cdef bint _complex_match(const uint32_t* buf, Py_ssize_t length, const _Prefixes* prefixes) noexcept nogil:
     """Can an ASCII token with joiners, underscores or inner capitals yield a term with one of the prefixes?
 
     Every term analyze.split_word makes of such a token starts at a part start (the token start, after a joiner
@@ -464,20 +803,20 @@ cdef bint _complex_match(const uint32_t* buf, Py_ssize_t length, const uint64_t*
         if (k == 0 or (_is_joiner(buf[k - 1]) or buf[k - 1] == 95)
                 or ((_is_lower(buf[k - 1]) or 48 <= buf[k - 1] <= 57) and _is_upper(buf[k]))
                 or (_is_upper(buf[k - 1]) and _is_upper(buf[k]) and k + 1 < length and _is_lower(buf[k + 1]))):
-            if _part_match(buf, length, k, prefixes, n_prefixes):
+            if _part_match(buf, length, k, prefixes):
                 return True
     return False
 
 
-cdef inline bint _part_match(const uint32_t* buf, Py_ssize_t length, Py_ssize_t k, const uint64_t* prefixes,
-                             Py_ssize_t n_prefixes) noexcept nogil:
+cdef inline bint _part_match(const uint32_t* buf, Py_ssize_t length, Py_ssize_t k,
+                             const _Prefixes* prefixes) noexcept nogil:
     """A part starting at k: its first two characters, or its first and the next non-joiner (joined forms)."""
     cdef Py_ssize_t k2 = k + 1
-    if _has_prefix(buf, length, k, k + 1, prefixes, n_prefixes):
+    if _has_prefix(buf, length, k, k + 1, prefixes):
         return True
     while k2 < length and _is_joiner(buf[k2]):
         k2 += 1
-    return k2 < length and _has_prefix(buf, length, k, k2, prefixes, n_prefixes)
+    return k2 < length and _has_prefix(buf, length, k, k2, prefixes)
 
 
 ctypedef fused _char_t:
@@ -486,18 +825,44 @@ ctypedef fused _char_t:
     uint32_t
 
 
+# ASCII character classes for the scan: one table load instead of a chain of range tests per character.
+cdef enum:
+    _LOWER = 1
+    _UPPER = 2
+    _DIGIT = 4
+    _UNDER = 8
+    _WORD = 15
+cdef uint8_t _ACLASS[128]
+for _c in range(128):
+    _ACLASS[_c] = (_LOWER if 97 <= _c <= 122 else _UPPER if 65 <= _c <= 90 else _DIGIT if 48 <= _c <= 57
+                   else _UNDER if _c == 95 else 0)
+
+
+cdef inline void _put(_Out* out, int32_t idx) noexcept nogil:
+    """``_emit`` into room made beforehand (``_scan_texts`` sizes ``out`` for every token of the texts)."""
+    out.ids[out.n] = idx
+    out.n += 1
+
+
 cdef int _scan(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t* buf,
-               const uint64_t* prefixes, Py_ssize_t n_prefixes) except -1 nogil:
-    """One text, in one pass over its code points; ``buf`` holds at least n of them."""
+               const _Prefixes* prefixes) except -1 nogil:
+    """One text, in one pass over its code points; ``buf`` holds at least n of them, ``out`` room for n ids.
+
+    A token's characters are only copied (to ``buf``) when it is kept: most tokens of a page are ruled out by the
+    query's prefixes on their first two characters, read in place."""
     cdef Py_ssize_t i = 0, start, k, length
     cdef uint32_t c, d
-    cdef bint simple, upper_late, has_lower
+    cdef uint8_t cls, seen, late
+    cdef bint simple
+    cdef uint64_t key
     while i < n:
         c = data[i]
         if c < 128:
-            if not ((48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122) or c == 95):
+            seen = _ACLASS[c]
+            if not seen:
                 i += 1
                 continue
+            simple = True
         elif _is_cjk(c):
             start = i
             while i < n and _is_cjk(data[i]):
@@ -514,53 +879,53 @@ cdef int _scan(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t
         elif not _is_word(c):
             i += 1
             continue
+        else:
+            seen = 0
+            simple = False
         # A token: word runs joined by single joiners. Simple = ASCII letters/digits, and no upper-case letter
         # after the first unless none is lower case; its only term is its lower-case form (analyze.split_word).
-        length = 0
-        simple = True
-        upper_late = False
-        has_lower = False
+        # ``seen`` gathers the classes of its ASCII characters, ``late`` those after the first character.
+        start = i
+        late = 0
+        i += 1
         while True:
             while i < n:
                 d = data[i]
                 if d < 128:
-                    if 97 <= d <= 122:
-                        has_lower = True
-                    elif 65 <= d <= 90:
-                        if length > 0:
-                            upper_late = True
-                    elif not (48 <= d <= 57):
-                        if d != 95:
-                            break
-                        simple = False
+                    cls = _ACLASS[d]
+                    if not cls:
+                        break
+                    late |= cls
                 elif _is_word(d) and not _is_cjk(d):
                     simple = False
                 else:
                     break
-                buf[length] = d
-                length += 1
                 i += 1
             if i + 1 < n and _is_joiner(data[i]):
                 d = data[i + 1]
                 if d != 95 and _is_word(d):
-                    buf[length] = data[i]
-                    length += 1
                     i += 1
                     simple = False
                     continue
             break
-        if simple and upper_late and has_lower:
+        seen |= late
+        length = i - start
+        if (seen & _UNDER) or ((late & _UPPER) and (seen & _LOWER)):
             simple = False
         if simple:
-            if prefixes != NULL and not _has_prefix(buf, length, 0, 1, prefixes, n_prefixes):
-                _emit(out, 0)
-                continue
+            if prefixes != NULL:
+                key = (<uint64_t> _low(data[start]) << 22) | (<uint64_t> _low(data[start + 1]) + 1 if length > 1 else 0)
+                if not _key_in(prefixes, key):
+                    _put(out, 0)
+                    continue
             for k in range(length):
-                if 65 <= buf[k] <= 90:
-                    buf[k] += 32
-        elif prefixes != NULL and _ascii(buf, length) and not _complex_match(buf, length, prefixes, n_prefixes):
-            _emit(out, 0)
-            continue
+                buf[k] = _low(data[start + k])
+        else:
+            for k in range(length):
+                buf[k] = data[start + k]
+            if prefixes != NULL and _ascii(buf, length) and not _complex_match(buf, length, prefixes):
+                _put(out, 0)
+                continue
         _emit(out, _intern(v, buf, length, simple))
     return 0
 
@@ -587,13 +952,16 @@ def tokenize(texts, prefixes=None):
     cdef _Vocab v
     cdef _Out out
     cdef Py_ssize_t j
+    cdef _Prefixes pre
+    cdef uint64_t* key_array = _key_array(keys)
+    _fill_prefixes(&pre, key_array, len(keys))
     offsets_arr = np.zeros(len(items) + 1, dtype=np.int64)
     memset_vocab(&v)
     out.ids = NULL
     out.n = 0
     out.cap = 0
     try:
-        _scan_texts(items, prefixes is not None, keys, &v, &out, offsets_arr)
+        _scan_texts(items, &pre if prefixes is not None else NULL, &v, &out, offsets_arr)
         ids_arr = np.empty(out.n, dtype=np.int32)
         if out.n:
             _copy_ids(ids_arr, out.ids, out.n)
@@ -601,7 +969,7 @@ def tokenize(texts, prefixes=None):
                  for j in range(v.n)]
         simple = bytes([v.simple[j] for j in range(v.n)])
     finally:
-        free(out.ids)
+        free(out.ids); free(key_array)
         _free_vocab(&v)
     return ids_arr, offsets_arr, vocab, simple
 
@@ -616,60 +984,82 @@ cdef list _texts(texts):
 
 
 cdef list _prefix_keys(prefixes):
-    return sorted(set(_prefix_key(p) for p in prefixes))
+    cdef set keys = set()
+    for p in prefixes:
+        keys.add(_key_of(p))
+    return sorted(keys)
 
 
-cdef int _scan_texts(list items, bint filtered, list keys, _Vocab* v, _Out* out, long long[::1] offsets) except -1:
+cdef inline uint64_t _key_of(p) except? 0:
+    if not isinstance(p, str) or not 1 <= len(<str> p) <= 2:
+        raise ValueError(f"prefixes must be strings of 1 or 2 characters, not {p!r}")
+    return (<uint64_t> ord(p[0]) << 22) | (<uint64_t> ord(p[1]) + 1 if len(<str> p) == 2 else 0)
+
+
+cdef struct _Text:
+    const void* data
+    Py_ssize_t n
+    int kind
+
+
+cdef int _scan_texts(list items, const _Prefixes* prefixes, _Vocab* v, _Out* out, long long[::1] offsets
+                     ) except -1:
     """Every text into ``v`` (interned tokens) and ``out`` (their ids); ``offsets[t + 1]`` = ids after text t.
-    With ``filtered``, id 0 is the empty token that stands for every token the prefix ``keys`` rule out."""
-    cdef Py_ssize_t n_texts = len(items), t, longest = 1, n, n_pre = len(keys)
+    With ``prefixes`` (NULL: none), id 0 is the empty token that stands for every token they rule out.
+
+    The texts' buffers are gathered first so that the scan runs in one GIL-free stretch (releasing the GIL per
+    text cost more than scanning a short one), and ``out`` is sized once: a text of n code points has at most n
+    tokens (CJK bigrams included)."""
+    cdef Py_ssize_t n_texts = len(items), t, longest = 1, n, total = 0
     cdef uint32_t* buf = NULL
-    cdef uint64_t* pre = NULL
-    cdef const uint64_t* use_pre
-    cdef int kind
-    cdef void* data
-    for t in range(n_texts):
-        n = PyUnicode_GET_LENGTH(items[t])
-        if n > longest:
-            longest = n
+    cdef _Text* meta = <_Text*> malloc((n_texts + 1) * sizeof(_Text))
+    if meta == NULL:
+        raise MemoryError()
     try:
-        buf = <uint32_t*> malloc((longest + 2) * sizeof(uint32_t))
-        pre = <uint64_t*> malloc((n_pre + 1) * sizeof(uint64_t))
-        if buf == NULL or pre == NULL:
-            raise MemoryError()
-        for t in range(n_pre):
-            pre[t] = keys[t]
-        use_pre = pre if filtered else NULL
-        _rehash(v)
-        if filtered:
-            _intern(v, buf, 0, True)  # id 0: every token filtered out by the prefixes
         for t in range(n_texts):
             text = items[t]
-            kind = PyUnicode_KIND(text)
-            data = PyUnicode_DATA(text)
             n = PyUnicode_GET_LENGTH(text)
-            with nogil:
-                if kind == 1:
-                    _scan(<const uint8_t*> data, n, v, out, buf, use_pre, n_pre)
-                elif kind == 2:
-                    _scan(<const uint16_t*> data, n, v, out, buf, use_pre, n_pre)
+            meta[t].data = PyUnicode_DATA(text)
+            meta[t].kind = PyUnicode_KIND(text)
+            meta[t].n = n
+            total += n
+            if n > longest:
+                longest = n
+        buf = <uint32_t*> malloc((longest + 2) * sizeof(uint32_t))
+        if buf == NULL:
+            raise MemoryError()
+        with nogil:
+            _grow(<void**> &out.ids, &out.cap, out.n + total + 1, sizeof(int32_t))
+            _rehash(v, min(total + 1, 512))
+            if prefixes != NULL:
+                _intern(v, buf, 0, True)  # id 0: every token filtered out by the prefixes
+            for t in range(n_texts):
+                if meta[t].kind == 1:
+                    _scan(<const uint8_t*> meta[t].data, meta[t].n, v, out, buf, prefixes)
+                elif meta[t].kind == 2:
+                    _scan(<const uint16_t*> meta[t].data, meta[t].n, v, out, buf, prefixes)
                 else:
-                    _scan(<const uint32_t*> data, n, v, out, buf, use_pre, n_pre)
-            offsets[t + 1] = out.n
+                    _scan(<const uint32_t*> meta[t].data, meta[t].n, v, out, buf, prefixes)
+                offsets[t + 1] = out.n
     finally:
-        free(buf); free(pre)
+        free(buf); free(meta)
     return 0
+
+
+cdef uint64_t* _key_array(list keys) except NULL:
+    """The prefix keys as a C array (at least one slot, so never NULL on success)."""
+    cdef Py_ssize_t k, n = len(keys)
+    cdef uint64_t* out = <uint64_t*> malloc((n + 1) * sizeof(uint64_t))
+    if out == NULL:
+        raise MemoryError()
+    for k in range(n):
+        out[k] = keys[k]
+    return out
 
 
 cdef void _free_vocab(_Vocab* v) noexcept:
     free(v.chars); free(v.start); free(v.length); free(v.simple); free(v.table); free(v.hashes)
     memset_vocab(v)
-
-
-def _prefix_key(p):
-    if not isinstance(p, str) or not 1 <= len(p) <= 2:
-        raise ValueError(f"prefixes must be strings of 1 or 2 characters, not {p!r}")
-    return (ord(p[0]) << 22) | (ord(p[1]) + 1 if len(p) == 2 else 0)
 
 
 cdef void memset_vocab(_Vocab* v) noexcept:
@@ -753,26 +1143,13 @@ def has_decimal(texts):
 
 def last_visible(texts):
     """Per text, the code point of its last character that is not whitespace (what ``str.rstrip`` keeps), 0 when
-    it has none, as a uint32 array. Why compiled: the scorer asks whether each segment ends with a colon (a
-    lead-in), and ``rstrip`` plus ``endswith`` per segment cost more than the BM25 kernel's whole pass."""
+    it has none, as a uint32 array (``page_scores`` reads it to find lead-ins, texts ending with a colon)."""
     cdef list items = _texts(texts)
-    cdef Py_ssize_t t, i
-    cdef int kind
-    cdef void* data
-    cdef uint32_t c
+    cdef Py_ssize_t t
     out_arr = np.zeros(len(items), dtype=np.uint32)
     cdef unsigned int[::1] out = out_arr
     for t in range(len(items)):
-        text = items[t]
-        kind = PyUnicode_KIND(text)
-        data = PyUnicode_DATA(text)
-        i = PyUnicode_GET_LENGTH(text)
-        while i > 0:
-            i -= 1
-            c = PyUnicode_READ(kind, data, i)
-            if not Py_UNICODE_ISSPACE(c):
-                out[t] = c
-                break
+        out[t] = _last_visible(items[t])
     return out_arr
 
 
@@ -844,6 +1221,57 @@ cdef class TermMemo:
         """How many tokens are remembered."""
         return self.known.n
 
+    def terms(self, texts, analyse):
+        """Every text's terms in CSR form as ids of this memo's own numbering: ``(ids, offsets, names)``, with
+        ``names[ids[i]]`` the term ("" for none) and ``texts[t]``'s terms at ``ids[offsets[t]:offsets[t + 1]]``.
+
+        Why: a caller that compares the term sets of a few texts (the bridges: headings against the best
+        segments) needs neither a page numbering nor every term's name; ``index`` builds both. Tokens are all
+        analysed (no prefix filter), as by ``index(texts, None, ...)``; ``names`` is the memo's list at the time
+        (it only grows until the memo starts afresh, which replaces it), so its ids stay valid with it.
+        """
+        cdef list items = _texts(texts)
+        cdef Py_ssize_t n_texts = len(items), i, k, d, e, w = 0, total = 0
+        self._enter()
+        cdef _Vocab page
+        cdef _Out out
+        cdef int32_t* entry = NULL
+        cdef int32_t* ids
+        cdef long long* offsets
+        memset_vocab(&page)
+        out.ids = NULL
+        out.n = 0
+        out.cap = 0
+        tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+        cdef long long[::1] tok_offsets = tok_offsets_arr
+        self.busy = True
+        try:
+            _scan_texts(items, NULL, &page, &out, tok_offsets_arr)
+            entry = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
+            if entry == NULL:
+                raise MemoryError()
+            self._resolve(&page, entry, analyse)
+            for i in range(out.n):
+                e = entry[out.ids[i]]
+                total += self.ent_start[e + 1] - self.ent_start[e]
+            ids_arr = np.empty(total, dtype=np.int32)
+            offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+            ids = <int32_t*> _data(ids_arr) if total else NULL
+            offsets = <long long*> _data(offsets_arr)
+            with nogil:
+                for d in range(n_texts):
+                    for i in range(tok_offsets[d], tok_offsets[d + 1]):
+                        e = entry[out.ids[i]]
+                        for k in range(self.ent_start[e], self.ent_start[e + 1]):
+                            ids[w] = self.ent_terms[k]
+                            w += 1
+                    offsets[d + 1] = w
+            return ids_arr, offsets_arr, self.names
+        finally:
+            self.busy = False
+            free(entry); free(out.ids)
+            _free_vocab(&page)
+
     def index(self, texts, prefixes, dict vocab, analyse):
         """Term ids of every text in CSR form, ``(ids, offsets, lengths, new_terms)``.
 
@@ -858,16 +1286,15 @@ cdef class TermMemo:
         cdef list items = _texts(texts)
         cdef list keys = [] if prefixes is None else _prefix_keys(prefixes)
         cdef bint filtered = prefixes is not None
-        cdef Py_ssize_t n_texts = len(items), n_keys = len(keys)
+        cdef Py_ssize_t n_texts = len(items)
         _check_vocab(vocab)
-        if self.busy:
-            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
-        if self.known.n >= self.max_entries:
-            self._reset()
+        self._enter()
         cdef _Vocab page
         cdef _Out out
         cdef int32_t* entry = NULL
-        cdef uint64_t* pre = NULL
+        cdef _Prefixes pre
+        cdef uint64_t* key_array = _key_array(keys)
+        _fill_prefixes(&pre, key_array, len(keys))
         memset_vocab(&page)
         out.ids = NULL
         out.n = 0
@@ -875,19 +1302,24 @@ cdef class TermMemo:
         tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
         self.busy = True
         try:
-            _scan_texts(items, filtered, keys, &page, &out, tok_offsets_arr)
+            _scan_texts(items, &pre if filtered else NULL, &page, &out, tok_offsets_arr)
             entry = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
-            pre = <uint64_t*> malloc((n_keys + 1) * sizeof(uint64_t))
-            if entry == NULL or pre == NULL:
+            if entry == NULL:
                 raise MemoryError()
-            for j in range(n_keys):
-                pre[j] = keys[j]
             self._resolve(&page, entry, analyse)
-            return self._write(&page, &out, entry, tok_offsets_arr, vocab, pre if filtered else NULL, n_keys)
+            return self._write(&page, &out, entry, tok_offsets_arr, vocab, &pre if filtered else NULL)
         finally:
             self.busy = False
-            free(entry); free(pre); free(out.ids)
+            free(entry); free(key_array); free(out.ids)
             _free_vocab(&page)
+
+    cdef int _enter(self) except -1:
+        """Before a call's work: refuse re-entry (``analyse`` calling back in), start afresh when full."""
+        if self.busy:
+            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
+        if self.known.n >= self.max_entries:
+            self._reset()
+        return 0
 
     cdef int _resolve(self, _Vocab* page, int32_t* entry, analyse) except -1:
         """``entry[j]``: the memo entry of page token j, after ``analyse`` has told the ones not remembered."""
@@ -924,7 +1356,7 @@ cdef class TermMemo:
             term = terms[k]
             if not isinstance(term, str):
                 raise TypeError(f"terms must be str, not {type(term).__name__}")
-            keys.append(0 if checks[k] is None else _prefix_key(checks[k]))
+            keys.append(0 if checks[k] is None else _key_of(checks[k]))
             tid = self.term_ids.get(term)
             if tid is None:
                 tid = len(self.names)
@@ -946,12 +1378,19 @@ cdef class TermMemo:
         return <int32_t> e
 
     cdef tuple _write(self, const _Vocab* page, const _Out* out, const int32_t* entry, tok_offsets_arr,
-                      dict vocab, const uint64_t* pre, Py_ssize_t n_pre):
+                      dict vocab, const _Prefixes* pre):
         """Every position's term ids over ``vocab`` (see ``index``)."""
-        cdef Py_ssize_t n_names = len(self.names), n_texts = tok_offsets_arr.shape[0] - 1
-        cdef Py_ssize_t i, k, d, total = 0, w = 0, cap = self.page_of_cap
+        cdef Py_ssize_t n_names = len(self.names), n_texts = tok_offsets_arr.shape[0] - 1, n_tok = page.n
+        cdef Py_ssize_t i, k, d, j, e, m = 0, total = 0, w = 0, cap = self.page_of_cap
         cdef int32_t tid, pid, next_id = <int32_t> len(vocab)
+        cdef int32_t* start = NULL  # page token j's page ids: ptids[start[j]:start[j + 1]]
+        cdef int32_t* ptids = NULL
+        cdef int32_t* order = NULL  # the page tokens in order of first occurrence
+        cdef uint8_t* met = NULL
         cdef uint64_t check
+        cdef int32_t* ids
+        cdef long long* offsets
+        cdef double* lengths
         cdef long long[::1] tok_offsets = tok_offsets_arr
         if n_names > cap:
             _grow(<void**> &self.page_of, &cap, n_names, sizeof(int32_t))
@@ -964,35 +1403,60 @@ cdef class TermMemo:
             if tid_obj is not None:
                 self.page_of[<Py_ssize_t> tid_obj] = <int32_t> pid_obj
                 preset.append(tid_obj)
-        for i in range(out.n):
-            d = entry[out.ids[i]]
-            total += self.ent_start[d + 1] - self.ent_start[d]
-        ids_arr = np.empty(total, dtype=np.int32)
-        offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
-        lengths_arr = np.empty(n_texts, dtype=np.float64)
-        cdef int[::1] ids = ids_arr
-        cdef long long[::1] offsets = offsets_arr
-        cdef double[::1] lengths = lengths_arr
         cdef _Out fresh
         fresh.ids = NULL
         fresh.n = 0
         fresh.cap = 0
         try:
+            start = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
+            order = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
+            met = <uint8_t*> calloc(n_tok + 1, sizeof(uint8_t))
+            if start == NULL or order == NULL or met == NULL:
+                raise MemoryError()
+            start[0] = 0
+            for j in range(n_tok):
+                e = entry[j]
+                start[j + 1] = start[j] + <int32_t> (self.ent_start[e + 1] - self.ent_start[e])
+            ptids = <int32_t*> malloc((start[n_tok] + 1) * sizeof(int32_t))
+            if ptids == NULL:
+                raise MemoryError()
+            with nogil:
+                # Each page token's page ids once, not once per occurrence; the tokens taken in order of first
+                # occurrence, so that new terms are numbered in order of first appearance in the stream.
+                for i in range(out.n):
+                    j = out.ids[i]
+                    total += start[j + 1] - start[j]
+                    if not met[j]:
+                        met[j] = 1
+                        order[m] = <int32_t> j
+                        m += 1
+                for i in range(m):
+                    j = order[i]
+                    e = entry[j]
+                    for k in range(self.ent_start[e], self.ent_start[e + 1]):
+                        tid = self.ent_terms[k]
+                        check = self.ent_checks[k]
+                        if pre != NULL and check != 0 and not _key_in(pre, check):
+                            tid = 0
+                        pid = self.page_of[tid]
+                        if pid < 0:
+                            pid = next_id
+                            next_id += 1
+                            self.page_of[tid] = pid
+                            _emit(&fresh, tid)
+                        ptids[start[j] + k - self.ent_start[e]] = pid
+            ids_arr = np.empty(total, dtype=np.int32)
+            offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+            lengths_arr = np.empty(n_texts, dtype=np.float64)
+            ids = <int32_t*> _data(ids_arr) if total else NULL
+            offsets = <long long*> _data(offsets_arr)
+            lengths = <double*> _data(lengths_arr) if n_texts else NULL
             with nogil:
                 for d in range(n_texts):
                     for i in range(tok_offsets[d], tok_offsets[d + 1]):
-                        for k in range(self.ent_start[entry[out.ids[i]]], self.ent_start[entry[out.ids[i]] + 1]):
-                            tid = self.ent_terms[k]
-                            check = self.ent_checks[k]
-                            if pre != NULL and check != 0 and not _in_keys(check, pre, n_pre):
-                                tid = 0
-                            pid = self.page_of[tid]
-                            if pid < 0:
-                                pid = next_id
-                                next_id += 1
-                                self.page_of[tid] = pid
-                                _emit(&fresh, tid)
-                            ids[w] = pid
+                        j = out.ids[i]
+                        for k in range(start[j], start[j + 1]):
+                            ids[w] = ptids[k]
                             w += 1
                     offsets[d + 1] = w
                     lengths[d] = <double> (tok_offsets[d + 1] - tok_offsets[d])
@@ -1002,7 +1466,7 @@ cdef class TermMemo:
                 self.page_of[fresh.ids[i]] = -1
             for tid_obj in preset:
                 self.page_of[<Py_ssize_t> tid_obj] = -1
-            free(fresh.ids)
+            free(fresh.ids); free(start); free(ptids); free(order); free(met)
         return ids_arr, offsets_arr, lengths_arr, new_terms
 
 
@@ -1015,14 +1479,6 @@ cdef int _check_vocab(dict vocab) except -1:
             raise ValueError("vocab must map str terms to distinct ids 0 .. len(vocab) - 1")
         seen.add(pid)
     return 0
-
-
-cdef inline bint _in_keys(uint64_t key, const uint64_t* keys, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t k
-    for k in range(n):
-        if keys[k] == key:
-            return True
-    return False
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1038,16 +1494,40 @@ cdef inline uint64_t _fnv(const uint32_t* key, Py_ssize_t length) noexcept nogil
     return h
 
 
+cdef struct _Table:
+    const uint32_t* chars
+    const long long* starts
+    const long long* values
+    const int* slots
+    Py_ssize_t mask
+
+
+# Short ASCII words packed into one integer: 5 bits a letter (a = 1 ... z = 26), so that looking a run of letters
+# up is one multiplication and one comparison, computed while the run is read (no hash pass, no memcmp).
+cdef enum:
+    _PACKED_MAX = 12
+cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL
+
+
+cdef inline Py_ssize_t _packed_slot(uint64_t key, int shift) noexcept nogil:
+    return <Py_ssize_t> ((key * _GOLDEN) >> shift)
+
+
 def string_table(words, values):
-    """A read-only map from strings to ints as four arrays ``(chars, starts, values, slots)``, for ``letter_runs``.
+    """A read-only map from strings to ints for ``letter_runs``: a ``StringTable`` of five arrays.
 
     ``chars[starts[i]:starts[i + 1]]`` are the code points of ``words[i]`` (uint32); ``slots`` is an open-addressing
     table (a power of two, at least twice the words; -1 empty; FNV-1a over the code points, linear probing) of
-    word indices. Why arrays: the kernel takes no Python objects, and the caller builds the table once.
+    word indices. ``packed`` (int64, shape (size, 2), size a power of two >= 8 and >= twice those words) holds the
+    words of 1 to 12 letters a-z again as (key, value) rows: key = the letters' codes a = 1 ... z = 26, 5 bits
+    each, first letter highest; 0 marks an empty row; the row of a key is its top bits of key x 0x9E3779B97F4A7C15,
+    then linear probing. Why arrays: the scan reads them without the GIL, and the caller builds the table once.
     """
     cdef list items = list(words)
     cdef list vals = list(values)
-    cdef Py_ssize_t n = len(items), i, j, size = 8, total = 0
+    cdef Py_ssize_t n = len(items), i, j, size = 8, total = 0, short = 0, packed_size = 8
+    cdef int shift = 61
+    cdef uint64_t key
     if len(vals) != n:
         raise ValueError("words and values must have the same length")
     if len(set(items)) != n:
@@ -1056,15 +1536,22 @@ def string_table(words, values):
         if not isinstance(w, str):
             raise TypeError(f"string_table expects str words, got {type(w).__name__}")
         total += len(w)
+        if _packable(w):
+            short += 1
     while size < 2 * n:
         size *= 2
+    while packed_size < 2 * short:
+        packed_size *= 2
+        shift -= 1
     chars_arr = np.empty(total, dtype=np.uint32)
     starts_arr = np.zeros(n + 1, dtype=np.int64)
     values_arr = np.asarray(vals, dtype=np.int64).reshape(n)
     slots_arr = np.full(size, -1, dtype=np.int32)
+    packed_arr = np.zeros((packed_size, 2), dtype=np.int64)
     cdef unsigned int[::1] chars = chars_arr
     cdef long long[::1] starts = starts_arr
     cdef int[::1] slots = slots_arr
+    cdef long long[:, ::1] packed = packed_arr
     cdef Py_ssize_t at = 0
     for i in range(n):
         for ch in items[i]:
@@ -1076,15 +1563,117 @@ def string_table(words, values):
         while slots[j] >= 0:
             j = (j + 1) & (size - 1)
         slots[j] = <int> i
-    return chars_arr, starts_arr, values_arr, slots_arr
+        if _packable(items[i]):
+            key = 0
+            for ch in items[i]:
+                key = (key << 5) | <uint64_t> (ord(ch) - 96)
+            j = _packed_slot(key, shift)
+            while packed[j, 0]:
+                j = (j + 1) & (packed_size - 1)
+            packed[j, 0] = <long long> key
+            packed[j, 1] = values_arr[i]
+    return StringTable(chars_arr, starts_arr, values_arr, slots_arr, packed_arr)
 
 
-cdef struct _Table:
-    const uint32_t* chars
-    const long long* starts
-    const long long* values
-    const int* slots
-    Py_ssize_t mask
+cdef class StringTable:
+    """What ``string_table`` builds: its five arrays as read-only attributes (``chars``, ``starts``, ``values``,
+    ``slots``, ``packed``), and private copies the scan reads.
+
+    Why an object: a table is built once and read for every page; checking five caller-supplied arrays before
+    each scan (a malformed one could make a lookup probe forever) cost more than the scan of a short page.
+    Only ``string_table`` makes one, so the copies are well formed by construction.
+    """
+
+    cdef readonly object chars, starts, values, slots, packed
+    cdef readonly long long limit  # 1 + the largest value (0 for none): a scan's n_votes must be at least this
+    cdef _Table table
+    cdef long long* rows
+    cdef uint64_t rows_mask
+    cdef int shift
+    cdef void* block
+
+    def __cinit__(self, chars, starts, values, slots, packed):
+        cdef const unsigned int[::1] c = chars
+        cdef const long long[::1] st = starts
+        cdef const long long[::1] v = values
+        cdef const int[::1] sl = slots
+        cdef const long long[:, ::1] pk = packed
+        cdef Py_ssize_t n_chars = c.shape[0], n_words = v.shape[0], n_slots = sl.shape[0], n_rows = pk.shape[0], j
+        cdef Py_ssize_t empty = 0
+        cdef char* at
+        # Checked once here (the scans then trust the copies): a lookup must never run off an array or probe a
+        # table without an empty entry forever.
+        if st.shape[0] != n_words + 1:
+            raise ValueError("starts must hold len(values) + 1 offsets")
+        _check_offsets(st, n_chars, "starts", "len(chars)")
+        if n_slots < 1 or n_slots & (n_slots - 1) or n_slots < n_words:
+            raise ValueError("slots must be a power of two, at least len(values)")
+        for j in range(n_words):
+            if v[j] < 0:
+                raise ValueError("values must be >= 0")
+        for j in range(n_slots):
+            if sl[j] < -1 or sl[j] >= n_words:
+                raise ValueError("slots must hold -1 or a word index")
+            empty += sl[j] < 0
+        if empty == 0:
+            raise ValueError("slots must have an empty entry")
+        if pk.shape[1] != 2 or n_rows < 8 or n_rows & (n_rows - 1):
+            raise ValueError("packed must have shape (size, 2), size a power of two >= 8")
+        empty = 0
+        for j in range(n_rows):
+            if pk[j, 0] < 0 or pk[j, 1] < 0:
+                raise ValueError("packed rows must hold a key >= 0 and a value >= 0")
+            empty += pk[j, 0] == 0
+        if empty == 0:
+            raise ValueError("packed must have an empty row")
+        self.block = malloc(n_chars * sizeof(uint32_t) + (n_words + 1 + n_words + 2 * n_rows) * sizeof(long long)
+                            + n_slots * sizeof(int) + 64)
+        if self.block == NULL:
+            raise MemoryError()
+        at = <char*> self.block
+        self.rows = <long long*> at
+        memcpy(self.rows, &pk[0, 0], 2 * n_rows * sizeof(long long))
+        at += 2 * n_rows * sizeof(long long)
+        self.table.starts = <const long long*> at
+        memcpy(at, &st[0], (n_words + 1) * sizeof(long long))
+        at += (n_words + 1) * sizeof(long long)
+        self.table.values = <const long long*> at
+        if n_words:
+            memcpy(at, &v[0], n_words * sizeof(long long))
+        at += n_words * sizeof(long long)
+        self.table.slots = <const int*> at
+        memcpy(at, &sl[0], n_slots * sizeof(int))
+        at += n_slots * sizeof(int)
+        self.table.chars = <const uint32_t*> at
+        if n_chars:
+            memcpy(at, &c[0], n_chars * sizeof(uint32_t))
+        self.table.mask = n_slots - 1
+        self.rows_mask = <uint64_t> (n_rows - 1)
+        self.shift = 64
+        while (<uint64_t> 1) << (64 - self.shift) < <uint64_t> n_rows:
+            self.shift -= 1
+        self.limit = 0
+        for j in range(n_words):
+            self.limit = max(self.limit, v[j] + 1)
+        for j in range(n_rows):
+            if pk[j, 0]:
+                self.limit = max(self.limit, pk[j, 1] + 1)
+        for a in (chars, starts, values, slots, packed):
+            a.flags.writeable = False
+        self.chars, self.starts, self.values, self.slots, self.packed = chars, starts, values, slots, packed
+
+    def __dealloc__(self):
+        free(self.block)
+
+
+cdef bint _packable(str w):
+    """1 to 12 letters a-z: a word ``string_table`` also packs."""
+    if not 1 <= len(w) <= _PACKED_MAX:
+        return False
+    for ch in w:
+        if not "a" <= ch <= "z":
+            return False
+    return True
 
 
 cdef inline long long _find(const _Table* t, const uint32_t* key, Py_ssize_t length, uint64_t h) noexcept nogil:
@@ -1108,152 +1697,244 @@ cdef inline bint _is_letter(uint32_t c) noexcept nogil:
     return Py_UNICODE_ISALNUM(c) and not Py_UNICODE_ISDECIMAL(c)
 
 
-cdef inline int _end_run(uint32_t* buf, Py_ssize_t length, bint ascii, const _Table* table, long long* votes,
-                         _Vocab* v, _Out* out) except -1 nogil:
-    """An all-ASCII run, lower-cased (its casefold), votes through the table; any other run is interned."""
-    cdef Py_ssize_t k
+# Per ASCII character: its letter code (a/A = 1 ... z/Z = 26), 0 for anything that is not a letter.
+cdef uint8_t _LETTER[128]
+for _c in range(128):
+    _LETTER[_c] = _c - 64 if 65 <= _c <= 90 else _c - 96 if 97 <= _c <= 122 else 0
+
+
+cdef struct _Part:
+    # One text of a language sample: its buffer, how many code points the sample takes, and whether the space
+    # joining it to the text before is in the sample.
+    const void* data
+    Py_ssize_t n
+    int kind
+    bint space
+
+
+cdef struct _Runs:
+    # What the letter-run scan keeps across the texts of a sample (see ``sample_runs``).
+    long long* lo
+    long long* hi
+    Py_ssize_t k
+    long long min_lo
+    long long* in_range
+    long long letters
+    Py_ssize_t words, max_words
+    const _Table* table
+    const long long* packed
+    uint64_t packed_mask
+    int shift
+    long long* votes
+    _Vocab* v
+    _Out* out
+    uint32_t* buf
+
+
+cdef inline long long _find_packed(const _Runs* s, uint64_t key) noexcept nogil:
+    """The value of a packed key in the ``string_table``'s packed rows, or -1."""
+    cdef Py_ssize_t j = _packed_slot(key, s.shift)
+    cdef long long found
+    while True:
+        found = s.packed[2 * j]
+        if found == <long long> key:
+            return s.packed[2 * j + 1]
+        if found == 0:
+            return -1
+        j = (j + 1) & s.packed_mask
+
+
+cdef int _end_run(_Runs* s, const _char_t* data, Py_ssize_t start, Py_ssize_t end, uint64_t key, bint ascii
+                  ) except -1 nogil:
+    """The run data[start:end], one of the first ``max_words``: an all-ASCII run, lower-cased (its casefold),
+    votes through the table (by its packed ``key`` when it has at most 12 letters); any other run is interned."""
+    cdef Py_ssize_t k, length = end - start
     cdef long long value
     cdef uint64_t h = 1469598103934665603ULL
     cdef uint32_t c
-    if ascii:
+    if ascii and length <= _PACKED_MAX:
+        value = _find_packed(s, key)
+    elif ascii:
         for k in range(length):  # lower-case and hash in one pass (_fnv of the lower-cased run)
-            c = buf[k]
+            c = data[start + k]
             if c <= 90:
                 c += 32
-                buf[k] = c
+            s.buf[k] = c
             h = (h ^ <uint64_t> c) * 1099511628211ULL
-        value = _find(table, buf, length, h)
-        if value >= 0:
-            votes[value] += 1
+        value = _find(s.table, s.buf, length, h)
     else:
-        _emit(out, _intern(v, buf, length, False))
+        for k in range(length):
+            s.buf[k] = data[start + k]
+        _emit(s.out, _intern(s.v, s.buf, length, False))
+        value = -1
+    if value >= 0:
+        s.votes[value] += 1
+    s.words += 1
     return 0
 
 
-cdef int _runs(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t* buf, const long long* lo,
-               const long long* hi, Py_ssize_t k, long long* in_range, long long* letters, Py_ssize_t* runs,
-               Py_ssize_t max_words, const _Table* table, long long* votes) except -1 nogil:
-    """One pass: code points per range, letters, and the first ``max_words`` runs (see ``letter_runs``)."""
-    cdef Py_ssize_t i, r, length = 0, words = 0
-    cdef long long min_lo = 0, n_letters = 0
+cdef inline void _count_ranges(_Runs* s, uint32_t c) noexcept nogil:
+    cdef Py_ssize_t r
+    if s.k and c >= s.min_lo:
+        for r in range(s.k):
+            if s.lo[r] <= c <= s.hi[r]:
+                s.in_range[r] += 1
+
+
+cdef int _runs(_Runs* s, const _char_t* data, Py_ssize_t n) except -1 nogil:
+    """One text of the sample (or its first n code points): code points per range, letters, and runs while fewer
+    than ``max_words`` were read. An ASCII letter only extends the run's packed key; other code points take the
+    slow path (ranges, Unicode classes)."""
+    cdef Py_ssize_t i, start = 0
     cdef uint32_t c
+    cdef uint8_t code
+    cdef uint64_t key = 0
     cdef bint ascii = True, in_run = False
-    for r in range(k):
-        if r == 0 or lo[r] < min_lo:
-            min_lo = lo[r]
     for i in range(n):
         c = data[i]
-        if k and c >= min_lo:
-            for r in range(k):
-                if lo[r] <= c <= hi[r]:
-                    in_range[r] += 1
-        if _is_letter(c):
-            n_letters += 1
-            in_run = True
-            if words < max_words:
-                if c >= 128:
-                    ascii = False
-                buf[length] = c
-                length += 1
-        elif in_run:
-            if words < max_words:
-                _end_run(buf, length, ascii, table, votes, v, out)
-                words += 1
-            length = 0
-            ascii = True
+        if c < 128:
+            if c >= s.min_lo:  # only when a range reaches into ASCII (min_lo is past it when there are none)
+                _count_ranges(s, c)
+            code = _LETTER[c]
+            if code:
+                s.letters += 1
+                if not in_run:
+                    in_run = True
+                    start = i
+                    key = 0
+                    ascii = True
+                key = (key << 5) | code
+                continue
+        else:
+            _count_ranges(s, c)
+            if Py_UNICODE_ISALNUM(c) and not Py_UNICODE_ISDECIMAL(c):
+                s.letters += 1
+                if not in_run:
+                    in_run = True
+                    start = i
+                    key = 0
+                ascii = False
+                continue
+        if in_run:
             in_run = False
-    if in_run and words < max_words:
-        _end_run(buf, length, ascii, table, votes, v, out)
-        words += 1
-    letters[0] = n_letters
-    runs[0] = words
+            if s.words < s.max_words:
+                _end_run(s, data, start, i, key, ascii)
+    if in_run and s.words < s.max_words:
+        _end_run(s, data, start, n, key, ascii)
     return 0
 
 
-def letter_runs(text, const long long[:, ::1] ranges, Py_ssize_t max_words, const unsigned int[::1] chars,
-                const long long[::1] starts, const long long[::1] values, const int[::1] slots,
+def letter_runs(text, const long long[:, ::1] ranges, Py_ssize_t max_words, StringTable table not None,
                 Py_ssize_t n_votes):
     """What a stopword vote needs of ``text``, in one pass: ``(in_range, letters, runs, votes, words, counts)``.
 
     A run is a maximal run of letters, as ``re.findall(r"[^\W\d_]+", text)`` finds them; ``letters`` is their
     total length, ``in_range[r]`` the number of code points of ``text`` in ``ranges[r] = (lo, hi)`` (inclusive),
     ``runs`` the number of runs read: the first ``max_words``. Of those, an all-ASCII run is lower-cased (which
-    is its ``str.casefold``) and looked up in the ``string_table`` ``(chars, starts, values, slots)``: ``votes[x]``
-    counts the runs found with value x (values must lie in [0, n_votes)). Every other run is returned as written
-    (the caller casefolds it: full Unicode case folding is Python's): ``words`` are the distinct ones in order of
-    first appearance, ``counts`` their occurrences. Why compiled: detection read every word of an 8,000-character
-    sample with seven regex passes and was most of the scoring cost; here an English page makes no Python string.
+    is its ``str.casefold``) and looked up in the ``string_table``: ``votes[x]`` counts the runs found with value x
+    (its values must lie in [0, n_votes)). Every other run is
+    returned as written (the caller casefolds it: full Unicode case folding is Python's): ``words`` are the
+    distinct ones in order of first appearance, ``counts`` their occurrences. Why compiled: detection read every
+    word of an 8,000-character sample with seven regex passes and was most of the scoring cost; here an English
+    page makes no Python string.
     """
     if not isinstance(text, str):
         raise TypeError(f"letter_runs expects a str, got {type(text).__name__}")
+    return sample_runs([text], (True,), 0, PyUnicode_GET_LENGTH(text), ranges, max_words, table, n_votes)
+
+
+def sample_runs(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const long long[:, ::1] ranges,
+                Py_ssize_t max_words, StringTable table not None, Py_ssize_t n_votes):
+    """``letter_runs`` of a sample of ``texts``, without building it: the texts whose ``use`` flag is true, in
+    order, up to and including the first that takes their total length past ``min_chars``, joined by single
+    spaces, cut after ``max_chars`` code points.
+
+    Why: the scorer guesses a page's language from its first few thousand characters of prose; joining them
+    into one string cost a copy of the sample, and one non-Latin-1 character anywhere (a curly quote) made the
+    whole copy four bytes a character.
+    """
+    cdef list items = _texts(texts)
+    cdef list flags = [bool(x) for x in use]
+    if len(flags) != len(items):
+        raise ValueError("use must have one flag per text")
     if ranges.shape[1] != 2:
         raise ValueError("ranges must have shape (k, 2)")
-    if max_words < 0 or n_votes < 0:
-        raise ValueError("max_words and n_votes must be >= 0")
-    cdef Py_ssize_t n_words = values.shape[0], size = slots.shape[0], j
-    if starts.shape[0] != n_words + 1:
-        raise ValueError("starts must hold len(values) + 1 offsets")
-    _check_offsets(starts, chars.shape[0], "starts", "len(chars)")
-    if size < 1 or size & (size - 1) or size < n_words:
-        raise ValueError("slots must be a power of two, at least len(values)")
-    for j in range(n_words):
-        if not 0 <= values[j] < n_votes:
-            raise ValueError("values must lie in [0, n_votes)")
-    cdef Py_ssize_t empty = 0
-    for j in range(size):
-        if slots[j] < -1 or slots[j] >= n_words:
-            raise ValueError("slots must hold -1 or a word index")
-        if slots[j] < 0:
-            empty += 1
-    if empty == 0:
-        raise ValueError("slots must have an empty entry")
-    cdef _Table table
-    table.chars = <const uint32_t*> &chars[0] if chars.shape[0] else NULL
-    table.starts = &starts[0]
-    table.values = &values[0] if n_words else NULL
-    table.slots = &slots[0]
-    table.mask = size - 1
-    cdef Py_ssize_t k = ranges.shape[0], r, n = PyUnicode_GET_LENGTH(text), w, runs = 0
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
+    if max_words < 0 or min_chars < 0 or max_chars < 0:
+        raise ValueError("max_words, min_chars and max_chars must be >= 0")
+    if n_votes < table.limit:
+        raise ValueError("the table's values must lie in [0, n_votes)")
+    cdef Py_ssize_t k = ranges.shape[0], r, t, w, n, longest = 1, pos = 0, size = 0, n_parts = 0
+    cdef _Runs s
     cdef _Vocab v
     cdef _Out out
-    cdef long long letters = 0
-    cdef long long* lo = NULL
-    cdef long long* hi = NULL
-    cdef uint32_t* buf = NULL
     cdef long long* tally = NULL
     cdef long long[::1] counts
+    cdef _Part* parts = NULL
     in_range_arr = np.zeros(k, dtype=np.int64)
     votes_arr = np.zeros(n_votes, dtype=np.int64)
     cdef long long[::1] in_range = in_range_arr
     cdef long long[::1] votes = votes_arr
-    cdef long long* in_range_p = &in_range[0] if k else NULL
-    cdef long long* votes_p = &votes[0] if n_votes else NULL
     memset_vocab(&v)
     out.ids = NULL
     out.n = 0
     out.cap = 0
+    s.lo = NULL
+    s.hi = NULL
+    s.buf = NULL
     try:
-        lo = <long long*> malloc((k + 1) * sizeof(long long))
-        hi = <long long*> malloc((k + 1) * sizeof(long long))
-        buf = <uint32_t*> malloc((n + 1) * sizeof(uint32_t))
-        if lo == NULL or hi == NULL or buf == NULL:
+        # The sample's parts: each chosen text's code points that fall before max_chars, and whether the space
+        # before it (after the first) does.
+        parts = <_Part*> malloc((len(items) + 1) * sizeof(_Part))
+        if parts == NULL:
             raise MemoryError()
+        for t in range(len(items)):
+            if not flags[t]:
+                continue
+            if n_parts:
+                pos += 1
+            n = PyUnicode_GET_LENGTH(items[t])
+            parts[n_parts].space = n_parts > 0 and pos - 1 < max_chars
+            parts[n_parts].n = max(0, min(n, max_chars - pos))
+            parts[n_parts].data = PyUnicode_DATA(items[t])
+            parts[n_parts].kind = PyUnicode_KIND(items[t])
+            longest = max(longest, parts[n_parts].n)
+            n_parts += 1
+            pos += n
+            size += n
+            if size > min_chars:
+                break
+        s.lo = <long long*> malloc((k + 1) * sizeof(long long))
+        s.hi = <long long*> malloc((k + 1) * sizeof(long long))
+        s.buf = <uint32_t*> malloc((longest + 1) * sizeof(uint32_t))
+        if s.lo == NULL or s.hi == NULL or s.buf == NULL:
+            raise MemoryError()
+        s.k = k
+        s.min_lo = 0x110000
         for r in range(k):
-            lo[r] = ranges[r, 0]
-            hi[r] = ranges[r, 1]
-        _rehash(&v)
+            s.lo[r] = ranges[r, 0]
+            s.hi[r] = ranges[r, 1]
+            s.min_lo = min(s.min_lo, max(s.lo[r], 0))
+        s.in_range = &in_range[0] if k else NULL
+        s.letters = 0
+        s.words = 0
+        s.max_words = max_words
+        s.table = &table.table
+        s.packed = table.rows
+        s.packed_mask = table.rows_mask
+        s.shift = table.shift
+        s.votes = &votes[0] if n_votes else NULL
+        s.v = &v
+        s.out = &out
         with nogil:
-            if kind == 1:
-                _runs(<const uint8_t*> data, n, &v, &out, buf, lo, hi, k, in_range_p, &letters, &runs, max_words,
-                      &table, votes_p)
-            elif kind == 2:
-                _runs(<const uint16_t*> data, n, &v, &out, buf, lo, hi, k, in_range_p, &letters, &runs, max_words,
-                      &table, votes_p)
-            else:
-                _runs(<const uint32_t*> data, n, &v, &out, buf, lo, hi, k, in_range_p, &letters, &runs, max_words,
-                      &table, votes_p)
+            for t in range(n_parts):
+                if parts[t].space:  # a space ends any run and is counted like every code point
+                    _count_ranges(&s, 32)
+                if parts[t].kind == 1:
+                    _runs(&s, <const uint8_t*> parts[t].data, parts[t].n)
+                elif parts[t].kind == 2:
+                    _runs(&s, <const uint16_t*> parts[t].data, parts[t].n)
+                else:
+                    _runs(&s, <const uint32_t*> parts[t].data, parts[t].n)
         tally = <long long*> calloc(v.n + 1, sizeof(long long))
         if tally == NULL:
             raise MemoryError()
@@ -1266,6 +1947,6 @@ def letter_runs(text, const long long[:, ::1] ranges, Py_ssize_t max_words, cons
             words.append(PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, v.chars + v.start[w], v.length[w]))
             counts[w] = tally[w]
     finally:
-        free(lo); free(hi); free(buf); free(tally); free(out.ids)
+        free(s.lo); free(s.hi); free(s.buf); free(tally); free(out.ids); free(parts)
         free(v.chars); free(v.start); free(v.length); free(v.simple); free(v.table); free(v.hashes)
-    return in_range_arr, letters, runs, votes_arr, words, counts_arr
+    return in_range_arr, s.letters, s.words, votes_arr, words, counts_arr

@@ -9,7 +9,7 @@ import math
 import re
 import sys
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from itertools import pairwise
 
 import numpy as np
 import numpy.typing as npt
@@ -187,6 +187,128 @@ def proximity_pairs(
                     pairs += 1
         out[d] = float(pairs)
     return out
+
+
+# (raw, bm25, proximity, lead_in, heading, sibling, relevant, best, df, up): see ``page_scores``.
+PageScores = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64] | None,
+                   npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None,
+                   npt.NDArray[np.bool_], float, npt.NDArray[np.int64], npt.NDArray[np.int64] | None]
+
+
+def page_scores(
+    doc_terms: npt.NDArray[np.int32],
+    doc_offsets: npt.NDArray[np.int64],
+    n_terms: int,
+    query_terms: npt.NDArray[np.int32],
+    query_weights: npt.NDArray[np.float64],
+    doc_lengths: npt.NDArray[np.float64],
+    texts: Sequence[str],
+    heads: Sequence[int],
+    levels: Sequence[int],
+    groups: Sequence[int],
+    k1: float = 1.2,
+    b: float = 0.75,
+    variant: int = 0,
+    delta: float = 0.5,
+    prior_n: float = 0.0,
+    prior_df: npt.NDArray[np.float64] | None = None,
+    n_near: int = 0,
+    window: int = 8,
+    proximity: float = 0.0,
+    lead_in: float = 0.0,
+    heading: float = 0.0,
+    sibling: float = 0.0,
+    floor: float = 0.0,
+) -> PageScores:
+    """A page's scores in one call; see ``qatbe._core.page_scores`` for what each part is (None: 0 everywhere)."""
+    base = bm25_scores(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
+                       prior_df, doc_lengths)
+    items = list(texts)
+    n = len(base)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    if len(items) != n:
+        raise ValueError("texts must have one entry per document")
+    if not 0 <= n_near <= len(query_terms):
+        raise ValueError("n_near must lie in [0, len(query_terms)]")
+    if window < 1:
+        raise ValueError("window must be >= 1")
+    if not all(math.isfinite(x) for x in (proximity, lead_in, heading, sibling, floor)):
+        raise ValueError("the shares and the floor must be finite")
+    head_idx, head_level, group = [int(h) for h in heads], [int(v) for v in levels], [int(g) for g in groups]
+    if len(head_level) != len(head_idx):
+        raise ValueError(f"levels must have {len(head_idx)} entries, not {len(head_level)}")
+    if len(group) != n:
+        raise ValueError(f"groups must have {n} entries, not {len(group)}")
+    if any(not 0 <= h < n for h in head_idx) or any(y <= x for x, y in pairwise(head_idx)):
+        raise ValueError("heads must be increasing document indices")
+    terms = [int(t) for t in doc_terms]
+    offsets = [int(o) for o in doc_offsets]
+    slot_of = _slots([int(t) for t in query_terms])
+    df = np.asarray([sum(1 for d in range(n) if any(slot_of.get(t) == q for t in terms[offsets[d]:offsets[d + 1]]))
+                     for q in range(len(query_terms))], dtype=np.int64)
+    raw = [float(x) for x in base]
+    zeros = [0.0] * n
+
+    def added(part: list[float], share: float) -> list[float]:
+        """``share`` x ``part`` added to ``raw`` when ``part`` is non-zero somewhere; zeros otherwise."""
+        if not any(x != 0.0 for x in part):
+            return zeros
+        scaled = [share * x for x in part]
+        raw[:] = [r + x for r, x in zip(raw, scaled)]
+        return scaled
+
+    prox = zeros
+    if proximity > 0.0 and n_near >= 2:
+        pairs = proximity_pairs(doc_terms, doc_offsets, n_terms, query_terms[:n_near], window)
+        prox = added([float(x) for x in pairs], proximity)
+    is_head = set(head_idx)
+    level_of = dict(zip(head_idx, head_level))
+    up = [-1] * n
+    stack: list[int] = []
+    for i in range(n):
+        if i in is_head:
+            while stack and level_of[stack[-1]] >= level_of[i]:
+                stack.pop()
+        up[i] = stack[-1] if stack else -1
+        if i in is_head:
+            stack.append(i)
+    lead = zeros
+    if lead_in > 0.0 and n:
+        ends = last_visible(items[:-1]).tolist()
+        lead = added([0.0] + [raw[i - 1] if ends[i - 1] in (0x3A, 0xFF1A) and i not in is_head else 0.0
+                              for i in range(1, n)], lead_in)
+    head = zeros
+    if heading > 0.0 and head_idx:
+        chains = []
+        for i in range(n):
+            chain, k = [], up[i]
+            while k >= 0:
+                chain.append(raw[k])
+                k = up[k]
+            chains.append(max(chain) if chain else 0.0)
+        head = [heading * x for x in chains]
+        raw[:] = [r + x for r, x in zip(raw, head)]
+    sib = zeros
+    if sibling > 0.0:
+        parts = []
+        for i, g in enumerate(group):
+            value = 0.0
+            if g >= 0 and i > 0 and group[i - 1] == g:
+                value = raw[i - 1]
+            if g >= 0 and i + 1 < n and group[i + 1] == g and raw[i + 1] > value:
+                value = raw[i + 1]
+            parts.append(value)
+        sib = added(parts, sibling)
+    best = max(raw, default=0.0)
+    relevant = np.asarray([r > 0.0 and r >= floor * best for r in raw], dtype=np.bool_)
+
+    def part(x: list[float]) -> npt.NDArray[np.float64] | None:
+        return np.asarray(x, dtype=np.float64) if any(v != 0.0 for v in x) else None
+
+    return (np.asarray(raw, dtype=np.float64), base, part(prox), part(lead), part(head), part(sib), relevant,
+            float(best), df, np.asarray(up, dtype=np.int64) if head_idx else None)
 
 
 def _is_cjk(c: int) -> bool:
@@ -386,6 +508,7 @@ class TermMemo:
             raise ValueError("max_entries must be >= 1")
         self.max_entries = max_entries
         self._known: dict[tuple[str, int], tuple[tuple[str, ...], tuple[str | None, ...]]] = {}
+        self._names = [""]  # the numbering ``terms`` uses
         self._busy = False
 
     def __len__(self) -> int:
@@ -400,15 +523,7 @@ class TermMemo:
         if not isinstance(vocab, dict):
             raise TypeError("vocab must be a dict")
         _check_vocab(vocab)
-        if self._busy:
-            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
-        if len(self._known) >= self.max_entries:
-            self._known = {}
-        self._busy = True
-        try:
-            self._resolve(tokens, simple, analyse)
-        finally:
-            self._busy = False
+        self._learn(tokens, simple, analyse)
         wanted = None if prefixes is None else {_prefix_key(p) for p in prefixes}
         page = dict(vocab)
         new: list[str] = []
@@ -427,6 +542,40 @@ class TermMemo:
             offsets.append(len(ids))
         return (np.asarray(ids, dtype=np.int32), np.asarray(offsets, dtype=np.int64),
                 np.diff(tok_offsets).astype(np.float64), new)
+
+    def terms(
+        self, texts: Sequence[str], analyse: Callable[[list[str], bytes], Sequence[Told]],
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str]]:
+        """Every text's terms as ids of this memo's own numbering, ``(ids, offsets, names)``; see
+        ``qatbe._core.TermMemo.terms`` (the numbering may differ, ``names[ids]`` may not)."""
+        tok_ids, tok_offsets, tokens, simple = tokenize(texts)
+        self._learn(tokens, simple, analyse)
+        number = {t: i for i, t in enumerate(self._names)}
+        ids: list[int] = []
+        offsets = [0]
+        for d in range(len(tok_offsets) - 1):
+            for tok in tok_ids[tok_offsets[d]:tok_offsets[d + 1]].tolist():
+                for term in self._known[(tokens[tok], simple[tok])][0]:
+                    if term not in number:
+                        number[term] = len(self._names)
+                        self._names.append(term)
+                    ids.append(number[term])
+            offsets.append(len(ids))
+        return np.asarray(ids, dtype=np.int32), np.asarray(offsets, dtype=np.int64), self._names
+
+    def _learn(self, tokens: list[str], simple: bytes, analyse: Callable[[list[str], bytes], Sequence[Told]]
+               ) -> None:
+        """Start afresh when full, then ``_resolve`` (not re-entrant: ``analyse`` may not call back in)."""
+        if self._busy:
+            raise RuntimeError("TermMemo.index is not re-entrant (analyse called back into the same memo)")
+        if len(self._known) >= self.max_entries:
+            self._known = {}
+            self._names = [""]
+        self._busy = True
+        try:
+            self._resolve(tokens, simple, analyse)
+        finally:
+            self._busy = False
 
     def _resolve(self, tokens: list[str], simple: bytes, analyse: Callable[[list[str], bytes], Sequence[Told]]
                  ) -> None:
@@ -460,10 +609,62 @@ def _fnv(key: str) -> int:
     return h
 
 
-def string_table(
-    words: Sequence[str], values: Sequence[int]
-) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32]]:
-    """A read-only map from strings to ints as four arrays ``(chars, starts, values, slots)``.
+_GOLDEN = 0x9E3779B97F4A7C15
+_PACKED_MAX = 12
+
+
+def _packed_key(word: str) -> int | None:
+    """1 to 12 letters a-z as 5 bits each (a = 1 ... z = 26, first letter highest); None for any other word."""
+    if not 1 <= len(word) <= _PACKED_MAX or not all("a" <= ch <= "z" for ch in word):
+        return None
+    key = 0
+    for ch in word:
+        key = (key << 5) | (ord(ch) - 96)
+    return key
+
+
+class StringTable:
+    """What ``string_table`` builds: its five arrays (read-only) and the maps they encode, as dicts."""
+
+    def __init__(self, chars: npt.NDArray[np.uint32], starts: npt.NDArray[np.int64], values: npt.NDArray[np.int64],
+                 slots: npt.NDArray[np.int32], packed: npt.NDArray[np.int64]) -> None:
+        offs = np.asarray(starts, dtype=np.int64)
+        vals = np.asarray(values, dtype=np.int64)
+        rows = np.asarray(packed, dtype=np.int64)
+        table_slots = np.asarray(slots, dtype=np.int64)
+        n_words, size = len(vals), len(table_slots)
+        if len(offs) != n_words + 1:
+            raise ValueError("starts must hold len(values) + 1 offsets")
+        _check_offsets(offs.tolist(), len(chars), "starts", "len(chars)")
+        if size < 1 or size & (size - 1) or size < n_words:
+            raise ValueError("slots must be a power of two, at least len(values)")
+        if (vals < 0).any():
+            raise ValueError("values must be >= 0")
+        if ((table_slots < -1) | (table_slots >= n_words)).any():
+            raise ValueError("slots must hold -1 or a word index")
+        if not (table_slots == -1).any():
+            raise ValueError("slots must have an empty entry")
+        if rows.ndim != 2 or rows.shape[1] != 2 or len(rows) < 8 or len(rows) & (len(rows) - 1):
+            raise ValueError("packed must have shape (size, 2), size a power of two >= 8")
+        if (rows < 0).any():
+            raise ValueError("packed rows must hold a key >= 0 and a value >= 0")
+        used = rows[:, 0] != 0
+        if used.all():
+            raise ValueError("packed must have an empty row")
+        code_points = np.asarray(chars, dtype=np.uint32).tolist()
+        bounds = offs.tolist()
+        self.words: dict[str, int] = {}
+        for j, value in enumerate(vals.tolist()):
+            self.words.setdefault("".join(map(chr, code_points[bounds[j]:bounds[j + 1]])), value)
+        self.short: dict[int, int] = dict(rows[used].tolist())
+        self.limit = max([*vals.tolist(), *self.short.values(), -1]) + 1
+        for a in (chars, starts, values, slots, packed):
+            a.flags.writeable = False
+        self.chars, self.starts, self.values, self.slots, self.packed = chars, starts, values, slots, packed
+
+
+def string_table(words: Sequence[str], values: Sequence[int]) -> StringTable:
+    """A read-only map from strings to ints for ``letter_runs``: a ``StringTable`` of five arrays.
 
     See ``qatbe._core.string_table``: the same arrays, built the same way.
     """
@@ -487,54 +688,41 @@ def string_table(
         while slots[j] >= 0:
             j = (j + 1) & (size - 1)
         slots[j] = i
+    keys = [_packed_key(w) for w in items]
+    packed_size, shift = 8, 61
+    while packed_size < 2 * sum(k is not None for k in keys):
+        packed_size, shift = packed_size * 2, shift - 1
+    packed = np.zeros((packed_size, 2), dtype=np.int64)
+    for key, value in zip(keys, vals):
+        if key is not None:
+            j = ((key * _GOLDEN) & _MASK64) >> shift
+            while packed[j, 0]:
+                j = (j + 1) & (packed_size - 1)
+            packed[j] = (key, value)
     chars = np.asarray([ord(ch) for w in items for ch in w], dtype=np.uint32)
-    return (chars, np.asarray(starts, dtype=np.int64), np.asarray(vals, dtype=np.int64).reshape(len(items)),
-            np.asarray(slots, dtype=np.int32))
-
-
-@lru_cache(maxsize=8)
-def _decode_table(chars: bytes, starts: bytes, values: bytes) -> dict[str, int]:
-    """A ``string_table``'s words and values as a dict (the caller passes the same table for every page)."""
-    code_points = np.frombuffer(chars, dtype=np.uint32).tolist()
-    offs = np.frombuffer(starts, dtype=np.int64).tolist()
-    vals = np.frombuffer(values, dtype=np.int64).tolist()
-    table: dict[str, int] = {}
-    for j, value in enumerate(vals):
-        table.setdefault("".join(map(chr, code_points[offs[j] : offs[j + 1]])), value)
-    return table
+    return StringTable(chars, np.asarray(starts, dtype=np.int64), np.asarray(vals, dtype=np.int64).reshape(len(items)),
+                       np.asarray(slots, dtype=np.int32), packed)
 
 
 def letter_runs(
-    text: str, ranges: npt.NDArray[np.int64], max_words: int, chars: npt.NDArray[np.uint32],
-    starts: npt.NDArray[np.int64], values: npt.NDArray[np.int64], slots: npt.NDArray[np.int32], n_votes: int,
+    text: str, ranges: npt.NDArray[np.int64], max_words: int, table: StringTable, n_votes: int,
 ) -> tuple[npt.NDArray[np.int64], int, int, npt.NDArray[np.int64], list[str], npt.NDArray[np.int64]]:
     """What a stopword vote needs of ``text``: ``(in_range, letters, runs, votes, words, counts)``.
 
-    See ``qatbe._core.letter_runs``; this is the regex definition it must match, with a dict for the table.
+    See ``qatbe._core.letter_runs``; this is the regex definition it must match, with the table's dicts (the
+    packed rows for the runs of 1 to 12 letters, the words for the others).
     """
     if not isinstance(text, str):
         raise TypeError(f"letter_runs expects a str, got {type(text).__name__}")
+    if not isinstance(table, StringTable):
+        raise TypeError(f"letter_runs expects a StringTable, got {type(table).__name__}")
     bounds = np.asarray(ranges, dtype=np.int64)
     if bounds.ndim != 2 or bounds.shape[1] != 2:
         raise ValueError("ranges must have shape (k, 2)")
-    if max_words < 0 or n_votes < 0:
-        raise ValueError("max_words and n_votes must be >= 0")
-    offs = np.asarray(starts, dtype=np.int64)
-    vals = np.asarray(values, dtype=np.int64)
-    table_slots = np.asarray(slots, dtype=np.int64)
-    n_words, size = len(vals), len(table_slots)
-    if len(offs) != n_words + 1:
-        raise ValueError("starts must hold len(values) + 1 offsets")
-    _check_offsets(offs.tolist(), len(chars), "starts", "len(chars)")
-    if size < 1 or size & (size - 1) or size < n_words:
-        raise ValueError("slots must be a power of two, at least len(values)")
-    if ((vals < 0) | (vals >= n_votes)).any():
-        raise ValueError("values must lie in [0, n_votes)")
-    if ((table_slots < -1) | (table_slots >= n_words)).any():
-        raise ValueError("slots must hold -1 or a word index")
-    if not (table_slots == -1).any():
-        raise ValueError("slots must have an empty entry")
-    table = _decode_table(np.asarray(chars, dtype=np.uint32).tobytes(), offs.tobytes(), vals.tobytes())
+    if max_words < 0:
+        raise ValueError("max_words, min_chars and max_chars must be >= 0")
+    if n_votes < table.limit:
+        raise ValueError("the table's values must lie in [0, n_votes)")
     in_range = np.zeros(len(bounds), dtype=np.int64)
     for r, (lo, hi) in enumerate(bounds.tolist()):
         lo, hi = max(lo, 0), min(hi, sys.maxunicode)
@@ -546,10 +734,36 @@ def letter_runs(
     tally: dict[str, int] = {}
     for w in read:
         if w.isascii():
-            value = table.get(w.lower())
+            key = _packed_key(w.lower())
+            value = table.words.get(w.lower()) if key is None else table.short.get(key)
             if value is not None:
                 votes[value] += 1
         else:
             tally[w] = tally.get(w, 0) + 1
     counts = np.asarray(list(tally.values()), dtype=np.int64)
     return in_range, sum(map(len, found)), len(read), votes, list(tally), counts
+
+
+def sample_runs(
+    texts: Sequence[str], use: Sequence[object], min_chars: int, max_chars: int, ranges: npt.NDArray[np.int64],
+    max_words: int, table: StringTable, n_votes: int,
+) -> tuple[npt.NDArray[np.int64], int, int, npt.NDArray[np.int64], list[str], npt.NDArray[np.int64]]:
+    """``letter_runs`` of the sample of ``texts`` that ``qatbe._core.sample_runs`` describes, built as a string."""
+    items = list(texts)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    flags = [bool(x) for x in use]
+    if len(flags) != len(items):
+        raise ValueError("use must have one flag per text")
+    if min(max_words, min_chars, max_chars) < 0:
+        raise ValueError("max_words, min_chars and max_chars must be >= 0")
+    sample: list[str] = []
+    size = 0
+    for text, flag in zip(items, flags):
+        if flag:
+            sample.append(text)
+            size += len(text)
+            if size > min_chars:
+                break
+    return letter_runs(" ".join(sample)[:max_chars], ranges, max_words, table, n_votes)

@@ -92,6 +92,21 @@ def test_memo_index_is_the_tokens_terms_in_order(kernel: ModuleType, items: list
     np.testing.assert_array_equal(lengths, np.diff(tok_offsets).astype(np.float64))
 
 
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 12), st.lists(texts, min_size=1, max_size=4))
+def test_memo_terms_name_each_texts_terms_whatever_was_remembered(kernel: ModuleType, max_entries: int,
+                                                                  calls: list[list[str]]) -> None:
+    """``terms`` gives, through its names, what an unfiltered ``index`` gives: each text's terms in order."""
+    memo = kernel.TermMemo(max_entries)
+    for items in calls:
+        ids, offsets, names = memo.terms(items, fake_analyse)
+        got = [[names[i] for i in ids[offsets[d]:offsets[d + 1]].tolist()] for d in range(len(items))]
+        flat, offs, _, terms = kernel.TermMemo(1000).index(items, None, {}, fake_analyse)  # ids 0, 1, ... = terms
+        want = [[terms[i] for i in flat[offs[d]:offs[d + 1]].tolist()] for d in range(len(items))]
+        assert got == want and ids.dtype == np.int32 and offsets.dtype == np.int64
+
+
 def _bad(told: object) -> Callable[[list[str], bytes], object]:
     return lambda tokens, simple: [told] * len(tokens)
 

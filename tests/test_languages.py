@@ -61,7 +61,13 @@ def _reference_detect(sample: str) -> str | None:
     return code
 
 
-words = st.lists(st.one_of(st.sampled_from(_STOP), st.text(min_size=1, max_size=4)), max_size=12, unique=True)
+# Keys of 1-12 letters a-z are packed, the others (longer, capitals, apostrophes, other scripts) are not.
+_LONG = ["abcdefghijkl", "abcdefghijklm", "internationalisation", "don't", "Abc", "xyzzy"]
+words = st.lists(st.one_of(st.sampled_from(_STOP + _LONG), st.text(min_size=1, max_size=4)), max_size=12,
+                 unique=True)
+texts_long = st.lists(st.one_of(pieces, st.sampled_from(_LONG + [w.upper() for w in _LONG])), max_size=40).map(
+    " ".join)
+_ARRAYS = ("chars", "starts", "values", "slots", "packed")
 
 
 @pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
@@ -70,22 +76,25 @@ words = st.lists(st.one_of(st.sampled_from(_STOP), st.text(min_size=1, max_size=
 def test_compiled_and_python_string_tables_agree(keys: list[str]) -> None:
     assert _compiled is not None
     values = list(range(len(keys)))
-    for a, b in zip(_compiled.string_table(keys, values), _core_py.string_table(keys, values)):
-        np.testing.assert_array_equal(a, b)
-        assert a.dtype == b.dtype
+    a, b = _compiled.string_table(keys, values), _core_py.string_table(keys, values)
+    for name in _ARRAYS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+        assert getattr(a, name).dtype == getattr(b, name).dtype
+    assert a.limit == b.limit == (max(values) + 1 if values else 0)
 
 
 @pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
 @settings(max_examples=400, deadline=None)
-@given(texts, st.integers(0, 50), st.lists(st.tuples(st.integers(-5, 0x110005), st.integers(-5, 0x110005)),
-                                            max_size=4), words, st.integers(1, 4))
+@given(texts_long, st.integers(0, 50),
+       st.lists(st.tuples(st.integers(-5, 0x110005), st.integers(-5, 0x110005)), max_size=4), words,
+       st.integers(1, 4))
 def test_compiled_and_python_letter_runs_agree(text: str, max_words: int, spans: list[tuple[int, int]],
                                                keys: list[str], n_votes: int) -> None:
     assert _compiled is not None
     ranges = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
-    table = _core_py.string_table(keys, [i % n_votes for i in range(len(keys))])
-    a = _compiled.letter_runs(text, ranges, max_words, *table, n_votes)
-    b = _core_py.letter_runs(text, ranges, max_words, *table, n_votes)
+    values = [i % n_votes for i in range(len(keys))]
+    a = _compiled.letter_runs(text, ranges, max_words, _compiled.string_table(keys, values), n_votes)
+    b = _core_py.letter_runs(text, ranges, max_words, _core_py.string_table(keys, values), n_votes)
     np.testing.assert_array_equal(a[0], b[0])
     assert a[1:3] == b[1:3] and a[4] == b[4]
     np.testing.assert_array_equal(a[3], b[3])
@@ -97,7 +106,7 @@ def test_compiled_and_python_letter_runs_agree(text: str, max_words: int, spans:
 def test_letter_runs_follow_the_regex_definition(kernel: ModuleType) -> None:
     text = "The THE the x2y snake_case Straße STRASSE 東京 кошка Кошка 12"
     table = kernel.string_table(["the", "strasse", "case", "straße"], [1, 2, 2, 0])
-    in_range, letters, runs, votes, found, counts = kernel.letter_runs(text, RANGES, 100, *table, 3)
+    in_range, letters, runs, votes, found, counts = kernel.letter_runs(text, RANGES, 100, table, 3)
     assert letters == sum(map(len, re.findall(r"[^\W\d_]+", text))) and runs == 12
     # ASCII runs are lower-cased and looked up; the others come back as written, for Python's casefold
     assert votes.tolist() == [0, 3, 2] and found == ["Straße", "東京", "кошка", "Кошка"]
@@ -105,7 +114,7 @@ def test_letter_runs_follow_the_regex_definition(kernel: ModuleType) -> None:
     assert dict(zip(languages._SCRIPTS, in_range.tolist())) == {"zh": 2, "ja": 0, "ko": 0, "cyr": 10, "el": 0,
                                                                  "ar": 0}
     # only the first max_words runs are read; letters still counts them all
-    _, letters2, runs2, votes2, found2, _ = kernel.letter_runs(text, RANGES, 2, *table, 3)
+    _, letters2, runs2, votes2, found2, _ = kernel.letter_runs(text, RANGES, 2, table, 3)
     assert letters2 == letters and runs2 == 2 and votes2.tolist() == [0, 2, 0] and found2 == []
 
 
@@ -113,24 +122,62 @@ def test_letter_runs_follow_the_regex_definition(kernel: ModuleType) -> None:
 def test_letter_runs_and_string_table_reject_bad_input(kernel: ModuleType) -> None:
     table = kernel.string_table(["a"], [0])
     with pytest.raises(TypeError):
-        kernel.letter_runs(b"bytes", RANGES, 10, *table, 1)
+        kernel.letter_runs(b"bytes", RANGES, 10, table, 1)
     with pytest.raises(ValueError):
-        kernel.letter_runs("a", np.zeros((2, 3), dtype=np.int64), 10, *table, 1)
+        kernel.letter_runs("a", np.zeros((2, 3), dtype=np.int64), 10, table, 1)
     with pytest.raises(ValueError):
-        kernel.letter_runs("a", RANGES, -1, *table, 1)
+        kernel.letter_runs("a", RANGES, -1, table, 1)
     with pytest.raises(ValueError):  # a value outside [0, n_votes)
-        kernel.letter_runs("a", RANGES, 10, *kernel.string_table(["a"], [1]), 1)
-    chars, starts, values, slots = table
-    with pytest.raises(ValueError):  # a full table would make a lookup probe forever
-        kernel.letter_runs("a", RANGES, 10, chars, starts, values, np.zeros(1, dtype=np.int32), 1)
+        kernel.letter_runs("a", RANGES, 10, kernel.string_table(["a"], [1]), 1)
+    with pytest.raises(TypeError):  # only a StringTable: its arrays were checked once, when it was built
+        kernel.letter_runs("a", RANGES, 10, (table.chars, table.starts, table.values, table.slots), 1)
     with pytest.raises(ValueError):
-        kernel.letter_runs("a", RANGES, 10, chars, starts[:1], values, slots, 1)
+        kernel.sample_runs(["a", "b"], [True], 0, 10, RANGES, 10, table, 1)
+    parts = {name: getattr(table, name).copy() for name in _ARRAYS}
+    with pytest.raises(ValueError):  # a full table would make a lookup probe forever
+        kernel.StringTable(**{**parts, "slots": np.zeros(1, dtype=np.int32)})
+    with pytest.raises(ValueError):
+        kernel.StringTable(**{**parts, "packed": np.ones((8, 2), dtype=np.int64)})
+    with pytest.raises(ValueError):
+        kernel.StringTable(**{**parts, "starts": parts["starts"][:1]})
+    with pytest.raises(ValueError):  # the arrays are the table's: they cannot change under a scan
+        table.packed[0, 0] = 5
     with pytest.raises(ValueError):
         kernel.string_table(["a", "a"], [0, 1])
     with pytest.raises(ValueError):
         kernel.string_table(["a"], [0, 1])
     with pytest.raises(TypeError):
         kernel.string_table([b"a"], [0])
+
+
+samples = st.lists(st.tuples(st.one_of(texts_long, st.just("")), st.booleans()), max_size=8)
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@settings(max_examples=300, deadline=None)
+@given(samples, st.integers(0, 60), st.integers(0, 200), st.integers(0, 30), words)
+def test_sample_runs_read_the_joined_sample_in_place(parts: list[tuple[str, bool]], min_chars: int,
+                                                     max_chars: int, max_words: int, keys: list[str]) -> None:
+    """The compiled scan of the texts agrees with the twin, which joins the sample and scans the string."""
+    assert _compiled is not None
+    items, use = [t for t, _ in parts], [f for _, f in parts]
+    values = [i % 3 for i in range(len(keys))]
+    a = _compiled.sample_runs(items, use, min_chars, max_chars, RANGES, max_words,
+                              _compiled.string_table(keys, values), 3)
+    b = _core_py.sample_runs(items, use, min_chars, max_chars, RANGES, max_words,
+                             _core_py.string_table(keys, values), 3)
+    assert a[0].tolist() == b[0].tolist() and a[1:3] == b[1:3] and a[3].tolist() == b[3].tolist()
+    assert a[4] == b[4] and a[5].tolist() == b[5].tolist()
+
+
+def test_sample_is_the_joined_prose_up_to_the_size_limit() -> None:
+    """The twin's definition, spelled out: used texts up to the one passing min_chars, spaces, a cut."""
+    table = _core_py.string_table(["the", "ab"], [1, 2])
+    items = ["the", "skip the", "a", "b", "the the"]
+    got = _core_py.sample_runs(items, [True, False, True, True, True], 4, 7, RANGES, 99, table, 3)
+    want = _core_py.letter_runs("the a b", RANGES, 99, table, 3)
+    assert got[0].tolist() == want[0].tolist() and got[1:3] == want[1:3] == (5, 3)
+    assert got[3].tolist() == want[3].tolist() == [0, 1, 0]
 
 
 @settings(max_examples=300, deadline=None)

@@ -100,16 +100,19 @@ def _expand_camel(token: str, out: list[str]) -> list[str]:
     return out
 
 
-def surfaces(token: str, simple: bool) -> list[str]:
-    """The surface terms of one raw token from the tokenizer (``simple`` tokens are already lower-cased)."""
-    return [token] if simple else split_word(token)
-
-
 def raw_terms(text: str) -> list[str]:
     """Surface terms of ``text`` in order (CJK bigrams included), before stopwords and stemming."""
-    ids, _, vocab, simple = kernel.tokenize([text])
-    per_token = [surfaces(tok, bool(flag)) for tok, flag in zip(vocab, simple)]
-    return [s for i in ids.tolist() for s in per_token[i]]
+    return raw_terms_each([text])[0]
+
+
+def raw_terms_each(texts: Sequence[str]) -> list[list[str]]:
+    """``raw_terms`` of each text, from one tokenizer call (a simple token is its own only surface term, already
+    lower-cased; the others are split by ``split_word``)."""
+    ids, offsets, vocab, simple = kernel.tokenize(texts)
+    per_token = [(tok,) if flag else split_cached(tok) for tok, flag in zip(vocab, simple)]
+    flat = ids.tolist()
+    bounds = offsets.tolist()
+    return [[s for i in flat[bounds[k]:bounds[k + 1]] for s in per_token[i]] for k in range(len(texts))]
 
 
 # Memo entries per table before it starts afresh. Analyzers live for the process (one per language), and a
@@ -132,6 +135,8 @@ class Analyzer:
         # a token it has seen before. One lock: a memo is in use by one ``index`` call at a time.
         self._memos = (kernel.TermMemo(MEMO_MAX), kernel.TermMemo(MEMO_MAX))
         self._memo_lock = threading.Lock()
+        self._analysers = (partial(self._analyse, False), partial(self._analyse, True))
+        self._filters = self.language not in _PREFIX_STEMMERS  # may the index skip tokens by their prefix?
 
     def term(self, surface: str) -> str | None:
         """The index term of a surface term, or None for a stopword."""
@@ -178,15 +183,24 @@ class Analyzer:
         only the tokens it has never seen (``_analyse``).
         """
         prefixes = None
-        if only is not None and self.language not in _PREFIX_STEMMERS and all(len(t) >= 2 for t in only):
-            prefixes = sorted({t[:2] for t in only})
+        if only is not None and self._filters and (not only or min(map(len, only)) >= 2):
+            prefixes = {t[:2] for t in only}
         # Term ids in order of first appearance, "" (stopwords, filtered tokens) sharing one id.
         vocab.setdefault("", len(vocab))
         with self._memo_lock:
             ids, offsets, lengths, new = self._memos[keep_stopwords].index(
-                texts, prefixes, vocab, partial(self._analyse, keep_stopwords))
-        vocab.update(zip(new, range(len(vocab), len(vocab) + len(new))))
+                texts, prefixes, vocab, self._analysers[keep_stopwords])
+        if new:
+            vocab.update(zip(new, range(len(vocab), len(vocab) + len(new))))
         return ids, offsets, lengths
+
+    def term_ids(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str]]:
+        """The index terms of every text as ids, ``(ids, offsets, names)`` (``names[ids[i]]`` is the term, "" for a
+        stopword; text t's at ``ids[offsets[t]:offsets[t + 1]]``): ``index`` without a page numbering, for a
+        caller that compares the term sets of a few texts. ``names`` is the memo's own list: read it, never
+        change it."""
+        with self._memo_lock:
+            return self._memos[False].terms(texts, self._analysers[False])  # type: ignore[no-any-return]
 
     def _analyse(self, keep_stopwords: bool, tokens: list[str], simple: bytes) -> list[_TokenTerms]:
         """For ``TermMemo.index``: the index terms of each raw token ("" for none), and per term the prefix the
@@ -210,10 +224,16 @@ class Analyzer:
 
         Stopwords are dropped unless nothing else is left: "to be or not to be" still means its words (the
         segments must then be analysed with ``keep_stopwords=True``)."""
+        return self.query_terms(raw_terms(text))
+
+    def query_terms(self, surfaces: Sequence[str]) -> tuple[list[tuple[str, str]], bool]:
+        """``query`` of a text whose ``raw_terms`` are ``surfaces``."""
         seen: dict[str, str] = {}
-        surfaces = raw_terms(text)
+        cached = self._cache.get
         for s in surfaces:
-            t = self.term(s)
+            t = cached(s, "")  # the memo first: a query's words are mostly known ("": not yet)
+            if t == "":
+                t = self.term(s)
             if t is not None:
                 seen.setdefault(t, s)
         if seen:

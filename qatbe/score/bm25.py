@@ -7,7 +7,7 @@ score with the compiled BM25 kernel (default variant BM25L, whose IDF ln((N + 1)
 every df <= N, so no term ever counts against a segment); then add what a bag of words misses: query words close
 together (proximity pairs), the lead-in a block follows ("You can use it to:"), the heading a segment sits under
 (a paragraph under "## Fees" is about fees), the adjacent parts of a split table or paragraph, the second hop of
-a multi-hop question (a best segment that names another section's heading points to it: ``bridge_scores``), and
+a multi-hop question (a best segment that names another section's heading points to it: ``bridge_credits``), and
 a number where the question asks for one (``number_cue``). Optional: a background document-frequency prior from
 wordfreq (``background_prior``) and pseudo-relevance feedback (``feedback``); both are off by default because
 they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
@@ -15,7 +15,6 @@ they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
 
 from __future__ import annotations
 
-import heapq
 import math
 import os
 import re
@@ -32,6 +31,7 @@ from ..types import Segment, SegmentKind
 from . import languages
 from .analyze import Analyzer, analyzer, raw_terms
 from .expand import expansions, spellings
+from .question import read_question
 
 _VARIANT = {"lucene": 0, "okapi": 1, "plus": 2, "l": 3}
 
@@ -138,6 +138,13 @@ class Scores:
                            part(self.bridge), part(self.sibling), part(self.answer_type))
 
 
+_HEADING = SegmentKind.HEADING
+# What ``run`` in ``score_segments`` returns: the kernel's page scores and the BM25 parameters they used.
+Part = npt.NDArray[np.float64] | None  # None: 0 for every segment
+Page = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], Part, Part, Part, Part, npt.NDArray[np.bool_], float,
+             npt.NDArray[np.int64], npt.NDArray[np.int64] | None]
+Params = tuple[float, float, int, float, float, npt.NDArray[np.float64] | None, npt.NDArray[np.float64]]
+
 # The kinds of segment whose text is a language sample (prose; not code, tables or metadata).
 _PROSE = (SegmentKind.PARAGRAPH, SegmentKind.LIST, SegmentKind.QUOTE, SegmentKind.HEADING)
 # The sample stops after the segment that takes it past this many characters.
@@ -153,15 +160,7 @@ def _choose_language(texts: Sequence[str], kinds: Sequence[SegmentKind], setting
     """``choose_language`` over the texts and kinds the scorer has read once already."""
     if settings.language:
         return languages.normalize_code(settings.language)
-    sample: list[str] = []
-    size = 0
-    for text, kind in zip(texts, kinds):
-        if kind in _PROSE:
-            sample.append(text)
-            size += len(text)
-            if size > LANGUAGE_SAMPLE:
-                break
-    return languages.detect(" ".join(sample))
+    return languages.detect_texts(texts, [kind in _PROSE for kind in kinds], LANGUAGE_SAMPLE)
 
 
 def _prior(an: Analyzer, surfaces: Sequence[str], avgdl: float, prior_n: float) -> npt.NDArray[np.float64]:
@@ -177,28 +176,6 @@ def _prior(an: Analyzer, surfaces: Sequence[str], avgdl: float, prior_n: float) 
             f = 10.0 ** (zipf - 9.0)
             out[i] = prior_n * (1.0 - math.exp(-f * avgdl))
     return out
-
-
-_SENTENCE = re.compile(r"(?<=[.!?。？！])\s+")
-
-
-def query_weights(an: Analyzer, query: str, terms: Sequence[str], context_weight: float) -> npt.NDArray[np.float64]:
-    """Weight 1 for the words of the question; ``context_weight`` for words only in the query's other sentences.
-
-    Why: a query such as "I am 18 and got my A-level results. Can I challenge them?" is context plus a question;
-    the question's words say what to find, the context's words mostly match the page everywhere. Applies only
-    when the query has several sentences and at least one ends with a question mark.
-    """
-    weights = np.ones(len(terms), dtype=np.float64)
-    sentences = [x for x in _SENTENCE.split(query.strip()) if x]
-    questions = [x for x in sentences if x.rstrip().endswith(("?", "？"))]
-    if context_weight == 1.0 or len(sentences) < 2 or not questions:
-        return weights
-    asked = {t for x in questions for t, _ in an.query(x)[0]}
-    for i, t in enumerate(terms):
-        if t not in asked:
-            weights[i] = context_weight
-    return weights
 
 
 def feedback_terms(
@@ -255,24 +232,19 @@ def heading_ancestors(segments: Sequence[Segment]) -> list[tuple[int, ...]]:
     return out
 
 
-_NUMERIC_QUESTION = re.compile(
-    r"\b(?:how (?:many|much|long|old|far|tall|large|big|often)|when|what (?:year|date|percentage|age|time)|"
-    r"which year|in what year)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def number_cue(query: str, texts: Sequence[str]) -> npt.NDArray[np.float64]:
-    """1 for each segment holding a number the query does not, when the question asks for a number or a date.
+    """1 for each segment holding a number the query does not; the caller asks only when the question asks for
+    a number or a date (``Question.numeric``).
 
     Why: "How long will it be before I hear back from the court?" shares one word ("court") with its answer
     ("Within 10 days of receiving your application the court will ..."), and as many with every other sentence
     about the court; what sets the answer apart is that it holds what was asked for, a number. Only the
     question sentences of a query count (a scenario before the question may mention dates of its own).
     """
-    asked = [x for x in _SENTENCE.split(query.strip()) if x.rstrip().endswith(("?", "？"))] or [query]
     out = np.zeros(len(texts), dtype=np.float64)
-    if not any(_NUMERIC_QUESTION.search(x) for x in asked):
-        return out
     known = set(_NUMBER.findall(query))
     # A number starts with a digit: a text without one holds none, and one with a digit holds a number the query
     # does not when the query holds none. Only the rest need the numbers themselves.
@@ -287,7 +259,7 @@ def number_cue(query: str, texts: Sequence[str]) -> npt.NDArray[np.float64]:
 
 
 def prefix_matches(
-    terms: Sequence[str], n_typed: int, flat: npt.NDArray[np.int32], vocab: dict[str, int]
+    terms: Sequence[str], n_typed: int, df: npt.NDArray[np.int64], vocab: dict[str, int]
 ) -> list[tuple[int, str]]:
     """(query slot, page term) for each typed query word (the first ``n_typed`` of ``terms``) the page never
     uses, paired with the page words that are not query terms already and share its
@@ -295,97 +267,34 @@ def prefix_matches(
 
     Why: stemmers leave some derived forms apart ("septicemia" / "septicemic", "Mongolia" / "Mongol"); a word
     the page never uses scores nothing, and a page word that long and that close is most likely the same word.
-    ``vocab`` is the index's term table after indexing (every analysed page term).
+    ``df`` is the number of segments holding each query slot (``page_scores``); ``vocab`` the index's term table
+    after indexing: the query terms, then every page term the index met (so each of those is on the page).
     """
-    long_words = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN]
-    if not long_words:
+    missing = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN]
+    if not missing:
         return []
-    present = np.zeros(max(len(vocab), int(flat.max(initial=-1)) + 1), dtype=bool)
-    present[flat] = True
-    missing = [(j, t) for j, t in long_words if not present[vocab[t]]]
+    counts = df.tolist()
+    missing = [(j, t) for j, t in missing if not counts[j]]
     if not missing:
         return []
     out: list[tuple[int, str]] = []
     known = set(terms)
+    # The page terms one a line: the ones that start with a word's head are found by str.find, in vocab order,
+    # instead of a startswith test per term per missing word (a term holds no whitespace).
+    lines = "\n" + "\n".join(vocab) + "\n"
     for j, t in missing:
-        for page_term, k in vocab.items():
-            if page_term in known or not present[k] or page_term[:PREFIX_MIN] != t[:PREFIX_MIN]:
+        head = "\n" + t[:PREFIX_MIN]
+        at = lines.find(head)
+        while at >= 0:
+            end = lines.index("\n", at + 1)
+            page_term = lines[at + 1:end]
+            at = lines.find(head, end)
+            if page_term in known:
                 continue
             common = len(os.path.commonprefix([t, page_term]))
             if common >= max(PREFIX_MIN, min(len(t), len(page_term)) - 2):
                 out.append((j, page_term))
                 known.add(page_term)
-    return out
-
-
-def sibling_scores(segments: Sequence[Segment], raw: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Per segment, the best score of the adjacent parts of the same split unit (``Segment.group``).
-
-    Why: the splitter cuts a long table or paragraph into parts; "who was drafted after Petri Skriko?" matches
-    the row of Skriko, and the answer is the next row, which may open the next part and share no query word.
-    """
-    return _sibling_scores(np.array([s.group for s in segments], dtype=np.int64), raw)
-
-
-def _sibling_scores(groups: npt.NDArray[np.int64], raw: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """``sibling_scores`` from the segments' groups, in array operations (a loop over the segments cost more
-    than the BM25 kernel): the previous part's score, replaced by the next part's where that is higher."""
-    out = np.zeros(len(raw), dtype=np.float64)
-    if len(raw) < 2:
-        return out
-    joined = (groups[1:] == groups[:-1]) & (groups[1:] >= 0)  # segments i and i + 1 are parts of one unit
-    if not joined.any():
-        return out
-    out[1:][joined] = raw[:-1][joined]
-    later = joined & (raw[1:] > out[:-1])
-    out[:-1][later] = raw[1:][later]
-    return out
-
-
-def lead_in_scores(texts: Sequence[str], is_heading: Sequence[bool], raw: npt.NDArray[np.float64]
-                   ) -> npt.NDArray[np.float64]:
-    """Per segment, the score of the segment before it when that one ends with a colon (a lead-in, "You can use
-    it to:") and this one is not a heading: a block introduced by a lead-in is about what the lead-in says."""
-    lead = np.zeros(len(texts), dtype=np.float64)
-    if len(texts) < 2:
-        return lead
-    last = kernel.last_visible(texts[:-1])
-    follows = ((last == ord(":")) | (last == ord("："))) & ~np.asarray(is_heading[1:], dtype=bool)
-    lead[1:][follows] = raw[:-1][follows]
-    return lead
-
-
-def inherited_scores(
-    ancestors: Sequence[tuple[int, ...]], raw: npt.NDArray[np.float64] | Sequence[float]
-) -> npt.NDArray[np.float64]:
-    """Per segment, the best score of the headings above it (0 with none).
-
-    Segments under one heading share one ancestors tuple (``heading_ancestors``), so each run of them takes one
-    maximum, over Python floats (the same values as the array's)."""
-    values = raw.tolist() if isinstance(raw, np.ndarray) else raw
-    out = [0.0] * len(ancestors)
-    last: tuple[int, ...] = ()
-    best = 0.0
-    for i, anc in enumerate(ancestors):
-        if anc is not last:
-            last = anc
-            best = max([values[j] for j in anc]) if anc else 0.0
-        out[i] = best
-    return np.array(out, dtype=np.float64)
-
-
-def _term_sets(an: Analyzer, texts: Sequence[str]) -> list[set[str]]:
-    """``set(an.terms(t))`` for each text, from one indexing pass (one tokenizer call instead of one per text)."""
-    vocab: dict[str, int] = {}
-    flat, offs, _ = an.index(texts, vocab)
-    names = list(vocab)  # vocab's ids are 0, 1, ... in insertion order
-    ids = flat.tolist()
-    bounds = offs.tolist()
-    out = []
-    for k in range(len(texts)):
-        terms = set(map(names.__getitem__, ids[bounds[k]:bounds[k + 1]]))
-        terms.discard("")  # stopwords share the id of ""
-        out.append(terms)
     return out
 
 
@@ -413,20 +322,50 @@ def _name_terms(an: Analyzer, text: str) -> set[str]:
     return set(an.terms(" ".join(w for w in _WORD.findall(text) if w[0].isupper())))
 
 
-def _section_sizes(segments: Sequence[Segment], ancestors: Sequence[Sequence[int]]) -> dict[int, int]:
+def _under(up: Sequence[int], i: int, h: int) -> bool:
+    """Does segment ``i`` sit in the section of heading ``h`` (is ``h`` on its chain of headings above)?"""
+    k = up[i]
+    while k >= 0:
+        if k == h:
+            return True
+        k = up[k]
+    return False
+
+
+def _section_sizes(up: Sequence[int], is_heading: Sequence[bool]) -> dict[int, int]:
     """Per heading, how many non-heading segments sit under it (at any depth)."""
     sizes: dict[int, int] = {}
-    for seg, anc in zip(segments, ancestors):
-        if seg.kind is not SegmentKind.HEADING:
-            for h in anc:
-                sizes[h] = sizes.get(h, 0) + 1
+    for i, k in enumerate(up):
+        if not is_heading[i]:
+            while k >= 0:
+                sizes[k] = sizes.get(k, 0) + 1
+                k = up[k]
     return sizes
 
 
-def bridge_scores(
+def _best_above(up: Sequence[int], values: Sequence[float]) -> list[float]:
+    """Per segment, the best of ``values`` over the headings above it (0 with none): the best of a heading's
+    chain is its own value or the best of the chain above it, so one step per heading, not per segment."""
+    chain: dict[int, float] = {}
+    for h in sorted({k for k in up if k >= 0}):  # a heading comes after the headings above it
+        above = up[h]
+        chain[h] = values[h] if above < 0 else max(values[h], chain[above])
+    return [chain[k] if k >= 0 else 0.0 for k in up]
+
+
+def _by_section(up: Sequence[int], credit: dict[int, float]) -> npt.NDArray[np.float64]:
+    """Per segment, the best credit of the sections it sits in (0 for none)."""
+    values = [0.0] * len(up)
+    for h, value in credit.items():
+        values[h] = value
+    # Credits are positive, so a 0 for every other segment leaves each section's best credit as it is.
+    return np.array(_best_above(up, values), dtype=np.float64)
+
+
+def bridge_credits(
     an: Analyzer, segments: Sequence[Segment], texts: Sequence[str], raw: npt.NDArray[np.float64],
-    asked: set[str], ancestors: Sequence[tuple[int, ...]],
-) -> npt.NDArray[np.float64]:
+    asked: set[str], heads: Sequence[int], up: Sequence[int],
+) -> dict[int, float]:
     """Second-hop relevance: a best-matching segment that names another section's heading points to it.
 
     Why: a multi-hop question ("the coach at Houston from 2007 to 2011 -- which team does he coach now?") names
@@ -436,49 +375,58 @@ def bridge_scores(
     heading made of the question's words is found by BM25 and the heading share), at least ``BRIDGE_MIN`` of
     them must be in the mentioning segment (or in an adjacent part of its split unit: ``_with_parts``), a mention
     written as a name counts more (``NAME_BRIDGE``), and the credit is divided by how many segments outside the
-    section mention the heading: a heading named everywhere ("How to apply") is no pointer. Returns, per segment,
-    the best credit of the sections it sits in (not yet multiplied by ``settings.bridge``).
+    section mention the heading: a heading named everywhere ("How to apply") is no pointer. ``heads`` are the
+    headings' indices and ``up`` the heading chains (``page_scores``: for each segment the heading above it).
+    Returns the credited headings' credits (not yet multiplied by ``settings.bridge``); most pages have none.
     """
     n = len(segments)
-    out = np.zeros(n, dtype=np.float64)
-    is_heading = [s.kind is SegmentKind.HEADING for s in segments]
-    heads = [i for i in range(n) if is_heading[i]]
-    if not heads:
-        return out
-    values = raw.tolist()
-    body = [i for i in range(n) if not is_heading[i] and values[i] > 0]
-    if not body:
-        return out
-    top = heapq.nsmallest(BRIDGE_TOP, body, key=lambda i: (-values[i], i))  # = sorted(...)[:BRIDGE_TOP]
-    term_sets = _term_sets(an, [texts[i] for i in heads] + [_with_parts(segments, texts, i) for i in top])
-    top_terms = dict(zip(top, term_sets[len(heads):]))
-    named_terms: dict[int, set[str]] = {}
-    if NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED:
-        named_terms = {i: _name_terms(an, _with_parts(segments, texts, i)) for i in top}
-    sizes: dict[int, int] | None = None
     credit: dict[int, float] = {}
+    if not heads:
+        return credit
+    is_heading = [False] * n
+    for h in heads:
+        is_heading[h] = True
+    values = raw.tolist()
+    body = [i for i, v in enumerate(values) if v > 0 and not is_heading[i]]
+    if not body:
+        return credit
+    top = sorted(body, key=values.__getitem__, reverse=True)[:BRIDGE_TOP]  # stable: ties in page order
+    tops = [_with_parts(segments, texts, i) for i in top]
+    # The terms of the headings and of the best segments, from one pass, as sets of term ids (the same sets as of
+    # the terms themselves; stopwords are the term "").
+    flat, offs, names = an.term_ids([texts[h] for h in heads] + tops)
+    ids = flat.tolist()
+    bounds = offs.tolist()
+    top_terms = [set(ids[bounds[k]:bounds[k + 1]]) for k in range(len(heads), len(heads) + len(top))]
+    by_name = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
+    named_terms: dict[int, set[str]] = {}  # filled when a mention reaches the share (rare: most pages never do)
+    sizes: dict[int, int] | None = None
     wanted: dict[int, list[str]] = {}
-    for h, head_terms in zip(heads, term_sets):
-        new = head_terms - asked
+    for k, h in enumerate(heads):
+        new = {x for x in set(ids[bounds[k]:bounds[k + 1]]) if names[x] and names[x] not in asked}
         if not new:
             continue
         best = 0.0
-        for i in top:
-            if h not in ancestors[i]:
-                share = len(top_terms[i].intersection(new)) / len(new)
+        for t, i in enumerate(top):
+            if not _under(up, i, h):
+                share = len(top_terms[t].intersection(new)) / len(new)
                 if share >= BRIDGE_MIN:
-                    named = bool(named_terms) and sum(t in named_terms[i] for t in new) >= BRIDGE_MIN * len(new)
+                    named = False
+                    if by_name:
+                        if i not in named_terms:
+                            named_terms[i] = _name_terms(an, tops[t])
+                        named = sum(names[x] in named_terms[i] for x in new) >= BRIDGE_MIN * len(new)
                     factor = 1.0
                     if named:
                         if sizes is None:
-                            sizes = _section_sizes(segments, ancestors)
+                            sizes = _section_sizes(up, is_heading)
                         factor += (NAME_BRIDGE - 1.0) / max(1.0, sizes.get(h, 0) / NAME_SECTION) ** 0.5
                     best = max(best, share * values[i] * factor)
         if best > 0:
             credit[h] = best
-            wanted[h] = sorted(new)
+            wanted[h] = sorted(names[x] for x in new)
     if not credit:
-        return out
+        return credit
     # How many segments mention each candidate heading: one compiled pass over the page for their words only.
     vocab = {t: k for k, t in enumerate(sorted({t for ts in wanted.values() for t in ts}))}
     k = len(vocab)
@@ -496,13 +444,9 @@ def bridge_scores(
     mentions = ((present.astype(np.int64) @ words_of) >= need) & ~np.array(is_heading, dtype=bool)[:, None]
     for c, h in enumerate(candidates):
         rows = np.flatnonzero(mentions[:, c]).tolist()
-        count = len(rows) - sum(h in ancestors[i] for i in rows)
+        count = len(rows) - sum(_under(up, i, h) for i in rows)
         credit[h] /= max(1, count)
-    # Credits are positive, so a 0 for every other segment leaves each section's best credit as it is.
-    values = [0.0] * n
-    for h, value in credit.items():
-        values[h] = value
-    return inherited_scores(ancestors, values)
+    return credit
 
 
 def score_segments(segments: Sequence[Segment], query: str | None, settings: Settings) -> Scores:
@@ -510,115 +454,112 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     if not query or not query.strip() or n == 0:
         return Scores(np.zeros(n, dtype=np.float64), (), np.zeros(n, dtype=bool))
     texts = [seg.text for seg in segments]
-    kinds = [seg.kind for seg in segments]
-    language = _choose_language(texts, kinds, settings)
+    if settings.language:
+        language = languages.normalize_code(settings.language)
+        heads = [i for i, seg in enumerate(segments) if seg.kind is _HEADING]
+    else:
+        kinds = [seg.kind for seg in segments]
+        language = _choose_language(texts, kinds, settings)
+        heads = [i for i, kind in enumerate(kinds) if kind is _HEADING]
     an = analyzer(language)
-    q, only_stopwords = an.query(query)
+    question = read_question(an, query, settings.context_weight)
+    q, only_stopwords = question.terms, question.only_stopwords
     if not q:
         return Scores(np.zeros(n, dtype=np.float64), (), np.zeros(n, dtype=bool), language)
     q_terms = [t for t, _ in q]
     surfaces = [x for _, x in q]
-    weights = query_weights(an, query, q_terms, settings.context_weight)
+    weights = list(question.weights)  # an array only when the kernel reads it
     if SPELLINGS:
-        spelled = spellings(an, q, weights.tolist())
+        spelled = spellings(an, q, weights)
         q_terms += [t for t, _, _ in spelled]
         surfaces += [x for _, x, _ in spelled]
-        if spelled:
-            weights = np.concatenate([weights, [w for _, _, w in spelled]])
+        weights += [w for _, _, w in spelled]
     if settings.expand_query or settings.synonyms:
-        expanded = expansions(an, q, weights.tolist(), settings.synonyms, settings.expand_query)
+        expanded = expansions(an, q, weights, settings.synonyms, settings.expand_query)
         q_terms += [t for t, _, _ in expanded]
         surfaces += [x for _, x, _ in expanded]
-        weights = np.concatenate([weights, [w for _, _, w in expanded]])
+        weights += [w for _, _, w in expanded]
     vocab: dict[str, int] = {t: i for i, t in enumerate(q_terms)}
     flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
-    avgdl = max(1.0, float(lengths.sum()) / len(lengths))  # = lengths.mean(), without its Python wrapper
     prior_n = settings.background_prior if an.lexicon.zipf else 0.0
-
-    def run(terms: list[str], w: npt.NDArray[np.float64], flat: npt.NDArray[np.int32],
-            offs: npt.NDArray[np.int64], n_vocab: int) -> tuple[npt.NDArray[np.float64], tuple[object, ...]]:
-        prior_df = _prior(an, surfaces, avgdl, prior_n) if prior_n else None  # None: no pseudo-segments
-        params = (settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df, lengths)
-        ids = np.arange(len(terms), dtype=np.int32)
-        return kernel.bm25_scores(flat, offs, n_vocab, ids, w, *params), params
-
-    base, params = run(q_terms, weights, flat, offs, len(vocab))
     n_query = len(q)  # proximity counts pairs of the words the user typed
+    levels = [segments[i].level for i in heads]
+    groups = [seg.group for seg in segments]
+
+    def run(terms: list[str], ids: npt.NDArray[np.int32], w: list[float]) -> tuple[Page, Params]:
+        """Every part but the bridges and the number cue, for the query ``terms`` (page ids ``ids``)."""
+        prior_df = None  # None: no pseudo-segments
+        if prior_n:
+            avgdl = max(1.0, float(lengths.sum()) / len(lengths))  # = lengths.mean(), without its Python wrapper
+            prior_df = _prior(an, surfaces, avgdl, prior_n)
+        params = (settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df, lengths)
+        # One pair is worth ``settings.proximity`` x the Lucene IDF ceiling ln(1 + (N + .5) / .5), a scale that
+        # grows with the page like the BM25 scores it is added to, divided by (n - 1) / 2 for n query words (from
+        # 4 words on): pairs grow quadratically with the query, and a long query's close pairs are mostly the
+        # names it mentions, not the answer sentence.
+        scale = 0.0
+        if settings.proximity > 0 and len(terms) > 1:
+            scale = settings.proximity * math.log(1.0 + (n + prior_n + 0.5) / 0.5) / max(1.0, (n_query - 1) / 2.0)
+        page = kernel.page_scores(
+            flat, offs, len(vocab), ids, np.array(w, dtype=np.float64), lengths, texts, heads, levels, groups,
+            settings.k1, settings.b,
+            _VARIANT[settings.bm25], 0.5, prior_n, prior_df, n_query, PROXIMITY_WINDOW, scale, LEADIN_SHARE,
+            settings.heading_share, SIBLING_SHARE, settings.relevance_floor)
+        return page, params
+
+    ids = np.arange(len(q_terms), dtype=np.int32)
+    page, params = run(q_terms, ids, weights)
     if PREFIX_MIN:
-        near = prefix_matches(q_terms, n_query, flat, vocab)
+        near = prefix_matches(q_terms, n_query, page[8], vocab)
         if near:
+            # The index is kept: a near word shares the first PREFIX_MIN letters of a query word, so it passed the
+            # query's prefix filter and its occurrences are in the index already (under its page id).
             q_terms = q_terms + [t for _, t in near]
             surfaces = surfaces + [t for _, t in near]
-            weights = np.concatenate([weights, [PREFIX_WEIGHT * weights[j] for j, _ in near]])
-            vocab = {t: i for i, t in enumerate(q_terms)}
-            flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
-            base, params = run(q_terms, weights, flat, offs, len(vocab))
-    if settings.feedback > 0 and base.max() > 0:
-        extra = feedback_terms(an, texts, base, set(q_terms), FEEDBACK_SEGMENTS, FEEDBACK_TERMS)
+            weights = weights + [PREFIX_WEIGHT * weights[j] for j, _ in near]
+            ids = np.array([vocab[t] for t in q_terms], dtype=np.int32)
+            page, params = run(q_terms, ids, weights)
+    if settings.feedback > 0 and page[7] > 0:
+        extra = feedback_terms(an, texts, page[1], set(q_terms), FEEDBACK_SEGMENTS, FEEDBACK_TERMS)
         if extra:
             q_terms = q_terms + [t for t, _ in extra]
             surfaces = surfaces + [x for _, x in extra]
-            weights = np.concatenate([weights, np.full(len(extra), settings.feedback)])
+            weights = weights + [settings.feedback] * len(extra)
             vocab = {t: i for i, t in enumerate(q_terms)}
             flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
-            base, params = run(q_terms, weights, flat, offs, len(vocab))
-    qids = np.arange(n_query, dtype=np.int32)
-    raw = base.copy()
+            ids = np.arange(len(q_terms), dtype=np.int32)
+            page, params = run(q_terms, ids, weights)
+    raw, base, *parts, relevant, best, _, up_array = page
     zeros = np.zeros(n, dtype=np.float64)
-    proximity = zeros
-    if settings.proximity > 0 and len(q_terms) > 1:
-        pairs = kernel.proximity_pairs(flat, offs, len(vocab), qids, PROXIMITY_WINDOW)
-        if pairs.any():
-            # One pair is worth ``settings.proximity`` x the Lucene IDF ceiling ln(1 + (N + .5) / .5), a scale
-            # that grows with the page like the BM25 scores it is added to.
-            n_eff = n + prior_n
-            # Divided by (n - 1) / 2 for n query words (from 4 words on): pairs grow quadratically with the
-            # query, and a long query's close pairs are mostly the names it mentions, not the answer sentence.
-            scale = settings.proximity * math.log(1.0 + (n_eff + 0.5) / 0.5) / max(1.0, (n_query - 1) / 2.0)
-            proximity = scale * pairs
-            raw = raw + proximity
-    # A part that is 0 everywhere is left out of ``raw`` (x + 0.0 is x for the non-negative scores here).
-    is_heading = [k is SegmentKind.HEADING for k in kinds]
-    lead_in = zeros
-    if LEADIN_SHARE > 0:
-        lead = lead_in_scores(texts, is_heading, raw)
-        if lead.any():
-            lead_in = LEADIN_SHARE * lead
-            raw = raw + lead_in
-    heading = zeros
-    # Without headings no segment inherits from one and no section can be bridged to: both parts stay 0.
-    has_headings = any(is_heading)
-    ancestors = heading_ancestors(segments) if has_headings and (settings.heading_share > 0 or settings.bridge > 0) else []
-    if settings.heading_share > 0 and has_headings:
-        heading = settings.heading_share * inherited_scores(ancestors, raw)
-        raw = raw + heading
-    sibling = zeros
-    if SIBLING_SHARE > 0:
-        parts = _sibling_scores(np.array([s.group for s in segments], dtype=np.int64), raw)
-        if parts.any():
-            sibling = SIBLING_SHARE * parts
-            raw = raw + sibling
+    proximity, lead_in, heading, sibling = (zeros if x is None else x for x in parts)
     bridge = zeros
-    if settings.bridge > 0 and has_headings and raw.max() > 0:
-        bridge = settings.bridge * bridge_scores(an, segments, texts, raw, set(q_terms), ancestors)
-        raw = raw + bridge
+    changed = False
+    # Without headings no section can be bridged to.
+    if settings.bridge > 0 and up_array is not None and best > 0:
+        up = up_array.tolist()
+        credit = bridge_credits(an, segments, texts, raw, set(q_terms), heads, up)
+        if credit:  # no credit: the bridge part is 0 everywhere and leaves raw as it is
+            bridge = settings.bridge * _by_section(up, credit)
+            raw = raw + bridge
+            changed = True
     answer_type = zeros
-    if NUMBER_CUE > 0 and raw.max() > 0:
+    if NUMBER_CUE > 0 and best > 0 and question.numeric:
         cue = number_cue(query, texts)
         if cue.any():
             answer_type = NUMBER_CUE * raw * cue
             raw = raw + answer_type
-    best = float(raw.max())
-    relevant = (raw > 0) & (raw >= settings.relevance_floor * best)
+            changed = True
+    if changed:
+        best = float(raw.max())
+        relevant = (raw > 0) & (raw >= settings.relevance_floor * best)
 
     def per_term() -> npt.NDArray[np.float64]:
-        all_ids = np.arange(len(q_terms), dtype=np.int32)
         out = np.zeros((n, len(q_terms)), dtype=np.float64)
         for j in range(len(q_terms)):
-            only = np.zeros_like(weights)
+            only = np.zeros(len(weights), dtype=np.float64)
             only[j] = weights[j]
-            out[:, j] = kernel.bm25_scores(flat, offs, len(vocab), all_ids, only, *params)
+            out[:, j] = kernel.bm25_scores(flat, offs, len(vocab), ids, only, *params)
         return out
 
-    return Scores(raw, tuple(q_terms), relevant, language, tuple(weights.tolist()), base, proximity,
+    return Scores(raw, tuple(q_terms), relevant, language, tuple(weights), base, proximity,
                   lead_in, heading, bridge, sibling, answer_type, per_term)

@@ -94,6 +94,8 @@ def spellings(
     known = {t for t, _ in query_terms}
     out: dict[str, tuple[str, float]] = {}
     for (_, surface), w in zip(query_terms, weights):
+        if not surface.endswith(_SPELLING_ENDS):  # most words: spelling_variants' first test, without the call
+            continue
         for s in spelling_variants(surface):
             t = an.term(s)
             if t is not None and t not in known and (t not in out or out[t][1] < w):

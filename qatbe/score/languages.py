@@ -10,16 +10,21 @@ from __future__ import annotations
 import gzip
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from itertools import repeat
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 import Stemmer
 
 from .._backend import kernel
+
+if TYPE_CHECKING:
+    from .._core import StringTable
 
 # ISO 639-1 -> PyStemmer algorithm.
 STEMMERS: dict[str, str] = {
@@ -51,8 +56,10 @@ class Lexicon:
 EMPTY = Lexicon({}, frozenset())
 
 
+@lru_cache(maxsize=256)
 def normalize_code(language: str | None) -> str | None:
-    """'en-GB', 'EN_us', 'en' -> 'en'; anything unrecognisable -> None (no language-specific processing)."""
+    """'en-GB', 'EN_us', 'en' -> 'en'; anything unrecognisable -> None (no language-specific processing).
+    Memoised: the scorer asks it of every page's declared language, and pages declare few distinct ones."""
     if not language:
         return None
     head = re.split(r"[-_]", language.strip().lower(), maxsplit=1)[0]
@@ -116,11 +123,10 @@ _CANDIDATES = _LATIN_CANDIDATES + _CYRILLIC_CANDIDATES
 _LATIN = slice(0, len(_LATIN_CANDIDATES))
 _CYRILLIC = slice(len(_LATIN_CANDIDATES), len(_CANDIDATES))
 
-_Table = tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32]]
 
 
 @cache
-def _stop_classes() -> tuple[dict[str, int], npt.NDArray[np.float64], _Table]:
+def _stop_classes() -> tuple[dict[str, int], npt.NDArray[np.float64], StringTable]:
     """The candidates' stopwords grouped by which candidates list them: word -> class (1..C); a (C + 1) x
     candidates 0/1 matrix (row 0: not a stopword); and the all-ASCII stopwords as a compiled string table, so
     that the kernel counts the classes of a sample's ASCII words itself. One lookup per word of the sample then
@@ -153,11 +159,17 @@ def detect(sample: str) -> str | None:
     case-folded. Returns None when unsure (fewer than 3 stopword hits or no clear winner): the caller then skips
     stemming. Why not a statistical detector: no well-kept one ships as a small wheel without model downloads, and
     the stopword vote is right on the prose that matters for ranking (it is only asked about pages without a
-    declared language). The one pass over the text is compiled (``letter_runs``).
+    declared language). The one pass over the text is compiled (``sample_runs``).
     """
+    return detect_texts((sample,), (True,), 0)
+
+
+def detect_texts(texts: Sequence[str], use: Sequence[object], min_chars: int) -> str | None:
+    """``detect`` of the sample the page's texts make: the ``use``d ones, in order, up to and including the first
+    that takes their total length past ``min_chars``, joined by spaces -- read in place, never joined."""
     index, matrix, table = _stop_classes()
-    in_range, letters, runs, votes, words, counts = kernel.letter_runs(
-        sample[:SAMPLE_CHARS], _SCRIPT_RANGES, SAMPLE_WORDS, *table, len(matrix))
+    in_range, letters, runs, votes, words, counts = kernel.sample_runs(
+        texts, use, min_chars, SAMPLE_CHARS, _SCRIPT_RANGES, SAMPLE_WORDS, table, len(matrix))
     script = dict(zip(_SCRIPTS, in_range.tolist()))
     letters = max(1, letters)
     if script["ja"] > 0.05 * letters:
@@ -178,10 +190,12 @@ def detect(sample: str) -> str | None:
         per_class = per_class + np.bincount(ids, weights=counts, minlength=len(matrix)).astype(np.int64)
     cyrillic = script["cyr"] > 0.3 * letters
     candidates = _CYRILLIC_CANDIDATES if cyrillic else _LATIN_CANDIDATES
-    totals = per_class @ _vote_matrices()[1 if cyrillic else 0]  # integers: no BLAS call (its threads spin)
-    hits = sorted(zip(totals.tolist(), candidates), reverse=True)
-    best, code = hits[0]
-    runner_up = hits[1][0] if len(hits) > 1 else 0
+    # integers: no BLAS call (its threads spin)
+    totals = (per_class @ _vote_matrices()[1 if cyrillic else 0]).tolist()
+    # The best total wins when it is at least 3 and 1.3 x the runner-up's (a tie for the best never wins).
+    best = max(totals)
+    at = totals.index(best)
+    runner_up = max(totals[:at] + totals[at + 1:], default=0)
     if best < 3 or best < 1.3 * runner_up:
         return None
-    return code
+    return candidates[at]

@@ -1,0 +1,63 @@
+"""What a query asks: its index terms, the weight of each (question or context), and whether it asks for a number.
+
+One reading of the query for the scorer: the sentences are split once and tokenized in one call, and the
+question sentences serve both the weights and the number cue. Before, the weights, the terms and the number cue
+each split and tokenized the query again, which cost more per page than scoring a short page.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .analyze import Analyzer, raw_terms_each
+
+_SENTENCE = re.compile(r"(?<=[.!?。？！])\s+")
+_NUMERIC_QUESTION = re.compile(
+    r"\b(?:how (?:many|much|long|old|far|tall|large|big|often)|when|what (?:year|date|percentage|age|time)|"
+    r"which year|in what year)\b", re.IGNORECASE)
+
+
+def _asks_for_number(sentence: str) -> bool:
+    """``_NUMERIC_QUESTION.search``, with a cheap test first: every phrase it finds holds "how" or "wh" in any
+    case (their letters have no other case-insensitive match in ``re``, unlike i, k and s), and most titles and
+    questions hold neither."""
+    low = sentence.lower()
+    return ("wh" in low or "how" in low) and _NUMERIC_QUESTION.search(sentence) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """``terms``: distinct (index term, first surface form), as ``Analyzer.query`` gives them; ``only_stopwords``:
+    the query had nothing but stopwords (then they are its terms); ``weights``: per term, 1 for the words of the
+    question, ``context_weight`` for words only in the query's other sentences; ``asked``: the question sentences
+    (the whole query when none ends with a question mark)."""
+
+    terms: list[tuple[str, str]]
+    only_stopwords: bool
+    weights: list[float]
+    asked: list[str]
+
+    @property
+    def numeric(self) -> bool:
+        """Does a question sentence ask for a number or a date ("how many", "when")? Read only when it matters
+        (a page with a match), not for every page."""
+        return any(_asks_for_number(x) for x in self.asked)
+
+
+def read_question(an: Analyzer, query: str, context_weight: float) -> Question:
+    """The query as the scorer reads it.
+
+    Weights: a query such as "I am 18 and got my A-level results. Can I challenge them?" is context plus a
+    question; the question's words say what to find, the context's words mostly match the page everywhere. They
+    apply only when the query has several sentences and at least one ends with a question mark.
+    """
+    sentences = [x for x in _SENTENCE.split(query.strip()) if x]
+    asks = [x.rstrip().endswith(("?", "？")) for x in sentences]
+    each = raw_terms_each(sentences)  # a query's tokens are its sentences' tokens: no token spans a space
+    terms, only_stopwords = an.query_terms([s for surfaces in each for s in surfaces])
+    weights = [1.0] * len(terms)
+    if context_weight != 1.0 and len(sentences) >= 2 and any(asks):
+        asked = {t for surfaces, a in zip(each, asks) if a for t, _ in an.query_terms(surfaces)[0]}
+        weights = [1.0 if t in asked else context_weight for t, _ in terms]
+    return Question(terms, only_stopwords, weights, [x for x, a in zip(sentences, asks) if a] or [query])

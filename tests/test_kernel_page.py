@@ -1,0 +1,201 @@
+"""``page_scores`` (a page's BM25 and bonuses in one kernel call): the compiled core and its twin agree, and both
+are the composition of the separate kernels and array functions the scorer used before, to the last bit."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qatbe import _core_py
+from qatbe.score.bm25 import heading_ancestors
+from qatbe.types import Segment, SegmentKind
+
+try:
+    from qatbe import _core as _compiled
+except ImportError:
+    _compiled = None
+
+KERNELS: list[ModuleType] = [_core_py] + ([_compiled] if _compiled is not None else [])
+
+endings = st.sampled_from(["", ":", "：", ": ", ":\n\t", "x", "é", "数据：", "\u3000", " ：\u00a0"])
+texts = st.text(max_size=6).flatmap(lambda t: endings.map(lambda e: t + e))
+
+
+@st.composite
+def pages(draw: st.DrawFn) -> dict[str, Any]:
+    """A page: documents of term ids, a query over them, and what the bonuses read of each document."""
+    n_terms = draw(st.integers(1, 8))
+    docs = draw(st.lists(st.lists(st.integers(0, n_terms - 1), max_size=14), max_size=10))
+    n = len(docs)
+    query = draw(st.lists(st.integers(0, n_terms - 1), max_size=6))
+    weights = draw(st.lists(st.sampled_from([1.0, 0.5, 0.4, 0.8]) | st.floats(0.0, 2.0), min_size=len(query),
+                            max_size=len(query)))
+    flags = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    heads = [i for i, f in enumerate(flags) if f]
+    flat = np.asarray([t for d in docs for t in d], dtype=np.int32)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(d) for d in docs])
+    prior_n = draw(st.sampled_from([0.0, 0.0, 3.0]))
+    return {
+        "doc_terms": flat, "doc_offsets": offsets, "n_terms": n_terms,
+        "query_terms": np.asarray(query, dtype=np.int32), "query_weights": np.asarray(weights, dtype=np.float64),
+        # raw-token lengths: at least the term count, as the index gives them, or anything >= 0
+        "doc_lengths": np.asarray([len(d) + draw(st.integers(0, 3)) for d in docs], dtype=np.float64),
+        "texts": draw(st.lists(texts, min_size=n, max_size=n)),
+        "heads": heads,
+        "levels": draw(st.lists(st.integers(0, 4), min_size=len(heads), max_size=len(heads))),
+        "groups": draw(st.lists(st.integers(-1, 2), min_size=n, max_size=n)),
+        "k1": draw(st.sampled_from([1.2, 0.0, 2.0])), "b": draw(st.sampled_from([0.75, 0.0, 1.0])),
+        "variant": draw(st.integers(0, 3)), "delta": draw(st.sampled_from([0.5, 0.0, 1.0])),
+        "prior_n": prior_n,
+        "prior_df": (np.asarray(draw(st.lists(st.floats(0.0, prior_n), min_size=len(query), max_size=len(query))),
+                                dtype=np.float64) if prior_n else None),
+        "n_near": draw(st.integers(0, len(query))), "window": draw(st.integers(1, 9)),
+        "proximity": draw(st.sampled_from([0.0, 0.25, 1.7])), "lead_in": draw(st.sampled_from([0.0, 1.0, 0.5])),
+        "heading": draw(st.sampled_from([0.0, 0.3])), "sibling": draw(st.sampled_from([0.0, 0.15])),
+        "floor": draw(st.sampled_from([0.0, 0.1, 1.0])),
+    }
+
+
+def _lead_in(texts: list[str], is_heading: list[bool], raw: list[float]) -> list[float]:
+    """The score of the text before, when that one ends with a colon (a lead-in) and this is not a heading."""
+    return [raw[i - 1] if i and texts[i - 1].rstrip().endswith((":", "：")) and not is_heading[i] else 0.0
+            for i in range(len(raw))]
+
+
+def _inherited(ancestors: list[tuple[int, ...]], raw: list[float]) -> list[float]:
+    """The best score of the headings above each segment (0 with none)."""
+    return [max(raw[j] for j in anc) if anc else 0.0 for anc in ancestors]
+
+
+def _siblings(groups: list[int], raw: list[float]) -> list[float]:
+    """The score of the previous part of the same unit, or of the next one when that is higher."""
+    out = [0.0] * len(groups)
+    for i, g in enumerate(groups):
+        if g < 0:
+            continue
+        if i > 0 and groups[i - 1] == g:
+            out[i] = raw[i - 1]
+        if i + 1 < len(groups) and groups[i + 1] == g and raw[i + 1] > out[i]:
+            out[i] = raw[i + 1]
+    return out
+
+
+def composed(kernel: ModuleType, p: dict[str, Any]) -> tuple[npt.NDArray[np.float64], ...]:
+    """The scorer's steps one after the other: the BM25 and proximity kernels, then each bonus as a plain loop
+    over the sum so far, added (scaled by its share) when it is non-zero somewhere."""
+    csr = (p["doc_terms"], p["doc_offsets"], p["n_terms"])
+    base = kernel.bm25_scores(*csr, p["query_terms"], p["query_weights"], p["k1"], p["b"], p["variant"],
+                              p["delta"], p["prior_n"], p["prior_df"], p["doc_lengths"])
+    n = len(base)
+    raw = base.tolist()
+    parts = []
+
+    def add(part: list[float], share: float, always: bool = False) -> None:
+        if always or any(part):
+            part = [share * x for x in part]
+            raw[:] = [r + x for r, x in zip(raw, part)]
+        else:
+            part = [0.0] * n
+        parts.append(np.asarray(part, dtype=np.float64))
+
+    pairs = [0.0] * n
+    if p["proximity"] > 0 and p["n_near"] >= 2:
+        pairs = kernel.proximity_pairs(*csr, p["query_terms"][: p["n_near"]], p["window"]).tolist()
+    add(pairs, p["proximity"])
+    is_heading = [i in p["heads"] for i in range(n)]
+    add(_lead_in(p["texts"], is_heading, raw) if p["lead_in"] > 0 else [0.0] * n, p["lead_in"])
+    if p["heading"] > 0 and p["heads"]:
+        level = dict(zip(p["heads"], p["levels"]))
+        segments = [Segment(SegmentKind.HEADING if i in level else SegmentKind.PARAGRAPH, "", "", i, i,
+                            level.get(i, 0)) for i in range(n)]
+        add(_inherited(heading_ancestors(segments), raw), p["heading"], always=True)
+    else:
+        add([0.0] * n, 0.0)
+    add(_siblings(p["groups"], raw) if p["sibling"] > 0 else [0.0] * n, p["sibling"])
+    return (np.asarray(raw, dtype=np.float64), base, *parts)
+
+
+def _bits(a: npt.NDArray[Any]) -> list[str]:
+    return [repr(float(x)) for x in a]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=300, deadline=None)
+@given(pages())
+def test_page_scores_are_the_separate_steps_composed(kernel: ModuleType, p: dict[str, Any]) -> None:
+    raw, base, prox, lead, head, sib, relevant, best, df, up = kernel.page_scores(**p)
+    for got, want in zip((raw, base, prox, lead, head, sib), composed(kernel, p)):
+        if got is None:  # a part that is 0 everywhere
+            assert not want.any()
+        else:
+            assert _bits(got) == _bits(want) and got.dtype == np.float64
+    assert raw is not None and base is not None
+    assert best == (float(raw.max()) if len(raw) else 0.0)
+    assert relevant.dtype == np.bool_
+    assert relevant.tolist() == ((raw > 0) & (raw >= p["floor"] * best)).tolist()
+    # df: the documents holding each query slot (a repeated term id counts for its first slot only)
+    query = p["query_terms"].tolist()
+    docs = np.split(p["doc_terms"], p["doc_offsets"][1:-1]) if len(p["doc_offsets"]) > 1 else []
+    assert df.tolist() == [0 if t in query[:q] else sum(1 for d in docs if t in d.tolist())
+                           for q, t in enumerate(query)]
+    # up: the first entry of heading_ancestors (the nearest heading above, for a heading the one enclosing it)
+    level = dict(zip(p["heads"], p["levels"]))
+    segments = [Segment(SegmentKind.HEADING if i in level else SegmentKind.PARAGRAPH, "", "", i, i, level.get(i, 0))
+                for i in range(len(raw))]
+    if p["heads"]:
+        assert up.tolist() == [chain[0] if chain else -1 for chain in heading_ancestors(segments)]
+    else:
+        assert up is None
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@settings(max_examples=300, deadline=None)
+@given(pages())
+def test_compiled_and_python_page_scores_agree(p: dict[str, Any]) -> None:
+    assert _compiled is not None
+    a = _compiled.page_scores(**p)
+    b = _core_py.page_scores(**p)
+    for x, y in zip(a, b):
+        if x is None or y is None:
+            assert x is None and y is None
+        elif isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and x.tolist() == y.tolist()
+        else:
+            assert x == y
+
+
+def _page(**changes: Any) -> dict[str, Any]:
+    p: dict[str, Any] = {
+        "doc_terms": np.asarray([0, 1, 1], dtype=np.int32), "doc_offsets": np.asarray([0, 2, 3], dtype=np.int64),
+        "n_terms": 2, "query_terms": np.asarray([1], dtype=np.int32), "query_weights": np.ones(1),
+        "doc_lengths": np.asarray([2.0, 1.0]), "texts": ["a:", "b"], "heads": [0], "levels": [1],
+        "groups": [-1, -1],
+    }
+    p.update(changes)
+    return p
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("changes", [
+    {"texts": ["a"]}, {"texts": ["a", 1]}, {"heads": [2]}, {"heads": [0, 0], "levels": [1, 1]},
+    {"levels": []}, {"groups": [0]}, {"n_near": 2}, {"window": 0}, {"proximity": float("nan")},
+    {"query_terms": np.asarray([5], dtype=np.int32)}, {"doc_lengths": np.ones(3)}, {"variant": 7},
+])
+def test_page_scores_reject_bad_input(kernel: ModuleType, changes: dict[str, Any]) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        kernel.page_scores(**_page(**changes))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_a_lead_in_passes_its_score_on_but_not_to_a_heading(kernel: ModuleType) -> None:
+    p = _page(heads=[], levels=[], lead_in=1.0, heading=0.3)
+    _, base, _, lead, head, *_ = kernel.page_scores(**p)
+    assert base[0] > 0 and lead.tolist() == [0.0, base[0]] and head is None
+    assert kernel.page_scores(**_page(heads=[1], levels=[2], lead_in=1.0))[3] is None

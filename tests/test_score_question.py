@@ -1,0 +1,69 @@
+"""``read_question`` reads a query in one pass as the separate steps it replaced read it: the analyser's query
+terms, the question/context weights and the "asks for a number" test, each from the whole query again."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qatbe.score.analyze import analyzer
+from qatbe.score.question import read_question
+
+_SENTENCE = re.compile(r"(?<=[.!?。？！])\s+")
+_NUMERIC = re.compile(r"\b(?:how (?:many|much|long|old|far|tall|large|big|often)|when|what (?:year|date|percentage|"
+                      r"age|time)|which year|in what year)\b", re.IGNORECASE)
+
+
+def _weights(language: str, query: str, terms: list[str], context_weight: float) -> list[float]:
+    """The weights as first written: 1, or ``context_weight`` for a term no question sentence has."""
+    sentences = [x for x in _SENTENCE.split(query.strip()) if x]
+    questions = [x for x in sentences if x.rstrip().endswith(("?", "？"))]
+    if context_weight == 1.0 or len(sentences) < 2 or not questions:
+        return [1.0] * len(terms)
+    asked = {t for x in questions for t, _ in analyzer(language).query(x)[0]}
+    return [1.0 if t in asked else context_weight for t in terms]
+
+
+def _numeric(query: str) -> bool:
+    asked = [x for x in _SENTENCE.split(query.strip()) if x.rstrip().endswith(("?", "？"))] or [query]
+    return any(_NUMERIC.search(x) for x in asked)
+
+
+pieces = st.one_of(
+    st.sampled_from(["What", "is", "the", "fee", "How many", "when", "I am 18.", "Can I appeal?", "to", "be", "?",
+                     "！", "。", "数据。", "Straße", "e-mail", "U.S.", "don't", "3.11", "in what year", "\n", "  "]),
+    st.text(max_size=5),
+)
+
+
+@pytest.mark.parametrize("language", ["en", "de", None])
+@settings(max_examples=200, deadline=None)
+@given(st.lists(pieces, min_size=1, max_size=12).map(" ".join), st.sampled_from([0.5, 1.0, 0.0]))
+def test_one_reading_gives_what_the_separate_steps_gave(language: str | None, query: str, weight: float) -> None:
+    if not query.strip():
+        return
+    an = analyzer(language)
+    got = read_question(an, query, weight)
+    terms, only_stopwords = an.query(query)
+    assert (got.terms, got.only_stopwords) == (terms, only_stopwords)
+    assert got.weights == _weights(language or "", query, [t for t, _ in terms], weight)
+    assert got.numeric == _numeric(query)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["how", "HOW", "many", "When", "wHAT", "year", "which", "whıch", "ſ", "K", "İn",
+                                 "what", "date", " ", "?", "x", "Hоw"]) | st.text(max_size=3), max_size=8).map(" ".join))
+def test_the_cheap_test_for_a_number_question_agrees_with_the_regex(sentence: str) -> None:
+    from qatbe.score.question import _asks_for_number
+
+    assert _asks_for_number(sentence) == (_NUMERIC.search(sentence) is not None)
+
+
+def test_context_words_weigh_less_and_a_question_for_a_number_is_seen() -> None:
+    got = read_question(analyzer("en"), "I am 18 and got my results. How many times can I appeal?", 0.5)
+    weight = dict(zip([t for t, _ in got.terms], got.weights))
+    assert weight["appeal"] == 1.0 and weight["result"] == 0.5 and got.numeric
+    assert not read_question(analyzer("en"), "I paid in 2020. Can I appeal?", 0.5).numeric
