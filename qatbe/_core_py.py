@@ -476,6 +476,21 @@ def has_decimal(texts: Sequence[str]) -> npt.NDArray[np.uint8]:
     return np.asarray([_DECIMAL.search(t) is not None for t in items], dtype=np.uint8)
 
 
+def byte_count(data: bytes, value: int) -> int:
+    """``data.count(bytes([value]))``."""
+    return bytes(data).count(bytes([value]))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\ufffd]")
+
+
+def control_scan(text: str, sniff: int) -> tuple[bool, int]:
+    """(``"\x00" in text``, control characters and U+FFFD among the first ``sniff`` characters)."""
+    if not isinstance(text, str):
+        raise TypeError(f"control_scan expects str, got {type(text).__name__}")
+    return "\x00" in text, len(_CONTROL.findall(text, 0, max(sniff, 0)))
+
+
 def last_visible(texts: Sequence[str]) -> npt.NDArray[np.uint32]:
     """Per text, the code point of its last non-whitespace character (``str.rstrip``), 0 when it has none."""
     items = list(texts)

@@ -237,3 +237,18 @@ def test_leaving_boilerplate_out_on_fixtures(path: Path) -> None:
     html = path.read_text(encoding="utf-8").split("\n==== expected ====\n")[0]
     for config in (Settings(), _SPLIT_SMALL):
         _without_navigation(html, config)
+
+
+@needs_fast
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["<p>", "</p>", "<body>", " word ", "Word", "wörd", "中文字", "\U0001f600", "abcd",
+                                 "ab<b>cd</b>", "&amp;", "12345", "x" * 40]), max_size=40).map("".join),
+       st.lists(st.sampled_from(["word", "abcd", "Wörd", "12345", "中文", "ab cd", "  ", "nothere", "x" * 30]),
+                max_size=12))
+def test_byte_locator_finds_the_positions_of_the_str_locator(html: str, texts: list[str]) -> None:
+    from qatbe.segmentation.html_emit import _Locator
+    from qatbe.segmentation.html_fastwalk import ByteLocator
+
+    by_str = _Locator(html)
+    by_bytes = ByteLocator(html, html.encode("utf-8", "ignore"))
+    assert [by_bytes.find(t) for t in texts] == [by_str.find(t) for t in texts]

@@ -171,3 +171,21 @@ def test_last_visible_is_what_rstrip_keeps_last(kernel: ModuleType, items: list[
     got = kernel.last_visible(items)
     assert got.dtype == np.uint32
     assert got.tolist() == [ord(t.rstrip()[-1]) if t.rstrip() else 0 for t in items]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", " ", "\x00", "\x01", "\x08", "\t", "\x0e", "\x1f", "\x7f", "\ufffd", "é", "—",
+                                 "\U0001f600", "<"]), max_size=60).map("".join),
+       st.integers(-1, 70))
+def test_control_scan_finds_nul_and_counts_controls_in_the_head(kernel: ModuleType, text: str, sniff: int) -> None:
+    # Texts of every storage width (Latin-1, two and four bytes a character) reach the compiled loops.
+    controls = sum(1 for c in text[:max(sniff, 0)] if c <= "\x08" or "\x0e" <= c <= "\x1f" or c == "\ufffd")
+    assert kernel.control_scan(text, sniff) == ("\x00" in text, controls)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=100), st.integers(0, 255))
+def test_byte_count_is_bytes_count(kernel: ModuleType, data: bytes, value: int) -> None:
+    assert kernel.byte_count(data, value) == data.count(bytes([value]))

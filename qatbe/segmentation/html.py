@@ -12,17 +12,18 @@ from collections.abc import Iterator
 
 from selectolax.lexbor import LexborHTMLParser
 
+from .._backend import kernel
 from ..settings import Settings
 from ..types import ParsedDocument
 from .builder import SegmentBuilder, clean_inline
 from .html_decide import decide
 from .html_emit import _emit
-from .html_guard import limit_nesting
+from .html_guard import at_risk, limit_nesting
 from .html_metadata import read_from, read_metadata, with_byline
 from .html_walk import SCRIPT_LIKE, Block, Walker
 
 try:
-    from .html_fastwalk import FastWalker, fast_walk
+    from .html_fastwalk import ByteLocator, FastWalker, fast_walk
     from .lexbor_nodes import available, reads_directly, reason
 
     FAST_WALK = available()
@@ -67,13 +68,22 @@ def _walk(tree: LexborHTMLParser) -> Walker | FastWalker:
 def segment_html(html: str, settings: Settings, navigation: bool = True) -> ParsedDocument:
     """Split an HTML page into typed segments (boilerplate as NAVIGATION, or only counted with
     ``navigation=False``: see ``SegmentBuilder``) and read its metadata."""
-    source = limit_nesting(html)
-    tree = LexborHTMLParser(source)
+    # Encoded here as selectolax would encode a str (errors="ignore"): the "<" are counted in the bytes, and the
+    # fast locator searches them.
+    data = html.encode("utf-8", "ignore")
+    source = html
+    if at_risk(len(html), kernel.byte_count(data, 0x3C)):
+        source = limit_nesting(html)
+        data = source.encode("utf-8", "ignore")
+    tree = LexborHTMLParser(data)
     metadata = read_from(MetadataSource(tree)) if FAST_METADATA else read_metadata(tree)
     walker = _walk(tree)
     decide(walker, metadata.extra.get("page_kind") == "discussion")
     builder = SegmentBuilder(settings, navigation, clean=False)  # the walk's texts are collapsed already
-    _emit(builder, walker.blocks, html)
+    locate = None
+    if FAST_WALK:  # positions are searched in the page as given, which limit_nesting may have changed
+        locate = ByteLocator(html, data if source is html else html.encode("utf-8", "ignore"))
+    _emit(builder, walker.blocks, html, locate)
     if metadata.author is None or metadata.date is None:
         metadata = with_byline(metadata, (clean_inline(b.text) for b in walker.blocks if b.meta and not b.boiler),
                                _datelines(walker.blocks))

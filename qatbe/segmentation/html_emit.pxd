@@ -19,5 +19,5 @@ cdef class _Locator:
 cpdef str _needle(str text)
 
 
-@cython.locals(locate=_Locator, kind=str, position=Py_ssize_t, base=Py_ssize_t, text=str, block=Block, boiler=bint)
-cpdef _emit(SegmentBuilder builder, list blocks, str html)
+@cython.locals(kind=str, position=Py_ssize_t, base=Py_ssize_t, text=str, block=Block, boiler=bint)
+cpdef _emit(SegmentBuilder builder, list blocks, str html, locate=*)

@@ -6,6 +6,8 @@ HTML from a cursor that only moves forward (bounded window), which keeps positio
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..types import SegmentKind
 from .builder import ListItem, SegmentBuilder, clean_inline
 from .html_tables import TableData
@@ -68,8 +70,11 @@ def _needle(text: str) -> str:
     return text.strip()[:8]
 
 
-def _emit(builder: SegmentBuilder, blocks: list[Block], html: str) -> None:
-    locate = _Locator(html)
+def _emit(builder: SegmentBuilder, blocks: list[Block], html: str, locate: Any = None) -> None:
+    """Hand every block to the builder; ``locate`` finds source positions (``_Locator(html)`` unless given:
+    ``html_fastwalk.ByteLocator`` finds the same ones faster)."""
+    if locate is None:
+        locate = _Locator(html)
     paragraph = builder.paragraph
     for block in blocks:
         kind = block.kind

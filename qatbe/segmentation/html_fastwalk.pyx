@@ -59,6 +59,7 @@ from .html_tables import (
 )
 from qatbe.segmentation.html_walk cimport Block, Box, Ctx
 
+from .html_emit import _SEARCH_WINDOW, _needle
 from .html_walk import (
     _BLOCKS,
     _BOX_TAGS,
@@ -72,6 +73,8 @@ from .html_walk import (
 )
 
 # -- what a tag is to the walk ------------------------------------------------------------------------------
+
+cdef Py_ssize_t SEARCH_WINDOW = _SEARCH_WINDOW
 
 cdef enum:
     F_SCRIPT = 1 << 0     # removed before the Python walk (SCRIPT_LIKE): invisible everywhere
@@ -1843,6 +1846,115 @@ cdef list _fill(Attrs* a, dict attrs):
             a.value[slot] = <const uchar*> (<const char*> data)
             a.length[slot] = len(data)
     return keep
+
+
+# -- source positions over UTF-8 bytes --------------------------------------------------------------------
+
+cdef extern from *:
+    """
+    /* The first occurrence of needle in s: candidates where the needle's first and last bytes both match, sixteen
+       start positions at a time (SSE2), each checked with memcmp; memmem for the tail and other machines. Why by
+       hand: memmem and str.find run at about 0.6 ns a byte on these pages (their skip tables do little for a
+       4-8 byte word), and the locator scans most of the page. */
+    #include <string.h>
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    static const char* qatbe_find(const char* s, size_t n, const char* needle, size_t m) {
+        size_t i = 0;
+        if (m < 2 || n < m) return (const char*) memmem(s, n, needle, m);
+        const __m128i first = _mm_set1_epi8(needle[0]);
+        const __m128i last = _mm_set1_epi8(needle[m - 1]);
+        for (; i + m - 1 + 16 <= n; i += 16) {
+            __m128i a = _mm_loadu_si128((const __m128i*) (s + i));
+            __m128i b = _mm_loadu_si128((const __m128i*) (s + i + m - 1));
+            unsigned mask = (unsigned) _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first),
+                                                                      _mm_cmpeq_epi8(b, last)));
+            while (mask) {
+                unsigned bit = (unsigned) __builtin_ctz(mask);
+                if (memcmp(s + i + bit + 1, needle + 1, m - 2) == 0) return s + i + bit;
+                mask &= mask - 1;
+            }
+        }
+        return (const char*) memmem(s + i, n - i, needle, m);
+    }
+    #else
+    static const char* qatbe_find(const char* s, size_t n, const char* needle, size_t m) {
+        return (const char*) memmem(s, n, needle, m);
+    }
+    #endif
+    """
+    const char* qatbe_find(const char* s, size_t n, const char* needle, size_t m) nogil
+
+
+cdef Py_ssize_t _count_code_points(const char* s, Py_ssize_t n) noexcept nogil:
+    """Code points in ``n`` bytes of valid UTF-8: every byte but the continuation bytes (10xxxxxx), eight bytes a
+    step."""
+    cdef Py_ssize_t i = 0, continuation = 0
+    cdef unsigned long long x
+    while i + 8 <= n:
+        memcpy(&x, s + i, 8)
+        x = (x & 0x8080808080808080ULL) & ((~x & 0x4040404040404040ULL) << 1)
+        continuation += __builtin_popcountll(x)
+        i += 8
+    while i < n:
+        if (<uchar> s[i] & 0xc0) == 0x80:
+            continuation += 1
+        i += 1
+    return n - continuation
+
+
+cdef extern from *:
+    int __builtin_popcountll(unsigned long long) nogil
+
+
+cdef class ByteLocator:
+    """``html_emit._Locator`` over the page's UTF-8 bytes: the same positions (character offsets in ``html``).
+
+    Why: the locator's ``str.find`` over a page held two bytes a character (most pages: a curly quote is enough)
+    was a tenth of ``extract``. The page is encoded once anyway, for the parser (selectolax would encode a
+    ``str`` itself, with the same errors="ignore"); here ``memmem`` searches those bytes and a byte offset
+    becomes a character offset by counting the code points the cursor passes. The first match in bytes is the
+    first in characters, so a match past the window's end (in characters) means there is none inside it.
+    """
+
+    cdef bytes data
+    cdef Py_ssize_t cursor_b, cursor_c, budget
+
+    def __init__(self, str html, bytes data):
+        cdef const char* p = data
+        cdef const char* at = qatbe_find(p, len(data), b"<body", 5)
+        self.data = data
+        self.cursor_b = (at - p) if at != NULL else 0
+        self.cursor_c = _count_code_points(p, self.cursor_b)
+        self.budget = 4 * len(html) + SEARCH_WINDOW
+
+    cpdef Py_ssize_t find(self, str text) except? -2:
+        cdef Py_ssize_t cursor = self.cursor_c, budget = self.budget, end, span, found_c, length
+        cdef const char* p = self.data
+        cdef const char* want
+        cdef const char* at
+        cdef bytes needle_b
+        if budget <= 0:
+            return cursor
+        needle = _needle(text)
+        if not needle:
+            return cursor
+        end = cursor + min(budget, SEARCH_WINDOW)
+        needle_b = needle.encode("utf-8", "surrogatepass")
+        want = needle_b
+        length = len(needle)
+        # Bytes enough for the window's characters (at most four each), within the page.
+        span = min(len(self.data) - self.cursor_b, 4 * (end - cursor))
+        at = qatbe_find(p + self.cursor_b, span, want, len(needle_b)) if span > 0 else NULL
+        if at != NULL:
+            found_c = cursor + _count_code_points(p + self.cursor_b, at - (p + self.cursor_b))
+            if found_c + length <= end:
+                self.cursor_b = (at - p) + len(needle_b)
+                self.cursor_c = found_c + length
+                self.budget = budget - (self.cursor_c - cursor)
+                return found_c
+        self.budget = budget - (end - cursor)
+        return cursor
 
 
 def evidence_in_c(str tag, dict attrs):

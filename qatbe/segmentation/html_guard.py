@@ -24,10 +24,16 @@ _RISKY_TAG_COUNT = 20_000
 MAX_DEPTH = 1_500
 
 
+def at_risk(length: int, tags: int, max_depth: int = MAX_DEPTH) -> bool:
+    """Whether a page of ``length`` characters holding ``tags`` "<" could be nested deeper than ``max_depth``."""
+    threshold = max(_RISKY_TAG_COUNT, max_depth)
+    return length >= threshold and tags >= threshold
+
+
 def limit_nesting(html: str, max_depth: int = MAX_DEPTH) -> str:
     """Return ``html`` unchanged unless its estimated nesting exceeds ``max_depth``; then flatten the excess."""
-    threshold = max(_RISKY_TAG_COUNT, max_depth)
-    if len(html) < threshold or html.count("<") < threshold:  # the length first: no page that short can hold so many
+    # the length first: no page that short can hold so many
+    if len(html) < max(_RISKY_TAG_COUNT, max_depth) or not at_risk(len(html), html.count("<"), max_depth):
         return html
     stack: list[tuple[str, bool]] = []  # (tag, kept)
     drops: list[tuple[int, int]] = []
