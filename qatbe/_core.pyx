@@ -1154,21 +1154,23 @@ def control_scan(str text, Py_ssize_t sniff):
     cdef const unsigned short* two
     cdef const unsigned int* four
     with nogil:
-        for i in range(head):
-            c = PyUnicode_READ(kind, data, i)
-            if c <= 8 or 0x0e <= c <= 0x1f or c == 0xfffd:
-                controls += 1
-        # Counting (not stopping at the first NUL) lets the compiler vectorise the loop.
+        # Counting (not stopping at the first NUL) lets the compiler vectorise the loops; one per storage width.
         if kind == 1:
             one = <const unsigned char*> data
+            for i in range(head):
+                controls += one[i] <= 8 or 0x0e <= one[i] <= 0x1f
             for i in range(n):
                 zeros += one[i] == 0
         elif kind == 2:
             two = <const unsigned short*> data
+            for i in range(head):
+                controls += two[i] <= 8 or 0x0e <= two[i] <= 0x1f or two[i] == 0xfffd
             for i in range(n):
                 zeros += two[i] == 0
         else:
             four = <const unsigned int*> data
+            for i in range(head):
+                controls += four[i] <= 8 or 0x0e <= four[i] <= 0x1f or four[i] == 0xfffd
             for i in range(n):
                 zeros += four[i] == 0
     return zeros > 0, controls

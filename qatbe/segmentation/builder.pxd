@@ -5,6 +5,14 @@
 cimport cython
 
 
+cdef class ListItem:
+    cdef readonly str text
+    cdef readonly Py_ssize_t depth
+    cdef readonly bint ordered
+    cdef readonly object number
+    cdef readonly Py_ssize_t position
+
+
 cdef class SegmentBuilder:
     cdef object _estimate
     cdef Py_ssize_t _max

@@ -1893,18 +1893,16 @@ cdef Py_ssize_t _count_code_points(const char* s, Py_ssize_t n) noexcept nogil:
     cdef unsigned long long x
     while i + 8 <= n:
         memcpy(&x, s + i, 8)
-        x = (x & 0x8080808080808080ULL) & ((~x & 0x4040404040404040ULL) << 1)
-        continuation += __builtin_popcountll(x)
+        # one bit per continuation byte (top bit set, next bit clear), moved to the byte's low bit and summed by a
+        # multiplication (no popcount instruction is assumed)
+        x = ((x & 0x8080808080808080ULL) & ((~x & 0x4040404040404040ULL) << 1)) >> 7
+        continuation += <Py_ssize_t> ((x * 0x0101010101010101ULL) >> 56)
         i += 8
     while i < n:
         if (<uchar> s[i] & 0xc0) == 0x80:
             continuation += 1
         i += 1
     return n - continuation
-
-
-cdef extern from *:
-    int __builtin_popcountll(unsigned long long) nogil
 
 
 cdef class ByteLocator:
