@@ -103,7 +103,7 @@ _ATTRS = ["", ' class="nav"', ' class="sidebar menu"', ' class="content"', ' hid
           ' href="/x"', ' start="3"', ' start="²"', ' start="٣"', ' colspan="2"', ' rowspan="3"', ' colspan="x9"',
           ' class="reference"', ' itemprop="articleBody"', ' itemprop="author"', ' class="language-py"',
           ' data-lang="Go"', ' class="sr-only"', ' class="sortkey"', ' id="main" class="post"']
-_WORDS = ["alpha", "beta", "gamma", "&amp;", "δέλτα", "中文", "  ", "\n", "\t", "1,5", "\xad", "\u200b", "\xa0",
+_WORDS = ["alpha", "beta", "gamma", "&amp;", "δέλτα", "中文", "“quoted” — €5…", "Å", "A\u030a", "ǅ", "  ", "\n", "\t", "1,5", "\xad", "\u200b", "\xa0",
           "\u2003", "\u3000", "\x85", "\u2028", "e\u0301", "read more", "Advertisement",
           "A sentence of some length that reads like prose and keeps going for a while. " * 3]
 

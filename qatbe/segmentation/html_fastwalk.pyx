@@ -246,6 +246,7 @@ ctypedef struct Buffer:
     char* data
     Py_ssize_t length
     Py_ssize_t capacity
+    bint unsafe  # after _collapse: holds a code point outside _nfc_safe
 
 
 cdef int _reserve(Buffer* b, Py_ssize_t extra) except -1:
@@ -289,6 +290,13 @@ for _c in range(128):
     _ASCII_SPACE[_c] = chr(_c).isspace()
 
 
+cdef inline bint _nfc_safe(uint32_t cp) noexcept nogil:
+    """Code points no NFC changes, alone or next to each other (checked over every pair once): Latin-1 and the
+    Latin Extended blocks below the combining marks, general punctuation (curly quotes, dashes, ellipsis) and the
+    currency signs. A text made of them is NFC without asking ``unicodedata``."""
+    return cp < 0x300 or 0x2002 <= cp < 0x2070 or 0x20a0 <= cp < 0x20d0
+
+
 cdef int _collapse(const char* raw, Py_ssize_t n, Buffer* out, bint* ascii) except -1:
     """``" ".join(raw.split())`` on UTF-8 bytes into ``out``; ``ascii`` says whether every byte was ASCII.
     The result is never longer than ``raw`` (a space is written only in place of whitespace), so ``out`` is sized
@@ -301,6 +309,7 @@ cdef int _collapse(const char* raw, Py_ssize_t n, Buffer* out, bint* ascii) exce
     cdef int sp, pending = 0
     ascii[0] = True
     out.length = 0
+    out.unsafe = False
     _reserve(out, n + 1)  # the branch-free loop may write one byte past the result
     d = out.data
     while i < n:
@@ -324,6 +333,8 @@ cdef int _collapse(const char* raw, Py_ssize_t n, Buffer* out, bint* ascii) exce
                 j += 1
                 pending = 0
             ascii[0] = False
+            if not _nfc_safe(cp):
+                out.unsafe = True
             while i < nxt:
                 d[j] = <char> s[i]
                 j += 1
@@ -358,7 +369,9 @@ cdef str _visible(Buffer* raw, Buffer* out):
             i += 1
     out.length = j
     text = PyUnicode_DecodeUTF8(out.data, out.length, "replace")
-    return text if is_normalized("NFC", text) else normalize("NFC", text)
+    if not out.unsafe or is_normalized("NFC", text):
+        return text
+    return normalize("NFC", text)
 
 
 cdef str _collapsed(Buffer* raw, Buffer* out):
@@ -1554,10 +1567,14 @@ cdef class FastWalker:
         """``html_walk.Walker._furniture``."""
         cdef Ctx furniture_ctx
         cdef Block block
+        # Holding a main-like element is a set lookup; asked first, it spares collecting the text of the wrappers
+        # around the whole page (the Python walk asks the two in the other order; either rules it out).
+        if _contains(&self.holders, <uintptr_t> node):
+            return False
         self.scratch.length = 0
         self.subtree_text(node, &self.scratch, True)
         text = _collapsed(&self.scratch, &self.keys)
-        if len(text) * 5 >= self.page_chars or _contains(&self.holders, <uintptr_t> node):
+        if len(text) * 5 >= self.page_chars:
             return False
         furniture_ctx = self.ctx
         self.ctx = outer
