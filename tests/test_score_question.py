@@ -48,8 +48,8 @@ def test_one_reading_gives_what_the_separate_steps_gave(language: str | None, qu
     an = analyzer(language)
     got = read_question(an, query, weight)
     terms, only_stopwords = an.query(query)
-    assert (got.terms, got.only_stopwords) == (terms, only_stopwords)
-    assert got.weights == _weights(language or "", query, [t for t, _ in terms], weight)
+    assert (list(got.terms), got.only_stopwords) == (terms, only_stopwords)
+    assert list(got.weights) == _weights(language or "", query, [t for t, _ in terms], weight)
     assert got.numeric == _numeric(query)
 
 

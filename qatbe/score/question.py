@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from .analyze import Analyzer, raw_terms_each
+from .analyze import Analyzer, analyzer, raw_terms_each
 
 _SENTENCE = re.compile(r"(?<=[.!?。？！])\s+")
 _NUMERIC_QUESTION = re.compile(
@@ -33,10 +34,10 @@ class Question:
     question, ``context_weight`` for words only in the query's other sentences; ``asked``: the question sentences
     (the whole query when none ends with a question mark)."""
 
-    terms: list[tuple[str, str]]
+    terms: tuple[tuple[str, str], ...]
     only_stopwords: bool
-    weights: list[float]
-    asked: list[str]
+    weights: tuple[float, ...]
+    asked: tuple[str, ...]
 
     @property
     def numeric(self) -> bool:
@@ -51,7 +52,23 @@ def read_question(an: Analyzer, query: str, context_weight: float) -> Question:
     Weights: a query such as "I am 18 and got my A-level results. Can I challenge them?" is context plus a
     question; the question's words say what to find, the context's words mostly match the page everywhere. They
     apply only when the query has several sentences and at least one ends with a question mark.
+
+    Kept for the last ``QUESTIONS_KEPT`` queries (per language): a scrape or search pipeline asks one question of
+    many pages, and reading it cost as much as scoring a short page. A ``Question`` is immutable, so sharing it
+    is safe; the reading never depends on what the analyser has memoised.
     """
+    return _read_kept(an.language, query, context_weight)
+
+
+QUESTIONS_KEPT = 256
+
+
+@lru_cache(maxsize=QUESTIONS_KEPT)
+def _read_kept(language: str | None, query: str, context_weight: float) -> Question:
+    return _read(analyzer(language), query, context_weight)
+
+
+def _read(an: Analyzer, query: str, context_weight: float) -> Question:
     sentences = [x for x in _SENTENCE.split(query.strip()) if x]
     asks = [x.rstrip().endswith(("?", "？")) for x in sentences]
     each = raw_terms_each(sentences)  # a query's tokens are its sentences' tokens: no token spans a space
@@ -60,4 +77,5 @@ def read_question(an: Analyzer, query: str, context_weight: float) -> Question:
     if context_weight != 1.0 and len(sentences) >= 2 and any(asks):
         asked = {t for surfaces, a in zip(each, asks) if a for t, _ in an.query_terms(surfaces)[0]}
         weights = [1.0 if t in asked else context_weight for t, _ in terms]
-    return Question(terms, only_stopwords, weights, [x for x, a in zip(sentences, asks) if a] or [query])
+    questions = tuple(x for x, a in zip(sentences, asks) if a) or (query,)
+    return Question(tuple(terms), only_stopwords, tuple(weights), questions)
