@@ -26,6 +26,10 @@ cdef class SegmentBuilder:
 
     cdef Py_ssize_t _next_group(self)
 
+    cpdef add_heading(self, str text, Py_ssize_t level, Py_ssize_t position, bint boilerplate)
+    cpdef add_paragraph(self, str text, Py_ssize_t position, kind, bint boilerplate)
+    cpdef add_list(self, items, Py_ssize_t position, bint boilerplate)
+
     @cython.locals(path=tuple, index=Py_ssize_t)
     cpdef _add(self, kind, str text, str markdown, Py_ssize_t position, Py_ssize_t group, Py_ssize_t part=*,
                Py_ssize_t level=*, language=*, header=*)

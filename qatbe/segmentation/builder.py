@@ -151,6 +151,12 @@ class SegmentBuilder:
         return self._segments
 
     def heading(self, text: str, level: int, position: int, *, boilerplate: bool = False) -> None:
+        self.add_heading(text, level, position, boilerplate)
+
+    # The add_* methods are the public ones with positional arguments only: compiled, the HTML emit stage calls
+    # them as C methods (keyword arguments make every call a Python one, and emit makes one per block).
+
+    def add_heading(self, text: str, level: int, position: int, boilerplate: bool) -> None:
         text = clean_inline(text) if self._clean else _tidy(text)
         if not text:
             return
@@ -166,7 +172,7 @@ class SegmentBuilder:
         if headings and headings[-1][0] >= level:
             while headings and headings[-1][0] >= level:
                 headings.pop()
-            self._path = tuple(t for _, t in headings)
+            self._path = tuple([t for _, t in headings])
         self._add(_HEADING, text, "#" * level + " " + text, position, self._next_group(), level=level)
         headings.append((level, text))
         self._path += (text,)
@@ -174,6 +180,9 @@ class SegmentBuilder:
     def paragraph(
         self, text: str, position: int, *, kind: SegmentKind = SegmentKind.PARAGRAPH, boilerplate: bool = False
     ) -> None:
+        self.add_paragraph(text, position, kind, boilerplate)
+
+    def add_paragraph(self, text: str, position: int, kind: SegmentKind, boilerplate: bool) -> None:
         text = clean_inline(text) if self._clean else _tidy(text)
         if not text:
             return
@@ -196,12 +205,15 @@ class SegmentBuilder:
             self._add(kind, chunk, prefix + chunk, position + offset if position >= 0 else position, group, part=part)
 
     def quote(self, text: str, position: int, *, boilerplate: bool = False) -> None:
-        self.paragraph(text, position, kind=SegmentKind.QUOTE, boilerplate=boilerplate)
+        self.add_paragraph(text, position, _QUOTE, boilerplate)
 
     def metadata(self, text: str, position: int) -> None:
         self.paragraph(text, position, kind=SegmentKind.METADATA)
 
     def list(self, items: Sequence[ListItem], position: int, *, boilerplate: bool = False) -> None:
+        self.add_list(items, position, boilerplate)
+
+    def add_list(self, items: Sequence[ListItem], position: int, boilerplate: bool) -> None:
         rendered: builtins.list[tuple[ListItem, str]] = []  # (item, its cleaned text)
         clean = self._clean
         for item in items:
@@ -221,7 +233,7 @@ class SegmentBuilder:
         for part, run in enumerate(runs):
             chunk = rendered[start : start + len(run)]
             start += len(run)
-            text = "\n".join(cleaned for _, cleaned in chunk)
+            text = "\n".join([cleaned for _, cleaned in chunk])
             first = chunk[0][0].position
             self._add(kind, text, "\n".join(run), first if first >= 0 else position, group, part=part)
 

@@ -14,6 +14,9 @@ from .html_tables import TableData
 from .html_walk import Block
 
 _SEARCH_WINDOW = 1 << 17
+_PARAGRAPH = SegmentKind.PARAGRAPH
+_QUOTE = SegmentKind.QUOTE
+_METADATA = SegmentKind.METADATA
 
 
 class _Locator:
@@ -75,40 +78,40 @@ def _emit(builder: SegmentBuilder, blocks: list[Block], html: str, locate: Any =
     ``html_fastwalk.ByteLocator`` finds the same ones faster)."""
     if locate is None:
         locate = _Locator(html)
-    paragraph = builder.paragraph
+    find = locate.find
     for block in blocks:
         kind = block.kind
         boiler = block.boiler
         # Paragraphs are two blocks in three: they are tested first.
         if kind == "p" and not block.meta:
-            paragraph(block.text, locate.find(block.text), boilerplate=boiler)
+            builder.add_paragraph(block.text, find(block.text), _PARAGRAPH, boiler)
         elif kind == "list":
             if block.items:
                 base = min([item[1] for item in block.items])
-                items = [ListItem(text, depth - base, ordered, number, locate.find(text))
+                items = [ListItem(text, depth - base, ordered, number, find(text))
                          for text, depth, ordered, number, _ in block.items]
-                builder.list(items, items[0].position, boilerplate=boiler)
+                builder.add_list(items, items[0].position, boiler)
         elif kind == "table":
             data = block.table
             assert data is not None
             first = _first_cell(data)
-            builder.table(data.header, data.rows, locate.find(first), caption=data.caption, boilerplate=boiler)
+            builder.table(data.header, data.rows, find(first), caption=data.caption, boilerplate=boiler)
         else:
             text = block.text
-            position = locate.find(text)
+            position = find(text)
             if kind == "h":
-                builder.heading(text, block.level, position, boilerplate=boiler)
+                builder.add_heading(text, block.level, position, boiler)
             elif kind == "code":
                 if boiler:  # as inline text: the builder takes the walk's texts as collapsed, code is not
-                    paragraph(clean_inline(text), position, boilerplate=True)
+                    builder.add_paragraph(clean_inline(text), position, _PARAGRAPH, True)
                 else:
                     builder.code(text, block.lang, position)
             elif kind == "quote":
-                builder.quote(text, position, boilerplate=boiler)
+                builder.add_paragraph(text, position, _QUOTE, boiler)
             elif kind == "caption" or block.meta:
-                paragraph(text, position, kind=SegmentKind.METADATA, boilerplate=boiler)
+                builder.add_paragraph(text, position, _METADATA, boiler)
             else:
-                paragraph(text, position, boilerplate=boiler)
+                builder.add_paragraph(text, position, _PARAGRAPH, boiler)
 
 
 def _first_cell(data: TableData) -> str:
