@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from itertools import pairwise
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qatbe.segmentation.builder import SegmentBuilder, clean_inline
@@ -126,3 +126,12 @@ def test_the_airline_list_keeps_virgin_atlantic_whole() -> None:
     parts = _paragraph_parts(text, tokens=80)
     assert len(parts) == 2
     assert parts[1] == "Vietnam Airlines and Virgin Atlantic."
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "word", ".", "!", "?", "…", "。", "！", "？", '"', "'", "”", "’", ")", "]", " ",
+                                 "\n", "\u3000", "\xa0", "3.14", "e.g."]), max_size=40).map("".join))
+def test_sentence_ends_are_where_the_regex_ends(text: str) -> None:
+    from qatbe.segmentation.builder import _SENTENCE_END, sentence_ends
+
+    assert sentence_ends(text) == [m.end() for m in _SENTENCE_END.finditer(text)]

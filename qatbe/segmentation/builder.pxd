@@ -38,3 +38,7 @@ cdef class SegmentBuilder:
 cpdef str clean_inline(str text)
 
 cpdef str _tidy(str text)
+
+
+@cython.locals(n=Py_ssize_t, i=Py_ssize_t, j=Py_ssize_t, c=Py_UCS4)
+cpdef list sentence_ends(str text)
