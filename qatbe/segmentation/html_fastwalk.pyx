@@ -1373,8 +1373,10 @@ cdef class FastWalker:
 
     # -- evidence and hiding ---------------------------------------------------------------------------------
 
-    cdef tuple evidence(self, void* node, TagInfo* info, str name):
-        """``html_boilerplate.evidence(tag, node.attributes)``, memoised by the attributes it reads."""
+    cdef int evidence(self, void* node, TagInfo* info, str name, int* neg, bint* pos, bint* hidden,
+                      bint* byline) except -1:
+        """``html_boilerplate.evidence(tag, node.attributes)`` into the four outputs: in C for ASCII values,
+        else by the Python rules, memoised by the attributes they read."""
         global _evidence_memo
         cdef Attrs attrs
         cdef int slot
@@ -1384,11 +1386,13 @@ cdef class FastWalker:
             if attrs.present[slot]:
                 break
         else:  # none of the attributes evidence reads: what the tag alone says
-            return (info.neg, info.pos, info.hidden, info.byline)
-        cdef int neg
-        cdef bint pos, hidden, byline
-        if _evidence_c(&attrs, info, &neg, &pos, &hidden, &byline) == 0:
-            return (neg, pos, hidden, byline)
+            neg[0] = info.neg
+            pos[0] = info.pos
+            hidden[0] = info.hidden
+            byline[0] = info.byline
+            return 0
+        if _evidence_c(&attrs, info, neg, pos, hidden, byline) == 0:
+            return 0
         # Tags Lexbor does not know are never one of the tags evidence names: one key prefix for all of them.
         tag = tag_id(self.api, node)
         key = _attrs_key(&attrs, tag if tag < STATIC_TAG_IDS else STATIC_TAG_IDS, &self.keys)
@@ -1397,7 +1401,11 @@ cdef class FastWalker:
             if len(_evidence_memo) >= _MEMO_MAX:
                 _evidence_memo = {}
             found = _evidence_memo[key] = evidence(name, _attrs_dict(&attrs))
-        return found
+        neg[0] = found[0]
+        pos[0] = found[1]
+        hidden[0] = found[2]
+        byline[0] = found[3]
+        return 0
 
     cdef bint hidden(self, void* node, int code, bint by_class) except -1:
         """``is_hidden(node.attributes)`` (a table cell) or, with ``by_class``, also ``hidden_by_class``
@@ -1497,11 +1505,7 @@ cdef class FastWalker:
                 hidden = info.hidden
                 byline = info.byline
             else:
-                found = self.evidence(node, &info, name)
-                neg = found[0]
-                pos = found[1]
-                hidden = found[2]
-                byline = found[3]
+                self.evidence(node, &info, name, &neg, &pos, &hidden, &byline)
             if info.code == T_NOSCRIPT:
                 hidden = True
             elif hidden and not (info.flags & F_BLOCK):
