@@ -288,27 +288,67 @@ cdef str _key(const uchar* value, size_t n):
     return PyUnicode_DecodeASCII(buffer, end - start, NULL)
 
 
-cdef str _meta_key(void* node):
+# The attributes of a <meta> that head() reads, in one pass over its attribute list (a <meta> has two or three).
+cdef enum:
+    M_PROPERTY = 0
+    M_NAME = 1
+    M_ITEMPROP = 2
+    M_HTTP_EQUIV = 3
+    M_CONTENT = 4
+    M_COUNT = 5
+
+
+cdef void _meta_attrs(void* node, const uchar** values, size_t* lengths) noexcept nogil:
+    """The value and length of each of a ``<meta>``'s ``property``, ``name``, ``itemprop``, ``http-equiv`` and
+    ``content`` (NULL when missing or without a value, as ``_value`` reads one)."""
+    cdef size_t n = 0
+    cdef const uchar* name
+    cdef int slot
+    cdef void* attr = _api.first_attr(node)
+    for slot in range(M_COUNT):
+        values[slot] = NULL
+        lengths[slot] = 0
+    while attr != NULL:
+        name = _api.attr_name(attr, &n)
+        slot = -1
+        if n == 8:
+            if memcmp(name, b"property", 8) == 0:
+                slot = M_PROPERTY
+            elif memcmp(name, b"itemprop", 8) == 0:
+                slot = M_ITEMPROP
+        elif n == 4:
+            if memcmp(name, b"name", 4) == 0:
+                slot = M_NAME
+        elif n == 10:
+            if memcmp(name, b"http-equiv", 10) == 0:
+                slot = M_HTTP_EQUIV
+        elif n == 7:
+            if memcmp(name, b"content", 7) == 0:
+                slot = M_CONTENT
+        if slot >= 0 and values[slot] == NULL and lengths[slot] == 0:
+            values[slot] = _api.attr_value(attr, &lengths[slot])
+            if values[slot] == NULL:
+                lengths[slot] = 1  # seen, without a value: a later attribute of the name is not read (as _attr)
+        attr = _api.next_attr(attr)
+    for slot in range(M_COUNT):
+        if values[slot] == NULL:
+            lengths[slot] = 0
+
+
+cdef str _meta_key(const uchar** values, size_t* lengths):
     """``(attrs.get("property") or attrs.get("name") or attrs.get("itemprop") or attrs.get("http-equiv"))``
     stripped and lower-cased; None when none of them has a value."""
-    cdef size_t n = 0
-    cdef const uchar* value = _value(node, b"property", 8, &n)
-    if value == NULL or n == 0:
-        value = _value(node, b"name", 4, &n)
-        if value == NULL or n == 0:
-            value = _value(node, b"itemprop", 8, &n)
-            if value == NULL or n == 0:
-                value = _value(node, b"http-equiv", 10, &n)
-                if value == NULL or n == 0:
-                    return None
-    return _key(value, n)
+    cdef int slot
+    for slot in range(M_CONTENT):
+        if values[slot] != NULL and lengths[slot]:
+            return _key(values[slot], lengths[slot])
+    return None
 
 
-cdef object _filled_content(void* node):
-    """The ``content`` of a ``<meta>`` when ``content and html_metadata._filled(content)``, else None: decided on
-    the bytes when they are ASCII without "&" (then only an all-whitespace value is blank)."""
-    cdef size_t n = 0, i
-    cdef const uchar* value = _value(node, b"content", 7, &n)
+cdef object _filled_content(const uchar* value, size_t n):
+    """A ``<meta>``'s ``content`` when ``content and html_metadata._filled(content)``, else None: decided on the
+    bytes when they are ASCII without "&" (then only an all-whitespace value is blank)."""
+    cdef size_t i
     if value == NULL or n == 0:
         return None
     for i in range(n):
@@ -536,6 +576,8 @@ cdef class MetadataSource:
         """``html_metadata.CssSource.head``: the ``<meta>`` keys read in C, a content decoded only when its key is
         wanted and not yet filled."""
         cdef dict metas = {}
+        cdef const uchar* values[M_COUNT]
+        cdef size_t lengths[M_COUNT]
         cdef void* node
         cdef uintptr_t tag
         cdef bint title_seen = False, canonical_seen = False
@@ -544,9 +586,10 @@ cdef class MetadataSource:
             node = <void*> <uintptr_t> address
             tag = tag_id(_api, node)
             if tag == T_META:
-                key = _meta_key(node)
+                _meta_attrs(node, values, lengths)
+                key = _meta_key(values, lengths)
                 if key is not None and key in wanted and key not in metas:
-                    content = _filled_content(node)
+                    content = _filled_content(values[M_CONTENT], lengths[M_CONTENT])
                     if content is not None:
                         metas[key] = content
             elif tag == T_TITLE:
