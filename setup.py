@@ -66,7 +66,7 @@ if not _flag("QATBE_NO_EXTENSION"):
     # come from the .pxd only, so the compiled module keeps Python semantics.
     ext_modules += cythonize(
         [Extension(f"qatbe.segmentation.{name}", [f"qatbe/segmentation/{name}.py"], extra_compile_args=["-O3"])
-         for name in ("html_walk", "builder", "html_emit", "html_decide", "html_boilerplate")],
+         for name in ("html_walk", "builder", "html_emit", "html_decide", "html_boilerplate", "html_metadata", "dates")],
         compiler_directives={"language_level": "3", "annotation_typing": False},
     )
 

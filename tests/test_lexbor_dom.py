@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 from strategies import html_markup
 
@@ -37,9 +38,10 @@ def _node(node: Any) -> tuple[object, ...] | None:
 
 
 def _answers(source: Any) -> tuple[object, ...]:
-    marks = list(source.body_marks(_MAX_BODY_NODES))
+    picks = source.body_picks(_MAX_BODY_NODES)
     return (source.head(_META_KEYS), source.jsonld_texts(), source.language(), source.first_h1_text(),
-            [_node(n) for n in marks], [_node(source.itemprop_name(n)) for n in marks])
+            [_node(n) for n in picks], [_node(source.itemprop_name(n)) if n is not None else None for n in picks],
+            [_node(n) for n in source.body_picks(3)])
 
 
 def _same(html: str) -> None:
@@ -64,6 +66,42 @@ markup = html_markup(_TAGS, _ATTRS, _WORDS, 60)
 @settings(max_examples=400, deadline=None)
 @given(markup)
 def test_same_answers_on_generated_pages(html: str) -> None:
+    _same(html)
+
+
+# Attribute values that the C side reads on its ASCII path and hands to Python's str methods otherwise: keys and
+# tokens in any case, with ASCII and Unicode whitespace around them (a no-break space, an information separator),
+# the Kelvin sign (lower-cased to "k"), "&" (a content that may clean to nothing), non-ASCII text.
+_PIECES = ["author", "Author", "datePublished", "DATECREATED", "og:title", "OG:Description", "description",
+           "keywords", "canonical", "Canonical", "publish", "post-date", "Entry-Date", "nofollow", "2024-01-02",
+           "application/ld+json", " ", "\t", "\n", "\xa0", "\x1c", "\u2003", "\u212a", "&amp;", "&nbsp;", "&", "é",
+           "x", "", "ke", "ywords"]
+_NAMES = ["property", "name", "itemprop", "http-equiv", "content", "rel", "class", "datetime", "pubdate", "lang",
+          "href", "type"]
+_ELEMENTS = ["meta", "link", "time", "a", "span", "article", "main", "head", "body", "title", "script", "html", "h1"]
+
+
+@st.composite
+def _attribute_pages(draw: st.DrawFn) -> str:
+    parts = []
+    for _ in range(draw(st.integers(1, 25))):
+        tag = draw(st.sampled_from(_ELEMENTS))
+        attrs = []
+        for name in draw(st.lists(st.sampled_from(_NAMES), max_size=4, unique=True)):
+            if draw(st.integers(0, 5)) == 0:
+                attrs.append(f" {name}")  # no value: selectolax's None
+            else:
+                value = "".join(draw(st.lists(st.sampled_from(_PIECES), max_size=4)))
+                attrs.append(f' {name}="{value}"')
+        parts.append(f"<{tag}{''.join(attrs)}>{draw(st.sampled_from(_WORDS))}")
+        if draw(st.booleans()):
+            parts.append(f"</{draw(st.sampled_from(_ELEMENTS))}>")
+    return "".join(parts)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_attribute_pages())
+def test_same_answers_on_generated_attribute_values(html: str) -> None:
     _same(html)
 
 

@@ -221,38 +221,17 @@ def _body_marks(source: Any, discussion: bool, want_date: bool, want_author: boo
 
     Date: an element marked ``itemprop=datePublished``/``dateCreated`` or a ``<time>`` marked as published, else
     the first ``<time datetime>`` inside ``<article>``/``<main>`` (on a discussion page, the first on the page).
-    Author: the first ``itemprop=author`` or ``rel=author`` link.
+    Author: the first ``itemprop=author`` or ``rel=author`` link. The source picks the candidates
+    (``CssSource.body_picks``).
     """
-    published = main_time = first_time = author_node = None
-    for node in source.body_marks(_MAX_BODY_NODES):
-        attrs = node.attributes
-        tag = node.tag
-        itemprop = attrs.get("itemprop")
-        itemprop = itemprop.strip().lower() if itemprop else ""
-        if want_author and author_node is None and (
-                itemprop == "author" or (tag == "a" and "author" in (attrs.get("rel") or "").lower().split())):
-            author_node = node
-        if want_date and published is None:
-            if itemprop in _PUBLISHED_ITEMPROPS:
-                published = node
-            elif tag == "time":
-                classes = (attrs.get("class") or "").lower()
-                if "pubdate" in attrs or any(c in classes for c in _PUBLISHED_CLASSES):
-                    published = node
-                elif attrs.get("datetime") is not None:
-                    if first_time is None:
-                        first_time = node
-                    if main_time is None and _in_main(node):
-                        main_time = node
-        if (not want_author or author_node is not None) and (not want_date or published is not None):
-            break
+    published, main_time, first_time, author_node = source.body_picks(_MAX_BODY_NODES)
     date = None
     if want_date:
         for node in (published, main_time if main_time is not None else (first_time if discussion else None)):
             date = _node_date(node) if node is not None else None
             if date is not None:
                 break
-    return date, (_node_author(source, author_node) if author_node is not None else None)
+    return date, (_node_author(source, author_node) if want_author and author_node is not None else None)
 
 
 def _node_author(source: Any, node: Any) -> str | None:
@@ -333,13 +312,15 @@ class CssSource:
     def __init__(self, tree: Any) -> None:
         self.tree = tree
 
-    def head(self, wanted: frozenset[str]) -> tuple[list[tuple[str, str | None]], str | None, str | None]:
-        """From ``<head>`` (the whole page if it has none): (key, raw content) of each ``<meta>`` whose key (its
-        ``property``, ``name``, ``itemprop`` or ``http-equiv``, stripped and lower-cased) is ``wanted``, in
-        document order; the first ``<title>``'s raw text; the raw ``href`` of the first ``<link>`` whose ``rel`` is
-        "canonical". One query: ``<meta>``, ``<title>`` and ``<link>`` belong in ``<head>``."""
+    def head(self, wanted: frozenset[str]) -> tuple[dict[str, str], str | None, str | None]:
+        """From ``<head>`` (the whole page if it has none): for each ``wanted`` key, the raw content of the first
+        ``<meta>`` under that key (its ``property``, ``name``, ``itemprop`` or ``http-equiv``, stripped and
+        lower-cased) whose content is not blank once cleaned (``_filled``); the first ``<title>``'s raw text; the
+        raw ``href`` of the first ``<link>`` whose ``rel`` is "canonical". One query: ``<meta>``, ``<title>`` and
+        ``<link>`` belong in ``<head>``. Contents are cleaned only when read: most pages carry a description two or
+        three times, and only one is used."""
         head = self.tree.head if self.tree.head is not None else self.tree
-        metas: list[tuple[str, str | None]] = []
+        metas: dict[str, str] = {}
         title_text = canonical = None
         title_seen = canonical_seen = False
         for node in head.css(_HEAD_SELECTOR):
@@ -349,8 +330,10 @@ class CssSource:
                 key = attrs.get("property") or attrs.get("name") or attrs.get("itemprop") or attrs.get("http-equiv")
                 if key:
                     key = key.strip().lower()
-                    if key in wanted:
-                        metas.append((key, attrs.get("content")))
+                    if key in wanted and key not in metas:
+                        content = attrs.get("content")
+                        if content and _filled(content):
+                            metas[key] = content
             elif tag == _TITLE_TAG:
                 if not title_seen:
                     title_text = node.text(deep=True)
@@ -375,11 +358,37 @@ class CssSource:
         node = self.tree.css_first("h1")
         return node.text(deep=True) if node is not None else None
 
-    def body_marks(self, limit: int) -> Any:
-        """Every element with ``itemprop``, ``<a rel>`` and ``<time>`` in the body, in document order (at most
-        ``limit``). One query for the three, filtered by the caller: each query is a walk."""
+    def body_picks(self, limit: int) -> tuple[Any, Any, Any, Any]:
+        """Among the body's elements with ``itemprop``, ``<a rel>`` and ``<time>`` (the first ``limit`` in document
+        order, an element once per selector it matches), the candidates ``_body_marks`` reads: (the first marked
+        as published, the first plain ``<time datetime>`` inside ``<article>``/``<main>`` before it, the first
+        plain ``<time datetime>`` before it, the first marked as the author); None where there is none.
+
+        "Before it": a loop that stops once it has a published date never sees the later ones. One query for the
+        three selectors, filtered here: each query is a walk."""
         body = self.tree.body if self.tree.body is not None else self.tree
-        return body.css(_BODY_SELECTOR)[:limit]
+        published = main_time = first_time = author = None
+        for node in body.css(_BODY_SELECTOR)[:limit]:
+            attrs = node.attributes
+            tag = node.tag
+            itemprop = attrs.get("itemprop")
+            itemprop = itemprop.strip().lower() if itemprop else ""
+            if author is None and (
+                    itemprop == "author" or (tag == "a" and "author" in (attrs.get("rel") or "").lower().split())):
+                author = node
+            if published is None:
+                if itemprop in _PUBLISHED_ITEMPROPS:
+                    published = node
+                elif tag == "time":
+                    classes = (attrs.get("class") or "").lower()
+                    if "pubdate" in attrs or any(c in classes for c in _PUBLISHED_CLASSES):
+                        published = node
+                    elif attrs.get("datetime") is not None:
+                        if first_time is None:
+                            first_time = node
+                        if main_time is None and _in_main(node):
+                            main_time = node
+        return published, main_time, first_time, author
 
     def itemprop_name(self, node: Any) -> Any:
         return node.css_first('[itemprop="name" i]')
@@ -392,13 +401,8 @@ def read_metadata(tree: Any) -> Metadata:
 
 def read_from(source: Any) -> Metadata:
     """``read_metadata`` over a ``CssSource`` or an equivalent (``lexbor_dom.MetadataSource``)."""
-    # key -> the raw content of the first <meta> under that key whose content is not blank once cleaned; it is only
-    # cleaned when read (most pages carry a description twice or three times, and only one is used).
-    raw_meta: dict[str, str] = {}
-    metas, title_text, canonical_href = source.head(_META_KEYS)
-    for key, content in metas:
-        if key not in raw_meta and content and _filled(content):
-            raw_meta[key] = content
+    # key -> the raw content of the first <meta> under that key whose content is not blank once cleaned.
+    raw_meta, title_text, canonical_href = source.head(_META_KEYS)
     canonical = _clean(canonical_href)
 
     def meta(key: str) -> str | None:
