@@ -98,6 +98,46 @@ _TEASER_SHARE = 0.5
 _TEASER_ARTICLE = 1000
 _COPYRIGHT = re.compile(r"\W{0,3}(?:©|\(c\)\s*\d{4}|copyright\b)", re.IGNORECASE)
 
+# Prefilters, so that a short block meets only the regexes it could match. Each anchored regex above opens, after
+# its non-word characters (``\W*``), with one of a few words; a text whose first word (``_head``) is none of them
+# cannot match it. Every word set must list every first word its regex admits, lowercased (str.lower() and
+# re.IGNORECASE agree on every character but the three below, which ``_head`` leaves to the regex);
+# tests/test_html_decide_prefilters.py checks each prefiltered test against its plain regex.
+_FURNITURE_TEXT_HEADS = frozenset({
+    "read", "see", "related", "more", "you", "share", "leave", "post", "trending", "most", "top", "popular",
+    "lesen", "mehr", "das", "weitere", "aktuelle", "kommentar", "kommentare", "teilen",
+    "à", "lire", "voir", "vos", "leer", "te", "artículos", "zobacz", "czytaj", "leggi",
+    "lue", "lees", "läs", "les", "læs", "leia", "veja", "čtěte", "citește",
+    "keep", "continue", "sigue", "seguir", "continua", "about", "über", "zurück", "back", "tags",
+    "schlagwort", "schlagworte", "schlagwört", "schlagwörte", "stichwort", "stichworte", "stichwört", "stichwörte",
+    "bild", "noch", "d", "dbloggern", "bloggern", "blogger", "bloggers",  # "%d bloggern", "%dbloggern"
+})
+_FURNITURE_LINE_HEADS = frozenset({
+    "advertisement", "anzeige", "werbung", "publicité", "publicidad", "pubblicità", "reklama", "sponsored", "click",
+    "on", "in", "join", "joined", "posts", "threads", "messages", "reaction", "reputation", "likes", "trophy",
+    "reply", "flag", "quote", "report", "permalink", "upvote", "downvote", "code", "add", "ajouter",
+})
+_PAGE_NOTICE_HEADS = frozenset({
+    "we", "i", "as", "this", "our", "please", "javascript", "enable", "activate", "turn", "bitte", "aktivieren",
+    "update", "upgrade", "your", "lade",
+})
+_POST_META_HEADS = frozenset({
+    "this", "filed", "posted", "last", "dieser", "der", "veröffentlicht", "erstellt", "aktualisiert", "geschrieben",
+    "zuletzt", "publié", "mis", "publicado", "actualizado", "pubblicato", "opublikowano",
+})
+_CREDIT_LABEL_HEADS = frozenset({
+    "image", "photo", "picture", "bild", "foto", "top", "fotos", "photos", "bilder", "images", "credit", "credits",
+    "crédit", "titelbild", "photograph",
+})
+_COPYRIGHT_HEADS = frozenset({"c", "copyright"})  # "(c) 2024", "Copyright"; a "©" is looked for on its own
+# What _CREDIT can only match holding (in the lowercased text): it searches anywhere, so no first word helps.
+_CREDIT_WORDS = ("©", "(c)", "quelle", "source", "getty", "shutterstock", "thinkstock", "istock", "imago", "picture",
+                 "dpa", "reuters", "afp", "ap photo")
+# re.IGNORECASE compares three characters otherwise than their str.lower(): it reads "İ" as "i" (lower() makes two
+# characters of it), "ı" as "i" and "ſ" as "s" (lower() keeps them). A text holding one is left to the regexes
+# (``_head``, ``_plain_case``); the tests check over every code point that no other character differs so.
+_HEAD_MAX = 16  # no word in the sets above is longer: a longer first word opens none of the regexes
+
 # A flagged element holding more than this share of the page's prose (at low link density) is a wrapper whose name
 # lies (``<div class="layout has-sidebar">`` around everything), not furniture.
 _WRAPPER_SHARE = 0.5
@@ -130,6 +170,94 @@ def _prose(block: Block) -> int:
     if block.link > limit * block.chars:
         return 0
     return _good(block)
+
+
+def _head(text: str) -> str | None:
+    """The text's first word (its first run of word characters), lowercased, for the ``_*_HEADS`` prefilters.
+
+    Why: an anchored regex whose every alternative opens with a fixed word can only match where that word opens
+    the text, so a set lookup rules out most short blocks for a few character reads instead of a regex match each
+    (~0.5 us). "" when the text has no word or a longer one than any listed (then none of them can open it); None
+    when lowercase cannot judge the word (it opens with a digit, which ``\\d+`` alternatives match, or holds "İ",
+    "ı" or "ſ"): the caller then asks the regex itself.
+    """
+    n = len(text)
+    start = 0
+    while start < n:
+        ch = text[start]
+        if ch.isalnum() or ch == "_":  # the regexes' \w
+            break
+        start += 1
+    if start == n:
+        return ""
+    if text[start].isdecimal():  # the regexes' \d
+        return None
+    end = start
+    while end < n:
+        ch = text[end]
+        if not (ch.isalnum() or ch == "_"):
+            break
+        if ch in "İıſ":
+            return None
+        end += 1
+        if end - start > _HEAD_MAX:
+            return ""
+    return text[start:end].lower()
+
+
+def _plain_case(text: str) -> bool:
+    """Whether ``text.lower()`` holds every word that an IGNORECASE regex finds in the text: no "İ", "ı" or "ſ"."""
+    for ch in text:
+        if ch in "İıſ":
+            return False
+    return True
+
+
+def _furniture_words(text: str, head: str | None) -> bool:
+    """``_FURNITURE_TEXT.match`` or ``_FURNITURE_LINE.fullmatch``; each asked only when the first word can open it."""
+    return ((head is None or head in _FURNITURE_TEXT_HEADS) and _FURNITURE_TEXT.match(text) is not None) or (
+        (head is None or head in _FURNITURE_LINE_HEADS) and _FURNITURE_LINE.fullmatch(text) is not None)
+
+
+def _post_meta(text: str, head: str | None) -> bool:
+    """``_POST_META.match``, asked only when the first word can open it."""
+    return (head is None or head in _POST_META_HEADS) and _POST_META.match(text) is not None
+
+
+def _page_notice(text: str, head: str | None) -> bool:
+    """``_PAGE_NOTICE.match``, asked only when the first word can open it."""
+    return (head is None or head in _PAGE_NOTICE_HEADS) and _PAGE_NOTICE.match(text) is not None
+
+
+def _copyright(text: str, head: str | None) -> bool:
+    """``_COPYRIGHT.match``, asked only of texts opening with "(c)" or "copyright" or with a "©" among the first
+    four characters (the regex allows three non-word characters before it)."""
+    if head is not None and head not in _COPYRIGHT_HEADS:
+        n = min(len(text), 4)
+        k = 0
+        while k < n and text[k] != "©":
+            k += 1
+        if k == n:
+            return False
+    return _COPYRIGHT.match(text) is not None
+
+
+def _credit_label(text: str, head: str | None) -> bool:
+    """``_CREDIT_LABEL.match``, asked only when the first word can open it."""
+    return (head is None or head in _CREDIT_LABEL_HEADS) and _CREDIT_LABEL.match(text) is not None
+
+
+def _credit(text: str) -> bool:
+    """``_CREDIT.search``, asked only of texts whose lowercase holds one of ``_CREDIT_WORDS`` (unanchored and
+    case-blind, the regex costs ~10 us on a caption)."""
+    if _plain_case(text):
+        low = text.lower()
+        for word in _CREDIT_WORDS:
+            if word in low:
+                break
+        else:
+            return False
+    return _CREDIT.search(text) is not None
 
 
 def decide(walker: Walked, discussion: bool = False) -> None:
@@ -299,8 +427,10 @@ def decide(walker: Walked, discussion: bool = False) -> None:
                               or _linky_neighbour(blocks, i)
                               or (block.kind == "p" and len(block.text.split()) <= 8
                                   and _ACTION_LINE.fullmatch(block.text) is not None))
-        if not boiler and block.kind in ("p", "h") and block.chars <= 60 and (
-                _FURNITURE_TEXT.match(block.text) or _FURNITURE_LINE.fullmatch(block.text)):
+        head = None
+        if not boiler and (block.kind == "p" or block.kind == "h" or block.kind == "caption"):
+            head = _head(block.text)  # once per block, for the prefilters of the regexes below
+        if not boiler and block.kind in ("p", "h") and block.chars <= 60 and _furniture_words(block.text, head):
             boiler = True  # "Read more", "Lesen Sie auch", "Leave a comment": the words of page furniture
             label_before = True
         elif (not boiler and label_before and block.kind in ("p", "list") and block.chars <= _TEASER_LINK
@@ -308,17 +438,17 @@ def decide(walker: Walked, discussion: bool = False) -> None:
             boiler = True  # the link that "Lesen Sie auch:" / "Lue myös:" introduces is a teaser for another page
         else:
             label_before = False
-        if not boiler and block.kind == "p" and block.chars <= _POST_META_MAX and _POST_META.match(block.text):
+        if not boiler and block.kind == "p" and block.chars <= _POST_META_MAX and _post_meta(block.text, head):
             boiler = True
-        if not boiler and block.kind == "p" and block.chars <= _PAGE_NOTICE_MAX and _PAGE_NOTICE.match(block.text):
+        if not boiler and block.kind == "p" and block.chars <= _PAGE_NOTICE_MAX and _page_notice(block.text, head):
             boiler = True
-        if not boiler and block.kind == "p" and _COPYRIGHT.match(block.text):
+        if not boiler and block.kind == "p" and _copyright(block.text, head):
             boiler = True  # "© 2022 Example News. All rights reserved." is a notice, not the text
         if not boiler and block.chars <= _CREDIT_MAX and block.kind in ("caption", "p"):
-            if _CREDIT_LABEL.match(block.text):
+            if _credit_label(block.text, head):
                 boiler = True
             elif block.kind == "caption" or ctx.byline:
-                boiler = bool(_CREDIT.search(block.text))
+                boiler = _credit(block.text)
         block.boiler = boiler
         if block.kind == "h" and block.level == 1 and not boiler:
             title_seen = True
