@@ -1,6 +1,6 @@
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -94,6 +94,13 @@ def sample_runs(
     texts: Sequence[str], use: Sequence[object], min_chars: int, max_chars: int, ranges: npt.NDArray[np.int64],
     max_words: int, table: StringTable, n_votes: int,
 ) -> Runs: ...
+def sample_votes(
+    texts: Sequence[str], use: Sequence[object], min_chars: int, max_chars: int, ranges: npt.NDArray[np.int64],
+    max_words: int, table: StringTable, matrix: npt.NDArray[np.int64],
+) -> tuple[list[int], int, int, list[int], list[str], list[int]]: ...
+def page_fields(
+    segments: Sequence[Any], heading: object, prose: Sequence[object]
+) -> tuple[list[str], list[int], list[int], list[int], bytes]: ...
 def has_decimal(texts: Sequence[str]) -> npt.NDArray[np.uint8]: ...
 def last_visible(texts: Sequence[str]) -> npt.NDArray[np.uint32]: ...
 def control_scan(text: str, sniff: int) -> tuple[bool, int]: ...

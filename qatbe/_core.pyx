@@ -30,6 +30,7 @@ from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memcmp, memcpy, memset
 from libc.stdlib cimport realloc
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
+from cpython.object cimport PyObject
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE, PyBUF_WRITABLE
 
 
@@ -567,6 +568,93 @@ cdef int _page(const _Csr* c, const double* query_weights, double k1, double b, 
         pt.relevant[i] = raw[i] > 0.0 and raw[i] >= cut
     best_out[0] = best
     return 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# A page's segments -> what the scorer reads of them (see ``page_fields``).
+
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDef:
+        int type
+        Py_ssize_t offset
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+
+cdef int _T_OBJECT_EX = 16  # PyMemberDef.type of a __slots__ entry (Py_T_OBJECT_EX)
+_MEMBER = type(type.__dict__["__dictoffset__"])  # types.MemberDescriptorType, without importing types
+
+
+cdef Py_ssize_t _slot_offset(cls, str name) except -2:
+    """Where instances of ``cls`` hold their ``__slots__`` entry ``name`` (its byte offset), or -1 when ``cls``
+    defines no such slot (the field is then read with getattr)."""
+    d = cls.__dict__.get(name) if isinstance(cls, type) else None
+    if type(d) is not _MEMBER:
+        return -1
+    cdef PyMemberDef* m = (<PyMemberDescrObject*> <PyObject*> d).d_member
+    if m.type != _T_OBJECT_EX:
+        return -1
+    return m.offset
+
+
+cdef inline object _field(item, cls, Py_ssize_t offset, str name):
+    """``item.<name>``, read in place when ``item`` is exactly a ``cls`` whose slot is at ``offset``."""
+    cdef PyObject* p
+    if offset >= 0 and type(item) is cls:
+        p = (<PyObject**> (<char*> <PyObject*> item + offset))[0]
+        if p != NULL:
+            return <object> p
+    return getattr(item, name)  # an unset slot raises AttributeError here, as the attribute access would
+
+
+def page_fields(segments, heading, prose):
+    """What the scorer reads of a page's segments, in one pass: ``(texts, heads, levels, groups, use)``.
+
+    ``texts[i]`` and ``groups[i]`` are segment i's ``text`` and ``group``; ``heads`` the indices of the segments
+    whose ``kind`` is ``heading`` (identity, as ``kind is SegmentKind.HEADING``), ``levels`` their ``level``;
+    ``use[i]`` is 1 when segment i's kind is in ``prose`` (``kind in prose``), else 0.
+
+    Why compiled: the scorer read four fields of every segment in four list comprehensions, and tested each kind
+    against a tuple of enum members, about a fifth of scoring a page of 90 segments. A ``Segment`` keeps its fields
+    in ``__slots__``: here they are read where the slots are (the offsets its member descriptors give), other
+    objects through getattr.
+    """
+    cdef list items = list(segments)
+    cdef Py_ssize_t n = len(items), i, j, n_prose
+    cdef list texts = [None] * n
+    cdef list groups = [None] * n
+    cdef list heads = []
+    cdef list levels = []
+    cdef tuple kinds = tuple(prose)
+    cdef bytearray use = bytearray(n)
+    cdef Py_ssize_t o_text = -1, o_kind = -1, o_group = -1, o_level = -1
+    n_prose = len(kinds)
+    # Kinds are enum members: when the heading and every prose kind are members of one enum, a member of that
+    # enum is in ``prose`` iff it is one of them (distinct members have distinct values), so identity decides.
+    kind_type = type(heading)
+    cdef bint by_identity = all(type(k) is kind_type for k in kinds) and hasattr(kind_type, "_member_map_")
+    cls = type(items[0]) if n else None
+    if n:
+        o_text = _slot_offset(cls, "text")
+        o_kind = _slot_offset(cls, "kind")
+        o_group = _slot_offset(cls, "group")
+        o_level = _slot_offset(cls, "level")
+    for i in range(n):
+        item = items[i]
+        texts[i] = _field(item, cls, o_text, "text")
+        kind = _field(item, cls, o_kind, "kind")
+        groups[i] = _field(item, cls, o_group, "group")
+        if kind is heading:
+            heads.append(i)
+            levels.append(_field(item, cls, o_level, "level"))
+        for j in range(n_prose):
+            if kind is kinds[j]:
+                use[i] = 1
+                break
+        else:
+            if not (by_identity and type(kind) is kind_type) and kind in kinds:
+                use[i] = 1
+    return texts, heads, levels, groups, bytes(use)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1898,27 +1986,52 @@ def sample_runs(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const lo
     into one string cost a copy of the sample, and one non-Latin-1 character anywhere (a curly quote) made the
     whole copy four bytes a character.
     """
+    return _sample(texts, use, min_chars, max_chars, ranges, max_words, table, n_votes, None)
+
+
+def sample_votes(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const long long[:, ::1] ranges,
+                 Py_ssize_t max_words, StringTable table not None, const long long[:, ::1] matrix not None):
+    """``sample_runs`` with the votes tallied: ``(in_range, letters, runs, totals, words, counts)`` as Python
+    ints and lists, ``totals = votes @ matrix`` (``matrix``: one row per table value, one column per candidate).
+
+    Why: language detection turned ``sample_runs``'s arrays into lists and multiplied the votes by the class x
+    candidate matrix in numpy, a dozen small calls per page that cost half as much as the scan of the sample.
+    Every number here is an integer, so the sum is exact in any order: the caller may add the votes of the
+    ``words`` it classifies itself as ``extra @ matrix``.
+    """
+    return _sample(texts, use, min_chars, max_chars, ranges, max_words, table, matrix.shape[0], matrix)
+
+
+cdef tuple _sample(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const long long[:, ::1] ranges,
+                   Py_ssize_t max_words, StringTable table, Py_ssize_t n_votes, const long long[:, ::1] matrix):
+    """``sample_runs`` (``matrix`` None) or ``sample_votes``."""
     cdef list items = _texts(texts)
-    cdef list flags = [bool(x) for x in use]
-    if len(flags) != len(items):
-        raise ValueError("use must have one flag per text")
+    cdef const unsigned char* flag_bytes = NULL
+    cdef list flags = None
+    if isinstance(use, bytes):
+        flag_bytes = <const unsigned char*> (<bytes> use)
+        if len(<bytes> use) != len(items):
+            raise ValueError("use must have one flag per text")
+    else:
+        flags = [bool(x) for x in use]
+        if len(flags) != len(items):
+            raise ValueError("use must have one flag per text")
     if ranges.shape[1] != 2:
         raise ValueError("ranges must have shape (k, 2)")
     if max_words < 0 or min_chars < 0 or max_chars < 0:
         raise ValueError("max_words, min_chars and max_chars must be >= 0")
     if n_votes < table.limit:
         raise ValueError("the table's values must lie in [0, n_votes)")
-    cdef Py_ssize_t k = ranges.shape[0], r, t, w, n, longest = 1, pos = 0, size = 0, n_parts = 0
+    cdef Py_ssize_t k = ranges.shape[0], r, t, w, n, longest = 1, pos = 0, size = 0, n_parts = 0, c
+    cdef Py_ssize_t n_cand = matrix.shape[1] if matrix is not None else 0
     cdef _Runs s
     cdef _Vocab v
     cdef _Out out
     cdef long long* tally = NULL
-    cdef long long[::1] counts
+    cdef long long* counts_ptr = NULL
+    cdef long long* votes = NULL
+    cdef long long total
     cdef _Part* parts = NULL
-    in_range_arr = np.zeros(k, dtype=np.int64)
-    votes_arr = np.zeros(n_votes, dtype=np.int64)
-    cdef long long[::1] in_range = in_range_arr
-    cdef long long[::1] votes = votes_arr
     memset_vocab(&v)
     out.ids = NULL
     out.n = 0
@@ -1926,6 +2039,7 @@ def sample_runs(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const lo
     s.lo = NULL
     s.hi = NULL
     s.buf = NULL
+    s.in_range = NULL
     try:
         # The sample's parts: each chosen text's code points that fall before max_chars, and whether the space
         # before it (after the first) does.
@@ -1933,7 +2047,7 @@ def sample_runs(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const lo
         if parts == NULL:
             raise MemoryError()
         for t in range(len(items)):
-            if not flags[t]:
+            if not (flag_bytes[t] if flag_bytes != NULL else flags[t]):
                 continue
             if n_parts:
                 pos += 1
@@ -1951,7 +2065,9 @@ def sample_runs(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const lo
         s.lo = <long long*> malloc((k + 1) * sizeof(long long))
         s.hi = <long long*> malloc((k + 1) * sizeof(long long))
         s.buf = <uint32_t*> malloc((longest + 1) * sizeof(uint32_t))
-        if s.lo == NULL or s.hi == NULL or s.buf == NULL:
+        s.in_range = <long long*> calloc(k + 1, sizeof(long long))
+        votes = <long long*> calloc(n_votes + 1, sizeof(long long))
+        if s.lo == NULL or s.hi == NULL or s.buf == NULL or s.in_range == NULL or votes == NULL:
             raise MemoryError()
         s.k = k
         s.min_lo = 0x110000
@@ -1959,7 +2075,6 @@ def sample_runs(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const lo
             s.lo[r] = ranges[r, 0]
             s.hi[r] = ranges[r, 1]
             s.min_lo = min(s.min_lo, max(s.lo[r], 0))
-        s.in_range = &in_range[0] if k else NULL
         s.letters = 0
         s.words = 0
         s.max_words = max_words
@@ -1967,7 +2082,7 @@ def sample_runs(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const lo
         s.packed = table.rows
         s.packed_mask = table.rows_mask
         s.shift = table.shift
-        s.votes = &votes[0] if n_votes else NULL
+        s.votes = votes
         s.v = &v
         s.out = &out
         with nogil:
@@ -1985,13 +2100,20 @@ def sample_runs(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const lo
             raise MemoryError()
         for w in range(out.n):
             tally[out.ids[w]] += 1
-        counts_arr = np.empty(v.n, dtype=np.int64)
-        counts = counts_arr
-        words = []
-        for w in range(v.n):
-            words.append(PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, v.chars + v.start[w], v.length[w]))
-            counts[w] = tally[w]
+        words = [PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, v.chars + v.start[w], v.length[w])
+                 for w in range(v.n)]
+        if matrix is None:
+            return (_copy_array(s.in_range, k, np.int64), s.letters, s.words, _copy_array(votes, n_votes, np.int64),
+                    words, _copy_array(tally, v.n, np.int64))
+        totals = []
+        for c in range(n_cand):
+            total = 0
+            for r in range(n_votes):
+                if votes[r]:
+                    total += votes[r] * matrix[r, c]
+            totals.append(total)
+        return ([s.in_range[r] for r in range(k)], s.letters, s.words, totals, words,
+                [tally[w] for w in range(v.n)])
     finally:
-        free(s.lo); free(s.hi); free(s.buf); free(tally); free(out.ids); free(parts)
+        free(s.lo); free(s.hi); free(s.buf); free(s.in_range); free(votes); free(tally); free(out.ids); free(parts)
         free(v.chars); free(v.start); free(v.length); free(v.simple); free(v.table); free(v.hashes)
-    return in_range_arr, s.letters, s.words, votes_arr, words, counts_arr

@@ -10,6 +10,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -464,6 +465,18 @@ def remap(
     return np.asarray(ids, dtype=np.int32), np.asarray(out_offsets, dtype=np.int64)
 
 
+def page_fields(
+    segments: Sequence[Any], heading: object, prose: Sequence[object]
+) -> tuple[list[str], list[int], list[int], list[int], bytes]:
+    """``(texts, heads, levels, groups, use)`` of a page's segments; see ``qatbe._core.page_fields``."""
+    items = list(segments)
+    kinds = [s.kind for s in items]
+    heads = [i for i, kind in enumerate(kinds) if kind is heading]
+    prose = tuple(prose)
+    return ([s.text for s in items], heads, [items[i].level for i in heads], [s.group for s in items],
+            bytes(kind in prose for kind in kinds))
+
+
 _DECIMAL = re.compile(r"\d")
 
 
@@ -782,3 +795,18 @@ def sample_runs(
             if size > min_chars:
                 break
     return letter_runs(" ".join(sample)[:max_chars], ranges, max_words, table, n_votes)
+
+
+def sample_votes(
+    texts: Sequence[str], use: Sequence[object], min_chars: int, max_chars: int, ranges: npt.NDArray[np.int64],
+    max_words: int, table: StringTable, matrix: npt.NDArray[np.int64],
+) -> tuple[list[int], int, int, list[int], list[str], list[int]]:
+    """``sample_runs`` with the votes multiplied by ``matrix``; see ``qatbe._core.sample_votes``."""
+    rows = np.asarray(matrix, dtype=np.int64)
+    if rows.ndim != 2:
+        raise ValueError("matrix must have shape (n_votes, candidates)")
+    in_range, letters, runs, votes, words, counts = sample_runs(
+        texts, use, min_chars, max_chars, ranges, max_words, table, rows.shape[0])
+    tally = votes.tolist()
+    totals = [sum(v * x for v, x in zip(tally, column)) for column in rows.T.tolist()]
+    return in_range.tolist(), letters, runs, totals, words, counts.tolist()

@@ -193,3 +193,31 @@ def test_detect_on_mixed_stopwords_near_the_margin(repeat: int) -> None:
         text = " ".join(["THE cat"] * en * repeat + ["Der Hund"] * de * repeat)
         assert languages.detect(text) == _reference_detect(text)
     assert languages.detect("the and of " * 2000) == "en"  # beyond SAMPLE_WORDS words the vote stops counting
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@settings(max_examples=300, deadline=None)
+@given(samples, st.integers(0, 60), st.integers(0, 200), st.integers(0, 30), words, st.integers(1, 4))
+def test_sample_votes_tally_the_sample_runs_votes(parts: list[tuple[str, bool]], min_chars: int, max_chars: int,
+                                                  max_words: int, keys: list[str], n_candidates: int) -> None:
+    """``sample_votes`` is ``sample_runs`` with ``votes @ matrix`` (compiled and twin; ``use`` as flags or bytes)."""
+    assert _compiled is not None
+    items, use = [t for t, _ in parts], [f for _, f in parts]
+    values = [i % 3 for i in range(len(keys))]
+    matrix = np.arange(3 * n_candidates, dtype=np.int64).reshape(3, n_candidates) % 2
+    runs = _core_py.sample_runs(items, use, min_chars, max_chars, RANGES, max_words,
+                                _core_py.string_table(keys, values), 3)
+    want = (runs[0].tolist(), runs[1], runs[2], (runs[3] @ matrix).tolist(), runs[4], runs[5].tolist())
+    for kernel, flags in [(_compiled, use), (_compiled, bytes(use)), (_core_py, use)]:
+        got = kernel.sample_votes(items, flags, min_chars, max_chars, RANGES, max_words,
+                                  kernel.string_table(keys, values), matrix)
+        assert got == want
+
+
+def test_sample_votes_reject_bad_input() -> None:
+    for kernel in KERNELS:
+        table = kernel.string_table(["ab"], [2])
+        with pytest.raises(ValueError):
+            kernel.sample_votes(["a", "b"], b"\x01", 0, 10, RANGES, 10, table, np.ones((3, 2), dtype=np.int64))
+        with pytest.raises(ValueError):  # the table's value 2 needs three rows
+            kernel.sample_votes(["a"], [True], 0, 10, RANGES, 10, table, np.ones((2, 2), dtype=np.int64))

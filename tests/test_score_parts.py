@@ -3,10 +3,13 @@ them are checked in tests/test_kernel_page.py)."""
 
 from __future__ import annotations
 
+from dataclasses import MISSING
+
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qatbe.score.bm25 import _best_above, _section_sizes, _under, heading_ancestors
+from qatbe.score.bm25 import _best_above, _chain, _section_sizes, _under, heading_ancestors
 from qatbe.types import Segment, SegmentKind
 
 
@@ -73,3 +76,26 @@ def test_heading_ancestors_follow_the_plain_loop_and_runs_share_one_tuple(levels
     for i in range(1, len(levels)):
         if not levels[i] and not levels[i - 1]:
             assert got[i] is got[i - 1]  # one tuple per run of segments under one heading
+
+
+def test_scores_made_in_one_dict_update_are_the_dataclass_instance() -> None:
+    """``bm25._scores`` fills ``__dict__`` as ``Scores.__init__`` does: same fields, same order, same objects."""
+    from dataclasses import fields
+
+    from qatbe.score.bm25 import Scores, _scores
+
+    values: list[object] = [np.zeros(3), ("a",), np.ones(3, dtype=bool), "en", (1.0,)]
+    values += [np.full(3, float(k)) for k in range(7)] + [lambda: np.zeros((3, 1))]
+    fast, slow = _scores(*values), Scores(*values)
+    assert type(fast) is Scores and list(vars(fast)) == list(vars(slow)) == [f.name for f in fields(Scores)]
+    assert all(a is b for a, b in zip(vars(fast).values(), vars(slow).values()))
+    assert not hasattr(Scores, "__post_init__") and all(f.default_factory is MISSING for f in fields(Scores))
+    assert fast.term_contributions.shape == (3, 1) and fast.any_match is False
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=12))
+def test_a_segments_chain_holds_the_headings_it_sits_under(levels: list[int]) -> None:
+    up = _up(levels)
+    for i in range(len(levels)):
+        assert _chain(up, i) == {h for h in range(len(levels)) if _under(up, i, h)}

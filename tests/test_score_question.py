@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qatbe.score.analyze import analyzer
+from qatbe.score.expand import spellings
 from qatbe.score.question import read_question
 
 _SENTENCE = re.compile(r"(?<=[.!?。？！])\s+")
@@ -34,7 +35,7 @@ def _numeric(query: str) -> bool:
 
 pieces = st.one_of(
     st.sampled_from(["What", "is", "the", "fee", "How many", "when", "I am 18.", "Can I appeal?", "to", "be", "?",
-                     "！", "。", "数据。", "Straße", "e-mail", "U.S.", "don't", "3.11", "in what year", "\n", "  "]),
+                     "！", "。", "数据。", "Straße", "e-mail", "U.S.", "don't", "3.11", "in what year", "\n", "  ", "honored", "colour", "licence"]),
     st.text(max_size=5),
 )
 
@@ -51,6 +52,11 @@ def test_one_reading_gives_what_the_separate_steps_gave(language: str | None, qu
     assert (list(got.terms), got.only_stopwords) == (terms, only_stopwords)
     assert list(got.weights) == _weights(language or "", query, [t for t, _ in terms], weight)
     assert got.numeric == _numeric(query)
+    spelled = spellings(an, terms, list(got.weights))
+    assert list(got.spelled) == spelled
+    assert list(got.names) == [t for t, _ in terms] + [t for t, _, _ in spelled]
+    assert list(got.surfaces) == [x for _, x in terms] + [x for _, x, _ in spelled]
+    assert list(got.searched) == list(got.weights) + [w for _, _, w in spelled]
 
 
 @settings(max_examples=500, deadline=None)

@@ -30,7 +30,7 @@ from ..settings import Settings
 from ..types import Segment, SegmentKind
 from . import languages
 from .analyze import Analyzer, analyzer, raw_terms
-from .expand import expansions, spellings
+from .expand import expansions
 from .question import read_question
 
 _VARIANT = {"lucene": 0, "okapi": 1, "plus": 2, "l": 3}
@@ -138,6 +138,31 @@ class Scores:
                            part(self.bridge), part(self.sibling), part(self.answer_type))
 
 
+_new = object.__new__
+
+
+def _scores(
+    raw: npt.NDArray[np.float64], query_terms: tuple[str, ...], relevant: npt.NDArray[np.bool_] | None,
+    language: str | None, weights: tuple[float, ...], bm25: npt.NDArray[np.float64] | None,
+    proximity: npt.NDArray[np.float64] | None, lead_in: npt.NDArray[np.float64] | None,
+    heading: npt.NDArray[np.float64] | None, bridge: npt.NDArray[np.float64] | None,
+    sibling: npt.NDArray[np.float64] | None, answer_type: npt.NDArray[np.float64] | None,
+    per_term: Callable[[], npt.NDArray[np.float64]] | None,
+) -> Scores:
+    """``Scores(raw, ..., per_term)``: the same instance, its fields set in one dict update.
+
+    Why: a frozen dataclass's ``__init__`` sets each of its 13 fields through ``object.__setattr__``, 5 us per
+    page, as much as the BM25 loops of a page of 90 segments. ``Scores`` has no ``__post_init__`` and no default
+    factory, so its ``__init__`` does nothing but fill ``__dict__`` in field order, as here
+    (tests/test_score_parts.py checks that this stays so)."""
+    out = _new(Scores)
+    out.__dict__.update({
+        "raw": raw, "query_terms": query_terms, "relevant": relevant, "language": language, "weights": weights,
+        "bm25": bm25, "proximity": proximity, "lead_in": lead_in, "heading": heading, "bridge": bridge,
+        "sibling": sibling, "answer_type": answer_type, "_per_term": per_term})
+    return out
+
+
 _HEADING = SegmentKind.HEADING
 # What ``run`` in ``score_segments`` returns: the kernel's page scores and the BM25 parameters they used.
 Part = npt.NDArray[np.float64] | None  # None: 0 for every segment
@@ -153,14 +178,10 @@ LANGUAGE_SAMPLE = 8000
 
 def choose_language(segments: Sequence[Segment], settings: Settings) -> str | None:
     """``settings.language`` when given, else a guess from the page's prose (``languages.detect``)."""
-    return _choose_language([s.text for s in segments], [s.kind for s in segments], settings)
-
-
-def _choose_language(texts: Sequence[str], kinds: Sequence[SegmentKind], settings: Settings) -> str | None:
-    """``choose_language`` over the texts and kinds the scorer has read once already."""
     if settings.language:
         return languages.normalize_code(settings.language)
-    return languages.detect_texts(texts, [kind in _PROSE for kind in kinds], LANGUAGE_SAMPLE)
+    texts, _, _, _, prose = kernel.page_fields(segments, _HEADING, _PROSE)
+    return languages.detect_texts(texts, prose, LANGUAGE_SAMPLE)
 
 
 def _prior(an: Analyzer, surfaces: Sequence[str], avgdl: float, prior_n: float) -> npt.NDArray[np.float64]:
@@ -332,6 +353,16 @@ def _under(up: Sequence[int], i: int, h: int) -> bool:
     return False
 
 
+def _chain(up: Sequence[int], i: int) -> set[int]:
+    """The headings segment ``i`` sits under (``h`` for which ``_under(up, i, h)``)."""
+    out: set[int] = set()
+    k = up[i]
+    while k >= 0:
+        out.add(k)
+        k = up[k]
+    return out
+
+
 def _section_sizes(up: Sequence[int], is_heading: Sequence[bool]) -> dict[int, int]:
     """Per heading, how many non-heading segments sit under it (at any depth)."""
     sizes: dict[int, int] = {}
@@ -398,6 +429,8 @@ def bridge_credits(
     ids = flat.tolist()
     bounds = offs.tolist()
     top_terms = [set(ids[bounds[k]:bounds[k + 1]]) for k in range(len(heads), len(heads) + len(top))]
+    # The headings each best segment sits under, walked once (not once per heading: ``_under``).
+    top_sections = [_chain(up, i) for i in top]
     by_name = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
     named_terms: dict[int, set[str]] = {}  # filled when a mention reaches the share (rare: most pages never do)
     sizes: dict[int, int] | None = None
@@ -408,7 +441,7 @@ def bridge_credits(
             continue
         best = 0.0
         for t, i in enumerate(top):
-            if not _under(up, i, h):
+            if h not in top_sections[t]:
                 share = len(top_terms[t].intersection(new)) / len(new)
                 if share >= BRIDGE_MIN:
                     named = False
@@ -453,27 +486,21 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     n = len(segments)
     if not query or not query.strip() or n == 0:
         return Scores(np.zeros(n, dtype=np.float64), (), np.zeros(n, dtype=bool))
-    texts = [seg.text for seg in segments]
+    texts, heads, levels, groups, prose = kernel.page_fields(segments, _HEADING, _PROSE)
     if settings.language:
         language = languages.normalize_code(settings.language)
-        heads = [i for i, seg in enumerate(segments) if seg.kind is _HEADING]
     else:
-        kinds = [seg.kind for seg in segments]
-        language = _choose_language(texts, kinds, settings)
-        heads = [i for i, kind in enumerate(kinds) if kind is _HEADING]
+        language = languages.detect_texts(texts, prose, LANGUAGE_SAMPLE)
     an = analyzer(language)
     question = read_question(an, query, settings.context_weight)
     q, only_stopwords = question.terms, question.only_stopwords
     if not q:
         return Scores(np.zeros(n, dtype=np.float64), (), np.zeros(n, dtype=bool), language)
-    q_terms = [t for t, _ in q]
-    surfaces = [x for _, x in q]
-    weights = list(question.weights)  # an array only when the kernel reads it
-    if SPELLINGS:
-        spelled = spellings(an, q, weights)
-        q_terms += [t for t, _, _ in spelled]
-        surfaces += [x for _, x, _ in spelled]
-        weights += [w for _, _, w in spelled]
+    # The question's terms, then (English) the other spelling of each word (expand.spellings), read with the query.
+    k = len(q) + len(question.spelled) if SPELLINGS else len(q)
+    q_terms = list(question.names[:k])
+    surfaces = list(question.surfaces[:k])
+    weights = list(question.searched[:k])  # an array only when the kernel reads it
     if settings.expand_query or settings.synonyms:
         expanded = expansions(an, q, weights, settings.synonyms, settings.expand_query)
         q_terms += [t for t, _, _ in expanded]
@@ -483,8 +510,6 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
     prior_n = settings.background_prior if an.lexicon.zipf else 0.0
     n_query = len(q)  # proximity counts pairs of the words the user typed
-    levels = [segments[i].level for i in heads]
-    groups = [seg.group for seg in segments]
 
     def run(terms: list[str], ids: npt.NDArray[np.int32], w: list[float]) -> tuple[Page, Params]:
         """Every part but the bridges and the number cue, for the query ``terms`` (page ids ``ids``)."""
@@ -561,5 +586,5 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
             out[:, j] = kernel.bm25_scores(flat, offs, len(vocab), ids, only, *params)
         return out
 
-    return Scores(raw, tuple(q_terms), relevant, language, tuple(weights), base, proximity,
+    return _scores(raw, tuple(q_terms), relevant, language, tuple(weights), base, proximity,
                   lead_in, heading, bridge, sibling, answer_type, per_term)

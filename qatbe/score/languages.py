@@ -146,10 +146,9 @@ def _stop_classes() -> tuple[dict[str, int], npt.NDArray[np.float64], StringTabl
 
 
 @cache
-def _vote_matrices() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The class x candidate matrix of ``_stop_classes`` as int64, for the Latin and the Cyrillic candidates."""
-    matrix = _stop_classes()[1].astype(np.int64)
-    return np.ascontiguousarray(matrix[:, _LATIN]), np.ascontiguousarray(matrix[:, _CYRILLIC])
+def _vote_matrix() -> npt.NDArray[np.int64]:
+    """The class x candidate matrix of ``_stop_classes`` as int64 (the kernel tallies the votes in integers)."""
+    return np.ascontiguousarray(_stop_classes()[1].astype(np.int64))
 
 
 def detect(sample: str) -> str | None:
@@ -167,31 +166,31 @@ def detect(sample: str) -> str | None:
 def detect_texts(texts: Sequence[str], use: Sequence[object], min_chars: int) -> str | None:
     """``detect`` of the sample the page's texts make: the ``use``d ones, in order, up to and including the first
     that takes their total length past ``min_chars``, joined by spaces -- read in place, never joined."""
-    index, matrix, table = _stop_classes()
-    in_range, letters, runs, votes, words, counts = kernel.sample_runs(
-        texts, use, min_chars, SAMPLE_CHARS, _SCRIPT_RANGES, SAMPLE_WORDS, table, len(matrix))
-    script = dict(zip(_SCRIPTS, in_range.tolist()))
+    index, _, table = _stop_classes()
+    matrix = _vote_matrix()
+    in_range, letters, runs, totals, words, counts = kernel.sample_votes(
+        texts, use, min_chars, SAMPLE_CHARS, _SCRIPT_RANGES, SAMPLE_WORDS, table, matrix)
+    zh, ja, ko, cyr, el, ar = in_range  # the order of _SCRIPTS
     letters = max(1, letters)
-    if script["ja"] > 0.05 * letters:
+    if ja > 0.05 * letters:
         return "ja"
-    if script["zh"] > 0.2 * letters:
+    if zh > 0.2 * letters:
         return "zh"
-    if script["ko"] > 0.2 * letters:
+    if ko > 0.2 * letters:
         return "ko"
-    if script["el"] > 0.3 * letters:
+    if el > 0.3 * letters:
         return "el"
-    if script["ar"] > 0.3 * letters:
+    if ar > 0.3 * letters:
         return "ar"
     if not runs:
         return None
-    per_class = votes
-    if words:  # runs with non-ASCII letters: Python's full case folding, then the same classes
+    if words:  # runs with non-ASCII letters: Python's full case folding, then the same classes (integer votes)
         ids = np.fromiter(map(index.get, map(str.casefold, words), repeat(0)), dtype=np.intp, count=len(words))
-        per_class = per_class + np.bincount(ids, weights=counts, minlength=len(matrix)).astype(np.int64)
-    cyrillic = script["cyr"] > 0.3 * letters
+        per_class = np.bincount(ids, weights=counts, minlength=len(matrix)).astype(np.int64)
+        totals = [a + b for a, b in zip(totals, (per_class @ matrix).tolist())]
+    cyrillic = cyr > 0.3 * letters
     candidates = _CYRILLIC_CANDIDATES if cyrillic else _LATIN_CANDIDATES
-    # integers: no BLAS call (its threads spin)
-    totals = (per_class @ _vote_matrices()[1 if cyrillic else 0]).tolist()
+    totals = totals[_CYRILLIC if cyrillic else _LATIN]
     # The best total wins when it is at least 3 and 1.3 x the runner-up's (a tie for the best never wins).
     best = max(totals)
     at = totals.index(best)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .analyze import Analyzer, analyzer, raw_terms_each
+from .expand import spellings
 
 _SENTENCE = re.compile(r"(?<=[.!?。？！])\s+")
 _NUMERIC_QUESTION = re.compile(
@@ -32,18 +33,25 @@ class Question:
     """``terms``: distinct (index term, first surface form), as ``Analyzer.query`` gives them; ``only_stopwords``:
     the query had nothing but stopwords (then they are its terms); ``weights``: per term, 1 for the words of the
     question, ``context_weight`` for words only in the query's other sentences; ``asked``: the question sentences
-    (the whole query when none ends with a question mark)."""
+    (the whole query when none ends with a question mark); ``numeric``: does a question sentence ask for a number
+    or a date ("how many", "when")?; ``spelled``: the other English spelling of each word, as
+    ``expand.spellings`` gives them (index term, surface, weight).
+
+    ``names``, ``surfaces`` and ``searched``: the index terms, first surface forms and weights of ``terms`` then
+    of ``spelled``, in that order, as the scorer lists what it searches for.
+
+    ``numeric``, ``spelled`` and the lists are read with the query, not per page: they depend on the query alone,
+    and the scorer made them for every page (together about a tenth of scoring a page of 90 segments)."""
 
     terms: tuple[tuple[str, str], ...]
     only_stopwords: bool
     weights: tuple[float, ...]
     asked: tuple[str, ...]
-
-    @property
-    def numeric(self) -> bool:
-        """Does a question sentence ask for a number or a date ("how many", "when")? Read only when it matters
-        (a page with a match), not for every page."""
-        return any(_asks_for_number(x) for x in self.asked)
+    numeric: bool
+    spelled: tuple[tuple[str, str, float], ...]
+    names: tuple[str, ...]
+    surfaces: tuple[str, ...]
+    searched: tuple[float, ...]
 
 
 def read_question(an: Analyzer, query: str, context_weight: float) -> Question:
@@ -78,4 +86,10 @@ def _read(an: Analyzer, query: str, context_weight: float) -> Question:
         asked = {t for surfaces, a in zip(each, asks) if a for t, _ in an.query_terms(surfaces)[0]}
         weights = [1.0 if t in asked else context_weight for t, _ in terms]
     questions = tuple(x for x, a in zip(sentences, asks) if a) or (query,)
-    return Question(tuple(terms), only_stopwords, tuple(weights), questions)
+    numeric = any(_asks_for_number(x) for x in questions)
+    spelled = tuple(spellings(an, terms, weights)) if terms else ()
+    names = tuple([t for t, _ in terms] + [t for t, _, _ in spelled])
+    surfaces = tuple([x for _, x in terms] + [x for _, x, _ in spelled])
+    searched = tuple(weights + [w for _, _, w in spelled])
+    return Question(tuple(terms), only_stopwords, tuple(weights), questions, numeric, spelled, names, surfaces,
+                    searched)
