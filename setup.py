@@ -1,9 +1,11 @@
 """Build the compiled kernel, qatbe/_core.pyx, the Segment constructors, qatbe/_segment.pyx, and the compiled
 segmenter stages.
 
-The HTML walk, the segment builder and the HTML emit stage (qatbe/segmentation/html_walk.py, builder.py, html_emit.py)
-are compiled as they are, with the C types of the .pxd beside each (Cython's "augmenting .pxd"): one source, so
-the pure-Python fallback and the compiled module cannot disagree.
+The segmenter's Python stages (qatbe/segmentation/html_walk.py, builder.py, html_emit.py, html_decide.py,
+html_boilerplate.py, html_metadata.py, dates.py) are compiled as they are, those with a .pxd beside them with its C
+types (Cython's "augmenting .pxd"): one source, so the pure-Python fallback and the compiled module cannot
+disagree. The walk over Lexbor's nodes (lexbor_nodes.pyx, html_fastwalk.pyx) and the metadata walk
+(lexbor_dom.pyx) exist only compiled; without them the Python walk and the CSS-selector metadata reader are used.
 
 Build options are environment variables, read strictly:
   QATBE_NO_EXTENSION=1  skip the extension (the pure-Python twin is then used, with a warning at import).
@@ -34,7 +36,7 @@ class _OptionalBuildExt(build_ext):
     def run(self) -> None:
         try:
             super().run()
-        except Exception as exc:  # noqa: BLE001 - any build failure means "use the twin"
+        except Exception as exc:
             if not _flag("QATBE_OPTIONAL_EXTENSION"):
                 raise
             print(f"WARNING: qatbe._core could not be compiled ({exc}); the pure-Python twin will be used",
@@ -66,7 +68,8 @@ if not _flag("QATBE_NO_EXTENSION"):
     # come from the .pxd only, so the compiled module keeps Python semantics.
     ext_modules += cythonize(
         [Extension(f"qatbe.segmentation.{name}", [f"qatbe/segmentation/{name}.py"], extra_compile_args=["-O3"])
-         for name in ("html_walk", "builder", "html_emit", "html_decide", "html_boilerplate", "html_metadata", "dates")],
+         for name in ("html_walk", "builder", "html_emit", "html_decide", "html_boilerplate", "html_metadata",
+                      "dates")],
         compiler_directives={"language_level": "3", "annotation_typing": False},
     )
 
