@@ -27,7 +27,7 @@ every formula above then uses N' = N + prior_n and df' = df + prior_df[q]. With 
 import numpy as np
 from libc.math cimport log, isfinite
 from libc.stdlib cimport calloc, malloc, free
-from libc.string cimport memcmp, memcpy, memset
+from libc.string cimport memchr, memcmp, memcpy, memset
 from libc.stdlib cimport realloc
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from cpython.object cimport PyObject
@@ -1236,41 +1236,79 @@ def control_scan(str text, Py_ssize_t sniff):
     the sample took longer than reading the page's metadata."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i, head = min(max(sniff, 0), n), controls = 0, zeros = 0
-    cdef uint32_t c
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i, head = min(max(sniff, 0), n), controls = 0
+    cdef bint zero = False
     cdef const unsigned char* one
     cdef const unsigned short* two
     cdef const unsigned int* four
     with nogil:
-        # Counting (not stopping at the first NUL) lets the compiler vectorise the loops; one per storage width.
         if kind == 1:
             one = <const unsigned char*> data
             for i in range(head):
                 controls += one[i] <= 8 or 0x0e <= one[i] <= 0x1f
-            for i in range(n):
-                zeros += one[i] == 0
+            zero = memchr(one, 0, n) != NULL
         elif kind == 2:
             two = <const unsigned short*> data
             for i in range(head):
                 controls += two[i] <= 8 or 0x0e <= two[i] <= 0x1f or two[i] == 0xfffd
-            for i in range(n):
-                zeros += two[i] == 0
+            zero = _has_zero16(two, n)
         else:
             four = <const unsigned int*> data
             for i in range(head):
                 controls += four[i] <= 8 or 0x0e <= four[i] <= 0x1f or four[i] == 0xfffd
-            for i in range(n):
-                zeros += four[i] == 0
-    return zeros > 0, controls
+            zero = _has_zero32(four, n)
+    return zero, controls
+
+
+# The scans below work in blocks with an accumulator as narrow as the data: the compiler then vectorises each
+# block (a 64-bit counter per element made every comparison widen, about 0.14 ns a byte; these run at a few
+# hundredths), and a NUL search stops at the first block that holds one.
+cdef enum:
+    _BLOCK = 4096
+
+
+cdef bint _has_zero16(const unsigned short* data, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t start = 0, i, end
+    cdef unsigned short hit
+    while start < n:
+        end = min(start + _BLOCK, n)
+        hit = 0
+        for i in range(start, end):
+            hit |= <unsigned short> (data[i] == 0)
+        if hit:
+            return True
+        start = end
+    return False
+
+
+cdef bint _has_zero32(const unsigned int* data, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t start = 0, i, end
+    cdef unsigned int hit
+    while start < n:
+        end = min(start + _BLOCK, n)
+        hit = 0
+        for i in range(start, end):
+            hit |= <unsigned int> (data[i] == 0)
+        if hit:
+            return True
+        start = end
+    return False
 
 
 def byte_count(const unsigned char[::1] data, unsigned char value):
-    """``data.count(bytes([value]))``, in a loop the compiler vectorises (CPython's single-byte count runs at about
-    0.35 ns a byte, and the nesting guard counts the "<" of every HTML page)."""
-    cdef Py_ssize_t i, n = data.shape[0], count = 0
+    """``data.count(bytes([value]))``, in blocks of 255 bytes counted in one byte each (CPython's single-byte
+    count runs at about 0.35 ns a byte, and the nesting guard counts the "<" of every HTML page)."""
+    cdef Py_ssize_t n = data.shape[0], start = 0, end, i, count = 0
+    cdef const unsigned char* p = &data[0] if n else NULL
+    cdef unsigned char block
     with nogil:
-        for i in range(n):
-            count += data[i] == value
+        while start < n:
+            end = min(start + 255, n)
+            block = 0
+            for i in range(start, end):
+                block += p[i] == value
+            count += block
+            start = end
     return count
 
 

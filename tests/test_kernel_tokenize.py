@@ -189,3 +189,23 @@ def test_control_scan_finds_nul_and_counts_controls_in_the_head(kernel: ModuleTy
 @given(st.binary(max_size=100), st.integers(0, 255))
 def test_byte_count_is_bytes_count(kernel: ModuleType, data: bytes, value: int) -> None:
     assert kernel.byte_count(data, value) == data.count(bytes([value]))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("filler", ["a", "é", "—", "\U0001f600"])
+@pytest.mark.parametrize("at", [None, 0, 4095, 4096, 9000, 20479])
+def test_control_scan_finds_a_nul_in_any_block_of_a_long_text(kernel: ModuleType, filler: str, at: int | None) -> None:
+    # The compiled NUL search runs block by block (4,096 characters); a NUL in any block, or none, is told apart.
+    chars = [filler] * 20480
+    if at is not None:
+        chars[at] = "\x00"
+    assert kernel.control_scan("".join(chars), 100) == (at is not None, int(at is not None and at < 100))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([b"<", b"a", b"\xff", b"\x00"]), min_size=200, max_size=2000).map(b"".join))
+def test_byte_count_over_many_blocks_of_one_value(kernel: ModuleType, data: bytes) -> None:
+    # The compiled count adds one-byte counters of 255-byte blocks: a block made all of the value must not wrap.
+    assert kernel.byte_count(data, ord("<")) == data.count(b"<")
+    assert kernel.byte_count(b"<" * len(data), ord("<")) == len(data)
