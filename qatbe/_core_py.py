@@ -494,6 +494,13 @@ def byte_count(data: bytes, value: int) -> int:
     return bytes(data).count(bytes([value]))
 
 
+def utf8_encode(text: str) -> bytes:
+    """``text.encode("utf-8", "ignore")``: lone surrogates dropped, as selectolax encodes a str."""
+    if not isinstance(text, str):
+        raise TypeError(f"utf8_encode expects str, got {type(text).__name__}")
+    return text.encode("utf-8", "ignore")
+
+
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\ufffd]")
 
 

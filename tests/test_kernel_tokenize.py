@@ -209,3 +209,23 @@ def test_byte_count_over_many_blocks_of_one_value(kernel: ModuleType, data: byte
     # The compiled count adds one-byte counters of 255-byte blocks: a block made all of the value must not wrap.
     assert kernel.byte_count(data, ord("<")) == data.count(b"<")
     assert kernel.byte_count(b"<" * len(data), ord("<")) == len(data)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(["<", "a", " ", "\x00", "\x7f", "\x80", "é", "\u07ff", "\u0800", "—",
+                                           "\ud800", "\udbff", "\udc00", "\udfff", "\ue000", "\uffff",
+                                           "\U0001f600", "abcdefgh" * 3]),
+                          st.text(max_size=20)), max_size=80).map("".join))
+def test_utf8_encode_is_str_encode_ignoring_surrogates(kernel: ModuleType, text: str) -> None:
+    # Every storage width, ASCII runs longer and shorter than the compiled loop's eight-character step, the
+    # boundaries of the one-, two- and three-byte forms, and lone surrogates (dropped, as selectolax drops them).
+    assert kernel.utf8_encode(text) == text.encode("utf-8", "ignore")
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_utf8_encode_of_a_page_sized_text(kernel: ModuleType) -> None:
+    text = ("<p class='x'>Ein Beispiel — mit Umlauten: äöü \ud83d</p>\n" * 4000) + "€"
+    assert kernel.utf8_encode(text) == text.encode("utf-8", "ignore")
+    with pytest.raises(TypeError):
+        kernel.utf8_encode(b"bytes")  # type: ignore[arg-type]

@@ -68,13 +68,13 @@ def _walk(tree: LexborHTMLParser) -> Walker | FastWalker:
 def segment_html(html: str, settings: Settings, navigation: bool = True) -> ParsedDocument:
     """Split an HTML page into typed segments (boilerplate as NAVIGATION, or only counted with
     ``navigation=False``: see ``SegmentBuilder``) and read its metadata."""
-    # Encoded here as selectolax would encode a str (errors="ignore"): the "<" are counted in the bytes, and the
-    # fast locator searches them.
-    data = html.encode("utf-8", "ignore")
+    # Encoded here as selectolax would encode a str (errors="ignore"), by the kernel (kernel.utf8_encode says why):
+    # the "<" are counted in the bytes, and the fast locator searches them.
+    data = kernel.utf8_encode(html)
     source = html
     if at_risk(len(html), kernel.byte_count(data, 0x3C)):
         source = limit_nesting(html)
-        data = source.encode("utf-8", "ignore")
+        data = kernel.utf8_encode(source)
     tree = LexborHTMLParser(data)
     metadata = read_from(MetadataSource(tree)) if FAST_METADATA else read_metadata(tree)
     walker = _walk(tree)
@@ -82,7 +82,7 @@ def segment_html(html: str, settings: Settings, navigation: bool = True) -> Pars
     builder = SegmentBuilder(settings, navigation, clean=False)  # the walk's texts are collapsed already
     locate = None
     if FAST_WALK:  # positions are searched in the page as given, which limit_nesting may have changed
-        locate = ByteLocator(html, data if source is html else html.encode("utf-8", "ignore"))
+        locate = ByteLocator(html, data if source is html else kernel.utf8_encode(html))
     _emit(builder, walker.blocks, html, locate)
     if metadata.author is None or metadata.date is None:
         metadata = with_byline(metadata, (clean_inline(b.text) for b in walker.blocks if b.meta and not b.boiler),
