@@ -1,10 +1,10 @@
 """Build the compiled kernel, qatbe/_core.pyx, the Segment constructors, qatbe/_segment.pyx, and the compiled
 segmenter stages.
 
-The segmenter's Python stages (qatbe/segmentation/html_walk.py, builder.py, html_emit.py, html_decide.py,
-html_boilerplate.py, html_metadata.py, dates.py) are compiled as they are, those with a .pxd beside them with its C
-types (Cython's "augmenting .pxd"): one source, so the pure-Python fallback and the compiled module cannot
-disagree. The walk over Lexbor's nodes (lexbor_nodes.pyx, html_fastwalk.pyx) and the metadata walk
+The Python modules in ``_COMPILED_PY`` (the segmenter's stages, the scorer, the selector, the renderer and the
+pipeline) are compiled as they are, those with a .pxd beside them with its C types (Cython's "augmenting .pxd"):
+one source, so the pure-Python fallback and the compiled module cannot disagree. Compiled plain Python runs the
+same bytecode-level semantics without the interpreter loop; for the scorer's glue that is 7% of its time. The walk over Lexbor's nodes (lexbor_nodes.pyx, html_fastwalk.pyx) and the metadata walk
 (lexbor_dom.pyx) exist only compiled; without them the Python walk and the CSS-selector metadata reader are used.
 
 Build options are environment variables, read strictly:
@@ -43,6 +43,16 @@ class _OptionalBuildExt(build_ext):
                   file=sys.stderr)
 
 
+# Python modules compiled as they are (see the module docstring), a literal that tests/test_kernel_backend.py reads:
+# the segmenter's stages, the scorer, the selector, the renderer and the pipeline around them.
+_COMPILED_PY = (
+    "segmentation.html_walk", "segmentation.builder", "segmentation.html_emit", "segmentation.html_decide",
+    "segmentation.html_boilerplate", "segmentation.html_metadata", "segmentation.dates",
+    "score.bm25", "score.analyze", "score.languages", "score.question", "score.expand",
+    "select.knapsack", "select.plan", "select.dedupe", "select.nested", "select.truncate",
+    "render.blocks", "pipeline", "tokens",
+)
+
 ext_modules = []
 if not _flag("QATBE_NO_EXTENSION"):
     from Cython.Build import cythonize
@@ -67,9 +77,8 @@ if not _flag("QATBE_NO_EXTENSION"):
     # annotation_typing=False: the .py's type hints are for mypy (``int`` there may hold a bool); the C types
     # come from the .pxd only, so the compiled module keeps Python semantics.
     ext_modules += cythonize(
-        [Extension(f"qatbe.segmentation.{name}", [f"qatbe/segmentation/{name}.py"], extra_compile_args=["-O3"])
-         for name in ("html_walk", "builder", "html_emit", "html_decide", "html_boilerplate", "html_metadata",
-                      "dates")],
+        [Extension(f"qatbe.{name}", [f"qatbe/{name.replace('.', '/')}.py"], extra_compile_args=["-O3"])
+         for name in _COMPILED_PY],
         compiler_directives={"language_level": "3", "annotation_typing": False},
     )
 
