@@ -44,6 +44,7 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(uint32_t ch) nogil
     bint Py_UNICODE_ISDECIMAL(uint32_t ch) nogil
     bint Py_UNICODE_ISSPACE(uint32_t ch) nogil
+    bint Py_UNICODE_ISUPPER(uint32_t ch) nogil
     int PyUnicode_4BYTE_KIND
 
 LUCENE = 0
@@ -1228,6 +1229,50 @@ def has_decimal(texts):
                     out[t] = 1
                     break
     return out_arr
+
+
+cdef inline bint _is_re_word(uint32_t c) noexcept nogil:
+    """``re``'s ``\\w`` on a str: alphanumeric (``str.isalnum``) or ``_``."""
+    if c < 128:
+        return (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122) or c == 95
+    return Py_UNICODE_ISALNUM(c)
+
+
+cdef inline bint _in_name_run(uint32_t c) noexcept nogil:
+    """``[\\w'’&.-]``: what a capitalised word (``capitalised_words``) may hold after its first letter."""
+    return _is_re_word(c) or c == 39 or c == 0x2019 or c == 38 or c == 46 or c == 45
+
+
+def capitalised_words(str text):
+    """The words of ``text`` that start with an upper-case letter, joined by single spaces: what
+    ``" ".join(w for w in re.findall(r"\\b[^\\W\\d_][\\w'’&.-]*", text) if w[0].isupper())`` returns.
+
+    How: every match lies in a maximal run of ``[\\w'’&.-]`` and runs to its end (the class is greedy), and a run
+    holds at most one match, starting at the run's first letter (``\\w`` but not ``\\d`` or ``_``) that follows a
+    non-word character or starts the run. Why compiled: the scorer's second-hop bridges ask it of the best
+    segments with their neighbours (a few thousand characters), and the regex read those at about 40 ns a
+    character, a seventh of ``extract`` on a page where a bridge is named."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = 0, e, p
+    cdef uint32_t c
+    cdef list words = []
+    while i < n:
+        if not _in_name_run(PyUnicode_READ(kind, data, i)):
+            i += 1
+            continue
+        e = i + 1
+        while e < n and _in_name_run(PyUnicode_READ(kind, data, e)):
+            e += 1
+        for p in range(i, e):
+            c = PyUnicode_READ(kind, data, p)
+            if (_is_re_word(c) and c != 95 and not ((48 <= c <= 57) or (c >= 128 and Py_UNICODE_ISDECIMAL(c)))
+                    and (p == i or not _is_re_word(PyUnicode_READ(kind, data, p - 1)))):
+                if Py_UNICODE_ISUPPER(c):
+                    words.append(text[p:e])
+                break
+        i = e
+    return " ".join(words)
 
 
 def control_scan(str text, Py_ssize_t sniff):

@@ -480,6 +480,16 @@ def page_fields(
 _DECIMAL = re.compile(r"\d")
 
 
+_NAME_WORD = re.compile(r"\b[^\W\d_][\w'’&.-]*")
+
+
+def capitalised_words(text: str) -> str:
+    """The words of ``text`` that start with an upper-case letter, joined by single spaces."""
+    if not isinstance(text, str):
+        raise TypeError(f"capitalised_words expects a str, got {type(text).__name__}")
+    return " ".join(w for w in _NAME_WORD.findall(text) if w[0].isupper())
+
+
 def has_decimal(texts: Sequence[str]) -> npt.NDArray[np.uint8]:
     """Per text, 1 if it holds a decimal digit (``re``'s ``\\d``), else 0."""
     items = list(texts)

@@ -68,7 +68,6 @@ NAME_BRIDGE = 2.0
 NAME_SECTION = 4.0
 # Languages that capitalise every noun, where a capital does not mark a name (German, Luxembourgish).
 NOUNS_CAPITALISED = frozenset({"de", "lb"})
-_WORD = re.compile(r"\b[^\W\d_][\w'’&.-]*")
 
 
 @dataclass(frozen=True)
@@ -340,7 +339,7 @@ def _with_parts(segments: Sequence[Segment], texts: Sequence[str], i: int) -> st
 
 def _name_terms(an: Analyzer, text: str) -> set[str]:
     """The index terms of the words of ``text`` written with a capital (names, and each sentence's first word)."""
-    return set(an.terms(" ".join(w for w in _WORD.findall(text) if w[0].isupper())))
+    return set(an.terms(kernel.capitalised_words(text)))
 
 
 def _under(up: Sequence[int], i: int, h: int) -> bool:

@@ -1,0 +1,56 @@
+"""``capitalised_words``: the words of a text written with a capital (the bridges' names), found by the compiled
+scan exactly as the regex ``\\b[^\\W\\d_][\\w'’&.-]*`` of the twin finds them, on text drawn to hit every rule of
+that regex: word boundaries after digits and underscores, the joiners ' ’ & . -, non-ASCII letters and digits,
+title-case and caseless letters, and every storage width of a str."""
+
+from __future__ import annotations
+
+import re
+from types import ModuleType
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qatbe import _core_py
+
+try:
+    from qatbe import _core as _compiled
+except ImportError:
+    _compiled = None
+
+KERNELS: list[ModuleType] = [_core_py] + ([_compiled] if _compiled is not None else [])
+
+# The characters the rules turn on: ASCII letters of both cases, digits, "_", the joiners, space and punctuation,
+# accented and Greek capitals, a title-case letter (Dž), a caseless letter (中), Arabic-Indic and fullwidth digits
+# (\d), a superscript two (alphanumeric but not \d), a combining mark, and characters outside the BMP (𝐀 is an
+# upper-case letter, 😀 is not a word character).
+_PIECES = ["a", "B", "z", "Q", "7", "_", "'", "’", "&", ".", "-", " ", ",", "(", "é", "É", "Ω", "ω", "ǅ", "中", "٣",
+           "７", "²", "\u0301", "𝐀", "😀", "\n", "Ab", "McD", "x-Ray", "O'Neil", "3D", "_Tag", "A.B.", "É-a"]
+texts = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(texts)
+def test_compiled_scan_is_the_regex(text: str) -> None:
+    want = " ".join(w for w in re.findall(r"\b[^\W\d_][\w'’&.-]*", text) if w[0].isupper())
+    assert _core_py.capitalised_words(text) == want
+    if _compiled is not None:
+        assert _compiled.capitalised_words(text) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_compiled_scan_is_the_twin_on_any_text(text: str) -> None:
+    if _compiled is None:
+        pytest.skip("the compiled kernel is not built")
+    assert _compiled.capitalised_words(text) == _core_py.capitalised_words(text)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_names_in_a_sentence(kernel: ModuleType) -> None:
+    text = "Buddy Hield was named the tournament's MVP; 3Com and _Private don't count, but O'Neil-Smith does."
+    assert kernel.capitalised_words(text) == "Buddy Hield MVP O'Neil-Smith"
+    assert kernel.capitalised_words("") == ""
+    with pytest.raises(TypeError):
+        kernel.capitalised_words(b"Bytes")  # type: ignore[arg-type]
