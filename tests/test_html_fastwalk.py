@@ -252,3 +252,25 @@ def test_byte_locator_finds_the_positions_of_the_str_locator(html: str, texts: l
     by_str = _Locator(html)
     by_bytes = ByteLocator(html, html.encode("utf-8", "ignore"))
     assert [by_bytes.find(t) for t in texts] == [by_str.find(t) for t in texts]
+
+
+try:
+    from qatbe.segmentation.html_fastwalk import collapse_in_c
+except ImportError:  # built without extensions
+    collapse_in_c = None
+
+# Pieces that decide each branch of the collapse: runs of printable ASCII long enough for the eight-byte copy,
+# single and double spaces at every offset, the other whitespace str.split() knows (tab, newline, \x1c-\x1f, NBSP,
+# ideographic space), control bytes, DEL, and multi-byte characters.
+_COLLAPSE_PIECES = ["abcdefgh", "abc", "x", " ", "  ", "\t", "\n", "\x1c", "\x1f", "\x00", "\x7f", "\xa0", "\u3000",
+                    "é", "中", "😀", ".,;:!?", "a b c d e f g h i", "word word"]
+
+
+@pytest.mark.skipif(collapse_in_c is None, reason="the compiled walk is not built")
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(_COLLAPSE_PIECES), max_size=30).map("".join))
+def test_collapse_is_split_and_join(text: str) -> None:
+    assert collapse_in_c is not None
+    collapsed, ascii = collapse_in_c(text.encode("utf-8"))
+    assert collapsed.decode("utf-8") == " ".join(text.split())
+    assert ascii == collapsed.isascii()  # of what is kept: a dropped NBSP leaves ASCII text
