@@ -490,6 +490,13 @@ def capitalised_words(text: str) -> str:
     return " ".join(w for w in _NAME_WORD.findall(text) if w[0].isupper())
 
 
+def untidy(text: str) -> bool:
+    """Whether ``text`` holds two spaces side by side or starts or ends with a space."""
+    if not isinstance(text, str):
+        raise TypeError(f"untidy expects a str, got {type(text).__name__}")
+    return "  " in text or text[:1] == " " or text[-1:] == " "
+
+
 def has_decimal(texts: Sequence[str]) -> npt.NDArray[np.uint8]:
     """Per text, 1 if it holds a decimal digit (``re``'s ``\\d``), else 0."""
     items = list(texts)

@@ -260,10 +260,10 @@ except ImportError:  # built without extensions
     collapse_in_c = None
 
 # Pieces that decide each branch of the collapse: runs of printable ASCII long enough for the eight-byte copy,
-# single and double spaces at every offset, the other whitespace str.split() knows (tab, newline, \x1c-\x1f, NBSP,
-# ideographic space), control bytes, DEL, and multi-byte characters.
-_COLLAPSE_PIECES = ["abcdefgh", "abc", "x", " ", "  ", "\t", "\n", "\x1c", "\x1f", "\x00", "\x7f", "\xa0", "\u3000",
-                    "é", "中", "😀", ".,;:!?", "a b c d e f g h i", "word word"]
+# single and double spaces at every offset, indentation long enough for the eight-byte skip, the other whitespace
+# str.split() knows (vertical tab, \x1c-\x1f, NBSP, ideographic space), control bytes, DEL, multi-byte characters.
+_COLLAPSE_PIECES = ["abcdefgh", "abc", "x", " ", "  ", "\t", "\n", "\r", "\x0b", "\x1c", "\x1f", "\x00", "\x7f", "\xa0",
+                    "\u3000", "é", "中", "😀", ".,;:!?", "a b c d e f g h i", "word word", "\n        ", "\r\n\t\t  "]
 
 
 @pytest.mark.skipif(collapse_in_c is None, reason="the compiled walk is not built")

@@ -1,7 +1,8 @@
-"""``capitalised_words``: the words of a text written with a capital (the bridges' names), found by the compiled
-scan exactly as the regex ``\\b[^\\W\\d_][\\w'’&.-]*`` of the twin finds them, on text drawn to hit every rule of
-that regex: word boundaries after digits and underscores, the joiners ' ’ & . -, non-ASCII letters and digits,
-title-case and caseless letters, and every storage width of a str."""
+"""Two text scans of the kernel against the Python they replace. ``capitalised_words``: the words of a text written
+with a capital (the bridges' names), found by the compiled scan exactly as the regex ``\\b[^\\W\\d_][\\w'’&.-]*``
+of the twin finds them, on text drawn to hit every rule of that regex: word boundaries after digits and
+underscores, the joiners ' ’ & . -, non-ASCII letters and digits, title-case and caseless letters, and every storage
+width of a str. ``untidy``: the builder's double-space test."""
 
 from __future__ import annotations
 
@@ -54,3 +55,16 @@ def test_names_in_a_sentence(kernel: ModuleType) -> None:
     assert kernel.capitalised_words("") == ""
     with pytest.raises(TypeError):
         kernel.capitalised_words(b"Bytes")  # type: ignore[arg-type]
+
+
+_SPACED = ["a", " ", "  ", "é", "中", "😀", "abcdefghijklmnop", "\t", "\xa0", "x y"]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(_SPACED), max_size=40).map("".join))
+def test_untidy_is_the_double_space_test(text: str) -> None:
+    """``untidy``: two spaces side by side anywhere (the SIMD blocks and the tail), or a space at either end, in
+    every storage width."""
+    want = "  " in text or text[:1] == " " or text[-1:] == " "
+    for kernel in KERNELS:
+        assert kernel.untidy(text) is want

@@ -320,8 +320,22 @@ cdef extern from *:
         return 0;
     #endif
     }
+    /* Eight bytes of layout whitespace (space, tab, newline, carriage return): the indentation between tags, which
+       collapsing drops or turns into one space. Each byte compared exactly (a zero-byte test per value). */
+    static inline uint64_t qatbe_zero_bytes(uint64_t y) {
+        const uint64_t H = 0x8080808080808080ULL, L = 0x7F7F7F7F7F7F7F7FULL;
+        return ~(((y & L) + L) | y) & H;
+    }
+    static inline int qatbe_blank8(const unsigned char* p) {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        return (qatbe_zero_bytes(x ^ 0x2020202020202020ULL) | qatbe_zero_bytes(x ^ 0x0A0A0A0A0A0A0A0AULL)
+                | qatbe_zero_bytes(x ^ 0x0909090909090909ULL) | qatbe_zero_bytes(x ^ 0x0D0D0D0D0D0D0D0DULL))
+               == 0x8080808080808080ULL;
+    }
     """
     bint qatbe_plain8(const unsigned char* p) noexcept nogil
+    bint qatbe_blank8(const unsigned char* p) noexcept nogil
 
 
 cdef int _collapse(const char* raw, Py_ssize_t n, Buffer* out, bint* ascii) except -1:
@@ -340,12 +354,19 @@ cdef int _collapse(const char* raw, Py_ssize_t n, Buffer* out, bint* ascii) exce
     _reserve(out, n + 1)  # the branch-free loop may write one byte past the result
     d = out.data
     while i < n:
-        # After a non-space (j > 0, nothing pending), eight plain bytes are copied as they are (most of a text).
-        if pending == 0 and j > 0 and i + 8 <= n and qatbe_plain8(s + i):
-            memcpy(d + j, s + i, 8)
-            i += 8
-            j += 8
-            continue
+        # After a non-space (j > 0, nothing pending), eight plain bytes are copied as they are (most of a text);
+        # otherwise eight whitespace bytes are skipped at once (indentation between tags).
+        if i + 8 <= n:
+            if pending == 0 and j > 0:
+                if qatbe_plain8(s + i):
+                    memcpy(d + j, s + i, 8)
+                    i += 8
+                    j += 8
+                    continue
+            elif qatbe_blank8(s + i):  # eight whitespace bytes: one space owed once text has begun
+                pending = j > 0
+                i += 8
+                continue
         c = s[i]
         if c < 0x80:
             # Branch-free on the byte's class: a space is written (and kept) only before a non-space byte.
