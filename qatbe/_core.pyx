@@ -1285,8 +1285,8 @@ def control_scan(str text, Py_ssize_t sniff):
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i, head = min(max(sniff, 0), n), controls = 0
     cdef bint zero = False
     cdef const unsigned char* one
-    cdef const unsigned short* two
-    cdef const unsigned int* four
+    cdef const uint16_t* two
+    cdef const uint32_t* four
     with nogil:
         if kind == 1:
             one = <const unsigned char*> data
@@ -1294,15 +1294,15 @@ def control_scan(str text, Py_ssize_t sniff):
                 controls += one[i] <= 8 or 0x0e <= one[i] <= 0x1f
             zero = memchr(one, 0, n) != NULL
         elif kind == 2:
-            two = <const unsigned short*> data
+            two = <const uint16_t*> data
             for i in range(head):
                 controls += two[i] <= 8 or 0x0e <= two[i] <= 0x1f or two[i] == 0xfffd
-            zero = _has_zero16(two, n)
+            zero = _has_zero(two, n)
         else:
-            four = <const unsigned int*> data
+            four = <const uint32_t*> data
             for i in range(head):
                 controls += four[i] <= 8 or 0x0e <= four[i] <= 0x1f or four[i] == 0xfffd
-            zero = _has_zero32(four, n)
+            zero = _has_zero(four, n)
     return zero, controls
 
 
@@ -1313,28 +1313,15 @@ cdef enum:
     _BLOCK = 4096
 
 
-cdef bint _has_zero16(const unsigned short* data, Py_ssize_t n) noexcept nogil:
+cdef bint _has_zero(const _char_t* data, Py_ssize_t n) noexcept nogil:
+    """A zero unit among ``data[:n]`` (two- and four-byte storages; one-byte strings go to memchr)."""
     cdef Py_ssize_t start = 0, i, end
-    cdef unsigned short hit
+    cdef _char_t hit
     while start < n:
         end = min(start + _BLOCK, n)
         hit = 0
         for i in range(start, end):
-            hit |= <unsigned short> (data[i] == 0)
-        if hit:
-            return True
-        start = end
-    return False
-
-
-cdef bint _has_zero32(const unsigned int* data, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t start = 0, i, end
-    cdef unsigned int hit
-    while start < n:
-        end = min(start + _BLOCK, n)
-        hit = 0
-        for i in range(start, end):
-            hit |= <unsigned int> (data[i] == 0)
+            hit |= <_char_t> (data[i] == 0)
         if hit:
             return True
         start = end
