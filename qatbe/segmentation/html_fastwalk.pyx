@@ -272,6 +272,13 @@ cdef int _put(Buffer* b, const void* data, Py_ssize_t n) except -1:
     return 0
 
 
+cdef int _line_break(Buffer* b, Py_ssize_t start) except -1:
+    """A newline, unless the text since ``start`` is empty or already ends a line."""
+    if b.length > start and b.data[b.length - 1] != 10:
+        _put(b, b"\n", 1)
+    return 0
+
+
 cdef inline int _space(Buffer* b) except -1:
     return _put(b, b" ", 1)
 
@@ -1300,10 +1307,10 @@ cdef class FastWalker:
 
     # -- subtree readers -------------------------------------------------------------------------------------
 
-    cdef int subtree_text(self, void* node, Buffer* out, bint separate) except -1:
+    cdef int subtree_text(self, void* node, Buffer* out) except -1:
         """The text of every text node under ``node`` (script-like subtrees left out, as stripped), in
-        document order: ``node.text(deep=True)``, or with ``separate`` a space between fragments
-        (``separator=" "``, for texts that are then collapsed)."""
+        document order, a space after each fragment: ``node.text(deep=True, separator=" ")``, for texts that
+        are then collapsed."""
         cdef const LexborApi* api = self.api
         cdef void* child = first_child(api, node)
         cdef void* up
@@ -1316,8 +1323,7 @@ cdef class FastWalker:
                 data = text_data(api, child, &length)
                 if data != NULL and length:
                     _put(out, data, length)
-                    if separate:
-                        _space(out)
+                    _space(out)
             elif kind == NODE_ELEMENT and not (self.info(child).flags & F_SCRIPT):
                 up = first_child(api, child)
                 if up != NULL:
@@ -1325,6 +1331,56 @@ cdef class FastWalker:
                     continue
             # next in document order, not leaving ``node``
             while child != NULL:
+                up = next_sibling(api, child)
+                if up != NULL:
+                    child = up
+                    break
+                child = parent_of(api, child)
+                if child == node:
+                    child = NULL
+        return 0
+
+    cdef int pre_text(self, void* node, Buffer* out) except -1:
+        """The text of a ``<pre>`` as a browser lays it out: ``html_walk.pre_text`` (which says why).
+
+        ``pending``: a block-level element started or ended since the last content, so the next content starts
+        a line of its own."""
+        cdef const LexborApi* api = self.api
+        cdef void* child = first_child(api, node)
+        cdef void* up
+        cdef size_t length = 0
+        cdef const uchar* data
+        cdef int kind
+        cdef Py_ssize_t start = out.length
+        cdef bint pending = False
+        cdef TagInfo info
+        while child != NULL:
+            kind = node_type(api, child)
+            if kind == NODE_TEXT:
+                data = text_data(api, child, &length)
+                if data != NULL and length:
+                    if pending and data[0] != 10:
+                        _line_break(out, start)
+                    pending = False
+                    _put(out, data, length)
+            elif kind == NODE_ELEMENT:
+                info = self.info(child)
+                if not (info.flags & F_SCRIPT):
+                    if info.code == T_BR:
+                        if pending:
+                            _line_break(out, start)
+                            pending = False
+                        _put(out, b"\n", 1)
+                    elif info.flags & F_BLOCK:
+                        pending = True
+                    up = first_child(api, child)
+                    if up != NULL:
+                        child = up
+                        continue
+            # leave ``child`` (and each ancestor whose last child it was), on to the next in document order
+            while child != NULL:
+                if node_type(api, child) == NODE_ELEMENT and (self.info(child).flags & F_BLOCK):
+                    pending = True
                 up = next_sibling(api, child)
                 if up != NULL:
                     child = up
@@ -1631,7 +1687,7 @@ cdef class FastWalker:
         if _contains(&self.holders, <uintptr_t> node):
             return False
         self.scratch.length = 0
-        self.subtree_text(node, &self.scratch, True)
+        self.subtree_text(node, &self.scratch)
         text = _collapsed(&self.scratch, &self.keys)
         if len(text) * 5 >= self.page_chars:
             return False
@@ -1689,7 +1745,7 @@ cdef class FastWalker:
             self.flush()
             self.break_list()
             self.scratch.length = 0
-            self.subtree_text(node, &self.scratch, False)
+            self.pre_text(node, &self.scratch)
             text = _take(&self.scratch)
             block = Block("code", text, self.ctx, len(text), 0)
             block.box = self.box

@@ -435,7 +435,7 @@ class Walker:
         if tag == "pre":
             self.flush()
             self._break_list()
-            code = node.text(deep=True)
+            code = pre_text(node)
             block = Block("code", code, self.ctx, len(code), 0)
             block.box = self.box
             block.lang = _code_language(node, attrs)
@@ -483,6 +483,65 @@ def _same_page(node: Any) -> bool:
 def _code_language(node: Any, attrs: dict[str, str | None]) -> str | None:
     child = node.css_first("code")
     return code_language(attrs, child.attributes.get("class") if child is not None else None)
+
+
+def pre_text(pre: Any) -> str:
+    """The text of a ``<pre>`` as a browser lays it out: text nodes as written, ``<br>`` a line break, and each
+    block-level element inside on lines of its own.
+
+    Why not ``pre.text()``: code highlighters write a listing's lines as elements (CodeMirror's
+    ``<div class="cm-line">``, Expressive Code's ``<div class="ec-line">``) or end them with ``<br>``, and the
+    joined text nodes run every line into the next ("#!/usr/bin/env python3import subprocess"). An empty line
+    is an empty block holding a ``<br>``; text that starts with a newline starts its own line already.
+    Script-like elements are stripped before the Python walk; the compiled walk skips them (``FastWalker.pre_text``).
+    """
+    out: list[str] = []
+    pending = False  # a block started or ended since the last content: the next content starts a line
+
+    def line_break() -> None:
+        if out and out[-1][-1] != "\n":
+            out.append("\n")
+
+    left: list[Any] = []  # the elements entered, innermost last
+    node = pre.child
+    while True:
+        if node is None:
+            if not left:
+                break
+            node = left.pop()
+            if _blocklike(node.tag):
+                pending = True
+            node = node.next
+            continue
+        tag = node.tag
+        if tag == _TEXT:
+            s = node.text_content
+            if s:
+                if pending and s[0] != "\n":
+                    line_break()
+                pending = False
+                out.append(s)
+        elif tag == "br":
+            if pending:
+                line_break()
+                pending = False
+            out.append("\n")
+        elif _blocklike(tag):
+            pending = True
+        if tag != _TEXT and node.child is not None:
+            left.append(node)
+            node = node.child
+            continue
+        if _blocklike(tag):
+            pending = True
+        node = node.next
+    return "".join(out)
+
+
+def _blocklike(tag: str) -> bool:
+    """Does an element with this tag start a line of its own (a ``_BLOCKS`` tag or a custom element)? Text and
+    comment nodes ("-text", "-comment") do not."""
+    return tag[:1] != "-" and (tag in _BLOCKS or "-" in tag)
 
 
 def code_language(attrs: dict[str, str | None], code_class: str | None) -> str | None:
