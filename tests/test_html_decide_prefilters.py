@@ -71,6 +71,7 @@ def _prefiltered(module: ModuleType) -> list[tuple[str, Callable[[str], bool], C
         ("credit_label", lambda t: module._credit_label(t, module._head(t)),
          lambda t: _plain(M._CREDIT_LABEL, "match", t)),
         ("credit", module._credit, lambda t: _plain(M._CREDIT, "search", t)),
+        ("cookie_notice", module._cookie_notice, lambda t: _plain(M._COOKIE_NOTICE, "search", t)),
     ]
 
 
@@ -205,9 +206,10 @@ def test_each_word_set_is_the_opening_words_of_its_regex(regex: re.Pattern[str],
 
 
 @pytest.mark.parametrize("module", MODULES)
-@pytest.mark.parametrize(("regex", "how"), [(r, h) for r, h, _ in ANCHORED] + [(M._CREDIT, "search")],
+@pytest.mark.parametrize(("regex", "how"),
+                         [(r, h) for r, h, _ in ANCHORED] + [(M._CREDIT, "search"), (M._COOKIE_NOTICE, "search")],
                          ids=["furniture_text", "furniture_line", "post_meta", "page_notice", "credit_label",
-                              "copyright", "credit"])
+                              "copyright", "credit", "cookie_notice"])
 def test_prefilters_agree_along_every_alternative(module: ModuleType, regex: re.Pattern[str], how: str) -> None:
     texts = _alternatives(regex, how)
     assert texts
@@ -219,9 +221,10 @@ def test_prefilters_agree_along_every_alternative(module: ModuleType, regex: re.
 
 
 @pytest.mark.parametrize("module", MODULES)
-@pytest.mark.parametrize(("regex", "how", "heads"), [*ANCHORED, (M._CREDIT, "search", frozenset())],
+@pytest.mark.parametrize(("regex", "how", "heads"),
+                         [*ANCHORED, (M._CREDIT, "search", frozenset()), (M._COOKIE_NOTICE, "search", frozenset())],
                          ids=["furniture_text", "furniture_line", "post_meta", "page_notice", "credit_label",
-                              "copyright", "credit"])
+                              "copyright", "credit", "cookie_notice"])
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_prefilters_agree_on_matches_of_each_regex(module: ModuleType, regex: re.Pattern[str], how: str,
@@ -237,7 +240,8 @@ _PHRASES = st.sampled_from(sorted({*WORDS, "read more", "see also", "posted in",
                                    "(c) 2024", "© dpa", "copyright", "photo:", "foto: dpa", "getty images",
                                    "Quelle:", "we earn a commission", "javascript is disabled in your",
                                    "%d bloggers like this", "5 bloggern gefällt das", "3 min read", "posts: 12",
-                                   "reply", "add to cart", "teilen:", "tags:", "schlagwörter"}))
+                                   "reply", "add to cart", "teilen:", "tags:", "schlagwörter", "we use cookies",
+                                   "cookie", "Cookies", "continue with email", "by continuing, you agree"}))
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -53,7 +53,8 @@ _FURNITURE_LINE = re.compile(
     r"\s*:\s*[\w ,./-]{1,30}?\s*){1,6}"
     r"|(?:\d+\W*)?(?:reply|flag|quote|report|permalink|upvote|downvote)(?:\W+(?:reply|flag|quote|report|permalink"
     r"|upvote|downvote|like|\d+)){0,4}|code\W+select all"
-    r"|add to (?:cart|basket|bag|wish ?list)|in den warenkorb|ajouter au panier|\d+ (?:reviews?|ratings?))\W*",
+    r"|add to (?:cart|basket|bag|wish ?list)|in den warenkorb|ajouter au panier|\d+ (?:reviews?|ratings?)"
+    r"|(?:continue|sign (?:up|in)|log ?in) with (?:e-?mail|google|apple|facebook|microsoft|github|x|phone(?: number)?))\W*",
     re.IGNORECASE,
 )
 # A link or button alone on its line that asks the reader to do something ("Get started", "Book a demo",
@@ -70,6 +71,8 @@ _ACTION_LINE = re.compile(
 _PAGE_NOTICE = re.compile(
     r"\W*(?:(?:we|i) (?:may )?(?:earn|receive|get) (?:a )?(?:small )?(?:commission|compensation|affiliate)"
     r"|as an amazon associate|this (?:post|article|page|site) (?:may )?contains? affiliate links"
+    r"|by (?:continuing|signing (?:up|in)|logging in|registering|subscribing|creating an account|clicking [^.]{1,40}?)"
+    r",? you (?:agree|accept|acknowledge|consent)"
     r"|(?:this|our) (?:site|website|content) is reader-supported"
     r"|(?:please note(?: that)?\W*)?javascript (?:is|has been|seems to be) (?:turned off|disabled|deactivated)"
     r" (?:in|on|for) your"
@@ -80,6 +83,30 @@ _PAGE_NOTICE = re.compile(
     re.IGNORECASE,
 )
 _PAGE_NOTICE_MAX = 300
+# A cookie banner's text, wherever it stands in a short paragraph: the site saying it sets cookies ("We use
+# cookies", "This website uses cookies", "Wir verwenden Cookies", "Ce site utilise des cookies"), asking for
+# consent ("By using our site, you agree to our cookie use", "Accept all cookies"), or a consent manager's
+# category texts ("These cookies allow us to count visits"). The page's class names usually give a banner away;
+# these are the banners whose markup does not. The phrases are the site's own voice (we, our, this site, you
+# agree), not an article's about cookies, and every alternative holds "cookie" (``_cookie_notice`` relies on it).
+_COOKIE_NOTICE = re.compile(
+    r"\b(?:we|i) (?:use|place|set|store) (?:\w+ ){0,3}cookies"
+    r"|\b(?:this|our) (?:web ?)?(?:site|page|portal|shop|store|app) (?:uses|places|sets|stores) (?:\w+ ){0,3}cookies"
+    r"|\b(?:by|when) (?:using|continuing to (?:use|browse)|browsing|visiting|you (?:use|continue to use|visit)) "
+    r"(?:our|this|the) (?:web ?)?(?:site|page|service)s?\b.{0,80}\b(?:agree|consent|accept).{0,40}cookie"
+    r"|\byou (?:agree|consent) to (?:our |the )?(?:use of )?cookies"
+    r"|\b(?:accept|allow|reject|decline|manage) (?:all |optional |necessary |our )?cookies\b"
+    r"|\bcookie (?:settings|preferences|consent)\b"
+    r"|\bthese cookies (?:are|allow|help|enable|may|collect|let)\b.{0,200}\b(?:us|our|we)\b"
+    r"|\b(?:wir )?(?:verwenden|nutzen|setzen|benutzen) (?:wir )?(?:\w+ ){0,4}cookies"
+    r"|\b(?:web)?seite (?:verwendet|nutzt|benutzt|setzt) (?:\w+ ){0,2}cookies|\bcookie-einstellungen"
+    r"|\b(?:stimmst du|stimmen sie) der (?:verwendung|nutzung) von cookies"
+    r"|\b(?:nous utilisons|ce site (?:web )?utilise|ce site internet utilise) (?:des )?cookies"
+    r"|\b(?:utilizamos|usamos|este sitio (?:web )?(?:utiliza|usa)) (?:\w+ ){0,3}cookies"
+    r"|\b(?:utilizziamo|usiamo|questo sito (?:web )?(?:utilizza|usa)) (?:\w+ ){0,3}cookie",
+    re.IGNORECASE,
+)
+_COOKIE_NOTICE_MAX = 600
 # A post's filing line ("This entry was posted in News on May 3", "Dieser Eintrag wurde veröffentlicht in ...",
 # "Erstellt am ...", "Publié le ..."): what the blog software says about the text, not the text.
 _POST_META = re.compile(
@@ -115,11 +142,12 @@ _FURNITURE_TEXT_HEADS = frozenset({
 _FURNITURE_LINE_HEADS = frozenset({
     "advertisement", "anzeige", "werbung", "publicité", "publicidad", "pubblicità", "reklama", "sponsored", "click",
     "on", "in", "join", "joined", "posts", "threads", "messages", "reaction", "reputation", "likes", "trophy",
-    "reply", "flag", "quote", "report", "permalink", "upvote", "downvote", "code", "add", "ajouter",
+    "reply", "flag", "quote", "report", "permalink", "upvote", "downvote", "code", "add", "ajouter", "continue",
+    "sign", "log", "login",
 })
 _PAGE_NOTICE_HEADS = frozenset({
     "we", "i", "as", "this", "our", "please", "javascript", "enable", "activate", "turn", "bitte", "aktivieren",
-    "update", "upgrade", "your", "lade",
+    "update", "upgrade", "your", "lade", "by",
 })
 _POST_META_HEADS = frozenset({
     "this", "filed", "posted", "last", "dieser", "der", "veröffentlicht", "erstellt", "aktualisiert", "geschrieben",
@@ -227,6 +255,14 @@ def _post_meta(text: str, head: str | None) -> bool:
 def _page_notice(text: str, head: str | None) -> bool:
     """``_PAGE_NOTICE.match``, asked only when the first word can open it."""
     return (head is None or head in _PAGE_NOTICE_HEADS) and _PAGE_NOTICE.match(text) is not None
+
+
+def _cookie_notice(text: str) -> bool:
+    """``_COOKIE_NOTICE.search``, asked only of texts that say "cookie" (in any case but the three characters
+    ``_plain_case`` leaves to the regex)."""
+    if _plain_case(text) and "cookie" not in text.lower():
+        return False
+    return _COOKIE_NOTICE.search(text) is not None
 
 
 def _copyright(text: str, head: str | None) -> bool:
@@ -441,6 +477,8 @@ def decide(walker: Walked, discussion: bool = False) -> None:
         if not boiler and block.kind == "p" and block.chars <= _POST_META_MAX and _post_meta(block.text, head):
             boiler = True
         if not boiler and block.kind == "p" and block.chars <= _PAGE_NOTICE_MAX and _page_notice(block.text, head):
+            boiler = True
+        if not boiler and block.kind == "p" and block.chars <= _COOKIE_NOTICE_MAX and _cookie_notice(block.text):
             boiler = True
         if not boiler and block.kind == "p" and _copyright(block.text, head):
             boiler = True  # "© 2022 Example News. All rights reserved." is a notice, not the text
