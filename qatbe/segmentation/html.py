@@ -14,7 +14,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from .._backend import kernel
 from ..settings import Settings
-from ..types import ParsedDocument
+from ..types import Metadata, ParsedDocument
 from .builder import SegmentBuilder, clean_inline
 from .html_decide import decide
 from .html_emit import _emit
@@ -65,6 +65,12 @@ def _walk(tree: LexborHTMLParser) -> Walker | FastWalker:
     return walker
 
 
+def page_metadata(tree: LexborHTMLParser) -> Metadata:
+    """The page's metadata: by the C search over Lexbor's nodes when it can read them (``lexbor_dom``), else by
+    selectolax's CSS queries (the same answers; tests/test_lexbor_dom.py checks)."""
+    return read_from(MetadataSource(tree)) if FAST_METADATA else read_metadata(tree)
+
+
 def segment_html(html: str, settings: Settings, navigation: bool = True) -> ParsedDocument:
     """Split an HTML page into typed segments (boilerplate as NAVIGATION, or only counted with
     ``navigation=False``: see ``SegmentBuilder``) and read its metadata."""
@@ -76,7 +82,7 @@ def segment_html(html: str, settings: Settings, navigation: bool = True) -> Pars
         source = limit_nesting(html)
         data = kernel.utf8_encode(source)
     tree = LexborHTMLParser(data)
-    metadata = read_from(MetadataSource(tree)) if FAST_METADATA else read_metadata(tree)
+    metadata = page_metadata(tree)
     walker = _walk(tree)
     decide(walker, metadata.extra.get("page_kind") == "discussion")
     builder = SegmentBuilder(settings, navigation, clean=False)  # the walk's texts are collapsed already
