@@ -1453,6 +1453,61 @@ def untidy(str text):
     return False
 
 
+cdef inline bint _needle_at(int kind, const void* data, Py_ssize_t i, const unsigned char* needle,
+                            Py_ssize_t m) noexcept nogil:
+    cdef Py_ssize_t j
+    for j in range(m):
+        if PyUnicode_READ(kind, data, i + j) != needle[j]:
+            return False
+    return True
+
+
+cdef bint _holds8(const uint8_t* data, Py_ssize_t n, const unsigned char* needle, Py_ssize_t m,
+                  Py_ssize_t pivot) noexcept nogil:
+    """Is ``needle`` in the one-byte text? memchr finds the candidates by the needle's ``pivot`` character."""
+    cdef const uint8_t* p = data + pivot
+    cdef const uint8_t* end = data + n - (m - pivot) + 1  # past the last place the pivot can stand
+    while p < end:
+        p = <const uint8_t*> memchr(p, needle[pivot], end - p)
+        if p == NULL:
+            return False
+        if memcmp(p - pivot, needle, m) == 0:
+            return True
+        p += 1
+    return False
+
+
+def holds_either(str text, bytes first, bytes second):
+    """``first in text or second in text`` for two ASCII needles of one length (a word in lower case and in
+    capitals), without making a string.
+
+    Why compiled: the decision step asks it of every short paragraph ("ookie" or "OOKIE"), and CPython widens an
+    ASCII needle into a new string before searching a text stored two bytes a character (about 120 ns a call).
+    Candidates are found by the needle's middle character (memchr in one-byte texts)."""
+    cdef Py_ssize_t m = len(first), n = PyUnicode_GET_LENGTH(text), i, pivot
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const void* data = PyUnicode_DATA(text)
+    cdef const unsigned char* a = <const unsigned char*> PyBytes_AS_STRING(first)
+    cdef const unsigned char* b = <const unsigned char*> PyBytes_AS_STRING(second)
+    cdef Py_UCS4 c
+    if len(second) != m or m == 0:
+        raise ValueError("the two needles must be non-empty and of one length")
+    for i in range(m):
+        if a[i] >= 128 or b[i] >= 128:
+            raise ValueError("the needles must be ASCII")
+    if n < m:
+        return False
+    pivot = m // 2
+    if kind == 1:
+        return _holds8(<const uint8_t*> data, n, a, m, pivot) or _holds8(<const uint8_t*> data, n, b, m, pivot)
+    for i in range(pivot, n - (m - pivot) + 1):
+        c = PyUnicode_READ(kind, data, i)
+        if (c == a[pivot] and _needle_at(kind, data, i - pivot, a, m)) or (
+                c == b[pivot] and _needle_at(kind, data, i - pivot, b, m)):
+            return True
+    return False
+
+
 def utf8_encode(str text):
     """``text.encode("utf-8", "ignore")``, what selectolax does to a str before Lexbor parses it.
 

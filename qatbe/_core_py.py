@@ -497,6 +497,17 @@ def untidy(text: str) -> bool:
     return "  " in text or text[:1] == " " or text[-1:] == " "
 
 
+def holds_either(text: str, first: bytes, second: bytes) -> bool:
+    """Whether ``text`` holds the ASCII needle ``first`` or ``second`` (non-empty, of one length)."""
+    if not isinstance(text, str):
+        raise TypeError(f"holds_either expects a str, got {type(text).__name__}")
+    if len(first) != len(second) or not first:
+        raise ValueError("the two needles must be non-empty and of one length")
+    if not (first.isascii() and second.isascii()):
+        raise ValueError("the needles must be ASCII")
+    return first.decode() in text or second.decode() in text
+
+
 def has_decimal(texts: Sequence[str]) -> npt.NDArray[np.uint8]:
     """Per text, 1 if it holds a decimal digit (``re``'s ``\\d``), else 0."""
     items = list(texts)

@@ -2,7 +2,8 @@
 with a capital (the bridges' names), found by the compiled scan exactly as the regex ``\\b[^\\W\\d_][\\w'’&.-]*``
 of the twin finds them, on text drawn to hit every rule of that regex: word boundaries after digits and
 underscores, the joiners ' ’ & . -, non-ASCII letters and digits, title-case and caseless letters, and every storage
-width of a str. ``untidy``: the builder's double-space test."""
+width of a str. ``untidy``: the builder's double-space test. ``holds_either``: the decision step's search for a
+word in lower case or capitals."""
 
 from __future__ import annotations
 
@@ -68,3 +69,27 @@ def test_untidy_is_the_double_space_test(text: str) -> None:
     want = "  " in text or text[:1] == " " or text[-1:] == " "
     for kernel in KERNELS:
         assert kernel.untidy(text) is want
+
+
+# Pieces of "ookie"/"OOKIE", near misses (mixed case, a Kelvin sign for K), and wider characters around them.
+_COOKIE_PIECES = ["ookie", "OOKIE", "ook", "ie", "OoKiE", "oo\u212aie", "k", "K", "o", "e", " ", "é", "中", "😀",
+                  "cookies", "COOKIES"]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(_COOKIE_PIECES), max_size=12).map("".join),
+       st.sampled_from([(b"ookie", b"OOKIE"), (b"k", b"K"), (b"ab", b"AB"), (b"ie", b"oo")]))
+def test_holds_either_is_the_substring_test(text: str, needles: tuple[bytes, bytes]) -> None:
+    """``holds_either``: either needle anywhere (its first and last possible places included), in every storage
+    width; the memchr path of one-byte texts and the loop of wider ones answer alike."""
+    first, second = needles
+    want = first.decode() in text or second.decode() in text
+    for kernel in KERNELS:
+        assert kernel.holds_either(text, first, second) is want
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_holds_either_refuses_needles_it_cannot_search(kernel: ModuleType) -> None:
+    for first, second in ((b"", b""), (b"ab", b"abc"), (b"\xe9", b"E")):
+        with pytest.raises(ValueError):
+            kernel.holds_either("text", first, second)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from .._backend import kernel
 from .html_boilerplate import STRONG, WEAK
 from .html_tables import TableData
 from .html_walk import Block, Ctx, Walked
@@ -104,7 +105,7 @@ _COOKIE_NOTICE = re.compile(
     r"|\b(?:nous utilisons|ce site (?:web )?utilise|ce site internet utilise) (?:des )?cookies"
     r"|\b(?:utilizamos|usamos|este sitio (?:web )?(?:utiliza|usa)) (?:\w+ ){0,3}cookies"
     r"|\b(?:utilizziamo|usiamo|questo sito (?:web )?(?:utilizza|usa)) (?:\w+ ){0,3}cookie",
-    re.IGNORECASE,
+    # applied to the lowercased text (``_cookie_notice``): case-blind matching costs ~30 ns a character here
 )
 _COOKIE_NOTICE_MAX = 600
 # A post's filing line ("This entry was posted in News on May 3", "Dieser Eintrag wurde veröffentlicht in ...",
@@ -258,11 +259,10 @@ def _page_notice(text: str, head: str | None) -> bool:
 
 
 def _cookie_notice(text: str) -> bool:
-    """``_COOKIE_NOTICE.search``, asked only of texts that say "cookie" (in any case but the three characters
-    ``_plain_case`` leaves to the regex)."""
-    if _plain_case(text) and "cookie" not in text.lower():
-        return False
-    return _COOKIE_NOTICE.search(text) is not None
+    """``_COOKIE_NOTICE`` found in the lowercased text of a paragraph that writes the word as "cookie", "Cookie"
+    or "COOKIE" (every alternative holds it). Why the word first: most paragraphs never say it, and lowercasing
+    a non-ASCII text costs about 1 us; a case-blind regex was slower still (~30 ns a character)."""
+    return kernel.holds_either(text, b"ookie", b"OOKIE") and _COOKIE_NOTICE.search(text.lower()) is not None
 
 
 def _copyright(text: str, head: str | None) -> bool:
