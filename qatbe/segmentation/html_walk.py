@@ -532,9 +532,7 @@ def pre_text(pre: Any) -> str:
             left.append(node)
             node = node.child
             continue
-        if _blocklike(tag):
-            pending = True
-        node = node.next
+        node = node.next  # an element without children is left as it is entered: its break is pending already
     return "".join(out)
 
 
