@@ -221,3 +221,62 @@ def test_sample_votes_reject_bad_input() -> None:
             kernel.sample_votes(["a", "b"], b"\x01", 0, 10, RANGES, 10, table, np.ones((3, 2), dtype=np.int64))
         with pytest.raises(ValueError):  # the table's value 2 needs three rows
             kernel.sample_votes(["a"], [True], 0, 10, RANGES, 10, table, np.ones((2, 2), dtype=np.int64))
+
+
+def _joined(parts: list[tuple[str, bool]], min_chars: int) -> str:
+    """The sample ``detect_texts`` reads: the used texts up to and including the one passing ``min_chars``."""
+    chosen: list[str] = []
+    size = 0
+    for text, use in parts:
+        if use:
+            chosen.append(text)
+            size += len(text)
+            if size > min_chars:
+                break
+    return " ".join(chosen)
+
+
+def _reference_settled(sample: str) -> bool:
+    """``_settled`` as first stated: no code point of another script, and among the Latin candidates a best
+    stopword count of at least EARLY_MIN_VOTES that is EARLY_LEAD x the runner-up's."""
+    sample = sample[: languages.SAMPLE_CHARS]
+    if any(lo <= ord(c) <= hi for c in sample for lo, hi in RANGES.tolist()):
+        return False
+    found = [w.casefold() for w in re.findall(r"[^\W\d_]+", sample)[: languages.SAMPLE_WORDS]]
+    if not found:
+        return False
+    hits = sorted((sum(w in languages.stopwords(c) for w in found) for c in languages._LATIN_CANDIDATES),
+                  reverse=True)
+    return hits[0] >= languages.EARLY_MIN_VOTES and hits[0] >= languages.EARLY_LEAD * hits[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(samples, st.integers(0, 400), st.integers(1, 60), st.integers(1, 6))
+def test_detect_texts_reads_the_early_sample_first(parts: list[tuple[str, bool]], min_chars: int, early: int,
+                                                   min_votes: int) -> None:
+    """An early sample that settles the vote decides; otherwise the whole sample does, as the plain vote."""
+    items, use = [t for t, _ in parts], [f for _, f in parts]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(languages, "EARLY_SAMPLE", early)
+        mp.setattr(languages, "EARLY_MIN_VOTES", min_votes)
+        first = _joined(parts, early)
+        if min_chars > early and _reference_settled(first):
+            want = _reference_detect(first)
+        else:
+            want = _reference_detect(_joined(parts, min_chars))
+        assert languages.detect_texts(items, use, min_chars) == want
+
+
+def test_an_early_lead_is_kept_and_another_script_reads_on() -> None:
+    """English opening paragraphs settle the page even where the whole sample is a near-tie (the English page
+    with a long table of Italian names); an opening with Cyrillic in it does not settle anything."""
+    opening = ["The team of the year and the players of the club are listed in the table."] * 30
+    names = ["di Rossi e la Bianchi il del della che"] * 120
+    texts = opening + names
+    use = [True] * len(texts)
+    assert languages._decide(languages._tally(texts, use, 8000)) != "en"
+    assert languages.detect_texts(texts, use, 8000) == "en"
+    mixed = ["Это страница: the team of the year and the players"] + opening + names
+    assert not languages._settled(languages._tally(mixed, [True] * len(mixed), languages.EARLY_SAMPLE))
+    assert languages.detect_texts(mixed, [True] * len(mixed), 8000) == languages._decide(
+        languages._tally(mixed, [True] * len(mixed), 8000))

@@ -163,13 +163,62 @@ def detect(sample: str) -> str | None:
     return detect_texts((sample,), (True,), 0)
 
 
+# The sample is read in two steps: its first EARLY_SAMPLE characters, then the whole sample only when those leave
+# the vote open. A page whose first characters hold no other script and give one language EARLY_MIN_VOTES
+# stopword hits and EARLY_LEAD x the runner-up's is that language: the rest of the sample would have to be
+# another language to overturn such a lead. On the 1,277 dev documents this changes one guess (an English
+# Wikipedia page whose table of Italian names made the whole sample a near-tie: en 92, it 74, so no guess; its
+# first 2,000 characters say en 63, it 18), and the 8,000-character read is skipped on most pages.
+EARLY_SAMPLE = 2000
+EARLY_MIN_VOTES = 10
+EARLY_LEAD = 2.0
+
+_Tally = tuple[list[int], int, int, list[int]]
+
+
 def detect_texts(texts: Sequence[str], use: Sequence[object], min_chars: int) -> str | None:
     """``detect`` of the sample the page's texts make: the ``use``d ones, in order, up to and including the first
-    that takes their total length past ``min_chars``, joined by spaces -- read in place, never joined."""
+    that takes their total length past ``min_chars``, joined by spaces -- read in place, never joined; its first
+    ``EARLY_SAMPLE`` characters first, which settle most pages (see ``EARLY_SAMPLE``)."""
+    if min_chars > EARLY_SAMPLE:
+        early = _tally(texts, use, EARLY_SAMPLE)
+        if _settled(early):
+            return _decide(early)
+    return _decide(_tally(texts, use, min_chars))
+
+
+def _tally(texts: Sequence[str], use: Sequence[object], min_chars: int) -> _Tally:
+    """The sample's code points per script range, its letters, its letter runs, and the stopword votes per
+    candidate (the kernel's for all-ASCII runs, plus those of the other runs, case-folded here)."""
     index, _, table = _stop_classes()
     matrix = _vote_matrix()
     in_range, letters, runs, totals, words, counts = kernel.sample_votes(
         texts, use, min_chars, SAMPLE_CHARS, _SCRIPT_RANGES, SAMPLE_WORDS, table, matrix)
+    if words:  # runs with non-ASCII letters: Python's full case folding, then the same classes (integer votes)
+        ids = np.fromiter(map(index.get, map(str.casefold, words), repeat(0)), dtype=np.intp, count=len(words))
+        per_class = np.bincount(ids, weights=counts, minlength=len(matrix)).astype(np.int64)
+        totals = [a + b for a, b in zip(totals, (per_class @ matrix).tolist())]
+    return in_range, letters, runs, totals
+
+
+def _lead(totals: list[int]) -> tuple[int, int, int]:
+    """(index of the best total, the best total, the runner-up's: the best of the others)."""
+    best = max(totals)
+    at = totals.index(best)
+    return at, best, max(totals[:at] + totals[at + 1:], default=0)
+
+
+def _settled(tally: _Tally) -> bool:
+    """Does an early sample decide the page (no other script in it, a clear lead among the Latin candidates)?"""
+    in_range, _, runs, totals = tally
+    if not runs or any(in_range):
+        return False
+    _, best, runner_up = _lead(totals[_LATIN])
+    return best >= EARLY_MIN_VOTES and best >= EARLY_LEAD * runner_up
+
+
+def _decide(tally: _Tally) -> str | None:
+    in_range, letters, runs, totals = tally
     zh, ja, ko, cyr, el, ar = in_range  # the order of _SCRIPTS
     letters = max(1, letters)
     if ja > 0.05 * letters:
@@ -184,17 +233,10 @@ def detect_texts(texts: Sequence[str], use: Sequence[object], min_chars: int) ->
         return "ar"
     if not runs:
         return None
-    if words:  # runs with non-ASCII letters: Python's full case folding, then the same classes (integer votes)
-        ids = np.fromiter(map(index.get, map(str.casefold, words), repeat(0)), dtype=np.intp, count=len(words))
-        per_class = np.bincount(ids, weights=counts, minlength=len(matrix)).astype(np.int64)
-        totals = [a + b for a, b in zip(totals, (per_class @ matrix).tolist())]
     cyrillic = cyr > 0.3 * letters
     candidates = _CYRILLIC_CANDIDATES if cyrillic else _LATIN_CANDIDATES
-    totals = totals[_CYRILLIC if cyrillic else _LATIN]
     # The best total wins when it is at least 3 and 1.3 x the runner-up's (a tie for the best never wins).
-    best = max(totals)
-    at = totals.index(best)
-    runner_up = max(totals[:at] + totals[at + 1:], default=0)
+    at, best, runner_up = _lead(totals[_CYRILLIC if cyrillic else _LATIN])
     if best < 3 or best < 1.3 * runner_up:
         return None
     return candidates[at]
