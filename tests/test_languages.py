@@ -270,7 +270,7 @@ def test_detect_texts_reads_the_early_sample_first(parts: list[tuple[str, bool]]
 def test_an_early_lead_is_kept_and_another_script_reads_on() -> None:
     """English opening paragraphs settle the page even where the whole sample is a near-tie (the English page
     with a long table of Italian names); an opening with Cyrillic in it does not settle anything."""
-    opening = ["The team of the year and the players of the club are listed in the table."] * 30
+    opening = ["They said that the players of the club were the best they had seen, and their fans agreed."] * 30
     names = ["di Rossi e la Bianchi il del della che"] * 120
     texts = opening + names
     use = [True] * len(texts)
