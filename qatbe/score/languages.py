@@ -174,7 +174,9 @@ EARLY_SAMPLE = 2000
 EARLY_MIN_VOTES = 10
 EARLY_LEAD = 4.0
 
-_Tally = tuple[list[int], int, int, list[int]]
+# The kernel's tally of a sample: code points per script range, letters, letter runs, the votes of its all-ASCII
+# runs per candidate, and its other runs (distinct, as written) with their counts.
+_Tally = tuple[list[int], int, int, list[int], list[str], list[int]]
 
 
 def detect_texts(texts: Sequence[str], use: Sequence[object], min_chars: int) -> str | None:
@@ -189,17 +191,23 @@ def detect_texts(texts: Sequence[str], use: Sequence[object], min_chars: int) ->
 
 
 def _tally(texts: Sequence[str], use: Sequence[object], min_chars: int) -> _Tally:
-    """The sample's code points per script range, its letters, its letter runs, and the stopword votes per
-    candidate (the kernel's for all-ASCII runs, plus those of the other runs, case-folded here)."""
-    index, _, table = _stop_classes()
+    table = _stop_classes()[2]
+    return kernel.sample_votes(  # type: ignore[no-any-return]
+        texts, use, min_chars, SAMPLE_CHARS, _SCRIPT_RANGES, SAMPLE_WORDS, table, _vote_matrix())
+
+
+def _totals(tally: _Tally) -> list[int]:
+    """The stopword votes per candidate of all runs: the kernel's, plus those of the runs with non-ASCII letters
+    (Python's full case folding, then the same classes; integer votes). Only asked once no script has decided:
+    a Chinese page's runs are all non-ASCII."""
+    totals, words, counts = tally[3], tally[4], tally[5]
+    if not words:
+        return totals
+    index = _stop_classes()[0]
     matrix = _vote_matrix()
-    in_range, letters, runs, totals, words, counts = kernel.sample_votes(
-        texts, use, min_chars, SAMPLE_CHARS, _SCRIPT_RANGES, SAMPLE_WORDS, table, matrix)
-    if words:  # runs with non-ASCII letters: Python's full case folding, then the same classes (integer votes)
-        ids = np.fromiter(map(index.get, map(str.casefold, words), repeat(0)), dtype=np.intp, count=len(words))
-        per_class = np.bincount(ids, weights=counts, minlength=len(matrix)).astype(np.int64)
-        totals = [a + b for a, b in zip(totals, (per_class @ matrix).tolist())]
-    return in_range, letters, runs, totals
+    ids = np.fromiter(map(index.get, map(str.casefold, words), repeat(0)), dtype=np.intp, count=len(words))
+    per_class = np.bincount(ids, weights=counts, minlength=len(matrix)).astype(np.int64)
+    return [a + b for a, b in zip(totals, (per_class @ matrix).tolist())]
 
 
 def _lead(totals: list[int]) -> tuple[int, int, int]:
@@ -211,15 +219,15 @@ def _lead(totals: list[int]) -> tuple[int, int, int]:
 
 def _settled(tally: _Tally) -> bool:
     """Does an early sample decide the page (no other script in it, a clear lead among the Latin candidates)?"""
-    in_range, _, runs, totals = tally
+    in_range, runs = tally[0], tally[2]
     if not runs or any(in_range):
         return False
-    _, best, runner_up = _lead(totals[_LATIN])
+    _, best, runner_up = _lead(_totals(tally)[_LATIN])
     return best >= EARLY_MIN_VOTES and best >= EARLY_LEAD * runner_up
 
 
 def _decide(tally: _Tally) -> str | None:
-    in_range, letters, runs, totals = tally
+    in_range, letters, runs = tally[0], tally[1], tally[2]
     zh, ja, ko, cyr, el, ar = in_range  # the order of _SCRIPTS
     letters = max(1, letters)
     if ja > 0.05 * letters:
@@ -237,7 +245,7 @@ def _decide(tally: _Tally) -> str | None:
     cyrillic = cyr > 0.3 * letters
     candidates = _CYRILLIC_CANDIDATES if cyrillic else _LATIN_CANDIDATES
     # The best total wins when it is at least 3 and 1.3 x the runner-up's (a tie for the best never wins).
-    at, best, runner_up = _lead(totals[_CYRILLIC if cyrillic else _LATIN])
+    at, best, runner_up = _lead(_totals(tally)[_CYRILLIC if cyrillic else _LATIN])
     if best < 3 or best < 1.3 * runner_up:
         return None
     return candidates[at]
