@@ -1329,15 +1329,7 @@ cdef class FastWalker:
                 if up != NULL:
                     child = up
                     continue
-            # next in document order, not leaving ``node``
-            while child != NULL:
-                up = next_sibling(api, child)
-                if up != NULL:
-                    child = up
-                    break
-                child = parent_of(api, child)
-                if child == node:
-                    child = NULL
+            child = self.after(child, node, NULL)
         return 0
 
     cdef int pre_text(self, void* node, Buffer* out) except -1:
@@ -1377,18 +1369,25 @@ cdef class FastWalker:
                     if up != NULL:
                         child = up
                         continue
-            # leave ``child`` (and each ancestor whose last child it was), on to the next in document order
-            while child != NULL:
-                if node_type(api, child) == NODE_ELEMENT and (self.info(child).flags & F_BLOCK):
-                    pending = True
-                up = next_sibling(api, child)
-                if up != NULL:
-                    child = up
-                    break
-                child = parent_of(api, child)
-                if child == node:
-                    child = NULL
+            child = self.after(child, node, &pending)  # a block element left ends the line
         return 0
+
+    cdef void* after(self, void* child, void* node, bint* left_block) except? NULL:
+        """The node after ``child``'s subtree in document order, not leaving ``node`` (NULL when there is none):
+        ``child`` is left, and so is each ancestor whose last child it was. With ``left_block``, set it when one
+        of the elements left is block-level (``pre_text``'s line breaks)."""
+        cdef const LexborApi* api = self.api
+        cdef void* up
+        while child != NULL:
+            if left_block != NULL and node_type(api, child) == NODE_ELEMENT and (self.info(child).flags & F_BLOCK):
+                left_block[0] = True
+            up = next_sibling(api, child)
+            if up != NULL:
+                return up
+            child = parent_of(api, child)
+            if child == node:
+                return NULL
+        return NULL
 
     cdef void* find(self, void* node, int code, bint self_too) except? NULL:
         """The first element under ``node`` (``self_too``: or ``node`` itself) with tag ``code``: selectolax's
@@ -1410,14 +1409,7 @@ cdef class FastWalker:
                     if up != NULL:
                         child = up
                         continue
-            while child != NULL:
-                up = next_sibling(api, child)
-                if up != NULL:
-                    child = up
-                    break
-                child = parent_of(api, child)
-                if child == node:
-                    child = NULL
+            child = self.after(child, node, NULL)
         return NULL
 
     cdef bint main_like(self, void* node, TagInfo* info) except -1:
