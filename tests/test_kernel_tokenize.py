@@ -193,10 +193,11 @@ def test_byte_count_is_bytes_count(kernel: ModuleType, data: bytes, value: int) 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 @pytest.mark.parametrize("filler", ["a", "é", "—", "\U0001f600"])
-@pytest.mark.parametrize("at", [None, 0, 4095, 4096, 9000, 20479])
+@pytest.mark.parametrize("at", [None, 0, 15, 16, 31, 32, 4095, 9000, 20470, 20479, 20480])
 def test_control_scan_finds_a_nul_in_any_block_of_a_long_text(kernel: ModuleType, filler: str, at: int | None) -> None:
-    # The compiled NUL search runs block by block (4,096 characters); a NUL in any block, or none, is told apart.
-    chars = [filler] * 20480
+    # The compiled NUL search compares 64 bytes a step, then the tail one by one (the text is not a whole number
+    # of steps); a NUL anywhere, or none, is told apart.
+    chars = [filler] * 20481
     if at is not None:
         chars[at] = "\x00"
     assert kernel.control_scan("".join(chars), 100) == (at is not None, int(at is not None and at < 100))
@@ -227,5 +228,7 @@ def test_utf8_encode_is_str_encode_ignoring_surrogates(kernel: ModuleType, text:
 def test_utf8_encode_of_a_page_sized_text(kernel: ModuleType) -> None:
     text = ("<p class='x'>Ein Beispiel — mit Umlauten: äöü \ud83d</p>\n" * 4000) + "€"
     assert kernel.utf8_encode(text) == text.encode("utf-8", "ignore")
+    wide = text + "\U0001f600"  # four bytes a character
+    assert kernel.utf8_encode(wide) == wide.encode("utf-8", "ignore")
     with pytest.raises(TypeError):
         kernel.utf8_encode(b"bytes")  # type: ignore[arg-type]
