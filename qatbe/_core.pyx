@@ -2394,9 +2394,8 @@ cdef tuple _sample(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const
     cdef _Vocab v
     cdef _Out out
     cdef long long* tally = NULL
-    cdef long long* counts_ptr = NULL
     cdef long long* votes = NULL
-    cdef long long total
+    cdef long long* sums = NULL
     cdef _Part* parts = NULL
     memset_vocab(&v)
     out.ids = NULL
@@ -2471,15 +2470,18 @@ cdef tuple _sample(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const
         if matrix is None:
             return (_copy_array(s.in_range, k, np.int64), s.letters, s.words, _copy_array(votes, n_votes, np.int64),
                     words, _copy_array(tally, v.n, np.int64))
-        totals = []
-        for c in range(n_cand):
-            total = 0
-            for r in range(n_votes):
-                if votes[r]:
-                    total += votes[r] * matrix[r, c]
-            totals.append(total)
+        # votes @ matrix by the rows that got votes (a page's words fall in a few of the classes), each row read
+        # along its length; the column-by-column sum over every row was most of a short page's detection.
+        sums = <long long*> calloc(n_cand + 1, sizeof(long long))
+        if sums == NULL:
+            raise MemoryError()
+        for r in range(n_votes):
+            if votes[r]:
+                for c in range(n_cand):
+                    sums[c] += votes[r] * matrix[r, c]
+        totals = [sums[c] for c in range(n_cand)]
         return ([s.in_range[r] for r in range(k)], s.letters, s.words, totals, words,
                 [tally[w] for w in range(v.n)])
     finally:
         free(s.lo); free(s.hi); free(s.buf); free(s.in_range); free(votes); free(tally); free(out.ids); free(parts)
-        free(v.chars); free(v.start); free(v.length); free(v.simple); free(v.table); free(v.hashes)
+        free(sums); free(v.chars); free(v.start); free(v.length); free(v.simple); free(v.table); free(v.hashes)
