@@ -254,6 +254,24 @@ def test_byte_locator_finds_the_positions_of_the_str_locator(html: str, texts: l
     assert [by_bytes.find(t) for t in texts] == [by_str.find(t) for t in texts]
 
 
+
+@needs_fast
+@pytest.mark.parametrize("filler", ["wörd 中文 ", "ascii only ", "\U0001f600 é "])
+def test_byte_locator_counts_code_points_across_long_spans(filler: str) -> None:
+    # The compiled count of code points takes 16 bytes a step in blocks of 255 steps (4,080 bytes): spans of
+    # several blocks, and ends at every offset within a step, give the str locator's positions.
+    from qatbe.segmentation.html_emit import _Locator
+    from qatbe.segmentation.html_fastwalk import ByteLocator
+
+    parts = [f"<body><p>{filler * (700 + k)}marker{k} tail</p>" for k in range(17)]
+    html = "".join(parts)
+    texts = [f"marker{k} tail" for k in range(17)]
+    by_str = _Locator(html)
+    by_bytes = ByteLocator(html, html.encode("utf-8", "ignore"))
+    found = [by_bytes.find(t) for t in texts]
+    assert found == [by_str.find(t) for t in texts]
+    assert [html[i:i + len(t)] for i, t in zip(found, texts)] == texts
+
 try:
     from qatbe.segmentation.html_fastwalk import collapse_in_c
 except ImportError:  # built without extensions

@@ -2010,23 +2010,32 @@ cdef extern from *:
     const char* qatbe_find(const char* s, size_t n, const char* needle, size_t m) nogil
 
 
-cdef Py_ssize_t _count_code_points(const char* s, Py_ssize_t n) noexcept nogil:
-    """Code points in ``n`` bytes of valid UTF-8: every byte but the continuation bytes (10xxxxxx), eight bytes a
-    step."""
-    cdef Py_ssize_t i = 0, continuation = 0
-    cdef unsigned long long x
-    while i + 8 <= n:
-        memcpy(&x, s + i, 8)
-        # one bit per continuation byte (top bit set, next bit clear), moved to the byte's low bit and summed by a
-        # multiplication (no popcount instruction is assumed)
-        x = ((x & 0x8080808080808080ULL) & ((~x & 0x4040404040404040ULL) << 1)) >> 7
-        continuation += <Py_ssize_t> ((x * 0x0101010101010101ULL) >> 56)
-        i += 8
-    while i < n:
-        if (<uchar> s[i] & 0xc0) == 0x80:
-            continuation += 1
-        i += 1
-    return n - continuation
+cdef extern from *:
+    """
+    /* Code points in n bytes of valid UTF-8: every byte but the continuation bytes (10xxxxxx, below -64 as a
+       signed byte). Sixteen bytes a step (SSE2), each lane's continuation bytes counted in a byte for at most 255
+       steps, then summed by psadbw; the eight-bytes-a-step arithmetic it replaces was a tenth of locating the
+       segments. */
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    static Py_ssize_t qatbe_code_points(const char* s, Py_ssize_t n) {
+        Py_ssize_t i = 0, continuation = 0;
+    #if defined(__SSE2__)
+        const __m128i limit = _mm_set1_epi8(-64), zero = _mm_setzero_si128();
+        while (i + 16 <= n) {
+            __m128i lanes = zero;
+            for (int step = 0; step < 255 && i + 16 <= n; step++, i += 16)
+                lanes = _mm_sub_epi8(lanes, _mm_cmpgt_epi8(limit, _mm_loadu_si128((const __m128i*) (s + i))));
+            __m128i sums = _mm_sad_epu8(lanes, zero);
+            continuation += _mm_cvtsi128_si32(sums) + _mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+        }
+    #endif
+        for (; i < n; i++) continuation += ((unsigned char) s[i] & 0xC0) == 0x80;
+        return n - continuation;
+    }
+    """
+    Py_ssize_t qatbe_code_points(const char* s, Py_ssize_t n) nogil
 
 
 cdef class ByteLocator:
@@ -2047,7 +2056,7 @@ cdef class ByteLocator:
         cdef const char* at = qatbe_find(p, len(data), b"<body", 5)
         self.data = data
         self.cursor_b = (at - p) if at != NULL else 0
-        self.cursor_c = _count_code_points(p, self.cursor_b)
+        self.cursor_c = qatbe_code_points(p, self.cursor_b)
         self.budget = 4 * len(html) + SEARCH_WINDOW
 
     cpdef Py_ssize_t find(self, str text) except? -2:
@@ -2069,7 +2078,7 @@ cdef class ByteLocator:
         span = min(len(self.data) - self.cursor_b, 4 * (end - cursor))
         at = qatbe_find(p + self.cursor_b, span, want, len(needle_b)) if span > 0 else NULL
         if at != NULL:
-            found_c = cursor + _count_code_points(p + self.cursor_b, at - (p + self.cursor_b))
+            found_c = cursor + qatbe_code_points(p + self.cursor_b, at - (p + self.cursor_b))
             if found_c + length <= end:
                 self.cursor_b = (at - p) + len(needle_b)
                 self.cursor_c = found_c + length
