@@ -1295,12 +1295,12 @@ def control_scan(str text, Py_ssize_t sniff):
         elif kind == 2:
             two = <const uint16_t*> data
             controls = qatbe_controls16(two, head)
-            zero = qatbe_has_zero16(two, n)
+            zero = qatbe_has_zero(two, n, 2)
         else:
             four = <const uint32_t*> data
             for i in range(head):
                 controls += four[i] <= 8 or 0x0e <= four[i] <= 0x1f or four[i] == 0xfffd
-            zero = qatbe_has_zero32(four, n)
+            zero = qatbe_has_zero(four, n, 4)
     return zero, controls
 
 
@@ -1312,35 +1312,24 @@ cdef extern from *:
     #include <stdint.h>
     #if defined(__SSE2__)
     #include <emmintrin.h>
-    #endif
-    static int qatbe_has_zero16(const uint16_t* s, Py_ssize_t n) {
-        Py_ssize_t i = 0;
-    #if defined(__SSE2__)
-        const __m128i zero = _mm_setzero_si128();
-        for (; i + 32 <= n; i += 32) {
-            const __m128i* v = (const __m128i*) (s + i);
-            __m128i hit = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi16(_mm_loadu_si128(v), zero), _mm_cmpeq_epi16(_mm_loadu_si128(v + 1), zero)),
-                _mm_or_si128(_mm_cmpeq_epi16(_mm_loadu_si128(v + 2), zero), _mm_cmpeq_epi16(_mm_loadu_si128(v + 3), zero)));
-            if (_mm_movemask_epi8(hit)) return 1;
-        }
-    #endif
-        for (; i < n; i++) if (s[i] == 0) return 1;
-        return 0;
+    static inline __m128i qatbe_zero_units(__m128i v, int width) {
+        return width == 2 ? _mm_cmpeq_epi16(v, _mm_setzero_si128()) : _mm_cmpeq_epi32(v, _mm_setzero_si128());
     }
-    static int qatbe_has_zero32(const uint32_t* s, Py_ssize_t n) {
-        Py_ssize_t i = 0;
+    #endif
+    static int qatbe_has_zero(const void* data, Py_ssize_t n, int width) {
+        const char* s = (const char*) data;
+        Py_ssize_t i = 0, size = n * width;
     #if defined(__SSE2__)
-        const __m128i zero = _mm_setzero_si128();
-        for (; i + 16 <= n; i += 16) {
+        for (; i + 64 <= size; i += 64) {
             const __m128i* v = (const __m128i*) (s + i);
             __m128i hit = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(v), zero), _mm_cmpeq_epi32(_mm_loadu_si128(v + 1), zero)),
-                _mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(v + 2), zero), _mm_cmpeq_epi32(_mm_loadu_si128(v + 3), zero)));
+                _mm_or_si128(qatbe_zero_units(_mm_loadu_si128(v), width), qatbe_zero_units(_mm_loadu_si128(v + 1), width)),
+                _mm_or_si128(qatbe_zero_units(_mm_loadu_si128(v + 2), width), qatbe_zero_units(_mm_loadu_si128(v + 3), width)));
             if (_mm_movemask_epi8(hit)) return 1;
         }
     #endif
-        for (; i < n; i++) if (s[i] == 0) return 1;
+        for (i /= width; i < n; i++)
+            if (width == 2 ? ((const uint16_t*) data)[i] == 0 : ((const uint32_t*) data)[i] == 0) return 1;
         return 0;
     }
     /* How many of s[:n] are control characters or U+FFFD ([\x00-\x08\x0e-\x1f\ufffd]), sixteen (eight) a step:
@@ -1381,8 +1370,7 @@ cdef extern from *:
         return count;
     }
     """
-    int qatbe_has_zero16(const uint16_t* s, Py_ssize_t n) nogil
-    int qatbe_has_zero32(const uint32_t* s, Py_ssize_t n) nogil
+    int qatbe_has_zero(const void* data, Py_ssize_t n, int width) nogil
     Py_ssize_t qatbe_controls8(const uint8_t* s, Py_ssize_t n) nogil
     Py_ssize_t qatbe_controls16(const uint16_t* s, Py_ssize_t n) nogil
 
