@@ -88,3 +88,23 @@ def test_the_target_ratios_are_reported_per_corpus() -> None:
     assert aeb["trafilatura-fast / qatbe:summary"]["median"] == 5.0
     assert summary["by_corpus"]["wcxb"]["qatbe:summary / parse"]["median"] == 9.0
     assert "the target ratios per corpus" in SpeedReport({}, pages, {}).table()
+
+
+def test_bm25_time_is_split_into_a_fixed_part_and_a_part_per_segment() -> None:
+    from qatbe.bench.speed import SpeedReport
+
+    def page(name: str, segments: int, ms: float) -> dict[str, object]:
+        return {"name": name, "bytes": 1000, "segments": segments, "errors": {}, "seconds": {"bm25:qatbe": ms / 1000}}
+
+    # 0.05 ms a page plus 1.2 ms per 1,000 segments; the page of 10 segments is left out (fewer than 20)
+    pages = [page(f"p{n}", n, 0.05 + 0.0012 * n) for n in (25, 60, 90, 200, 500)] + [page("small", 10, 9.0)]
+    got = SpeedReport({}, pages, {}).summary()["per_1000_segments_ms"]["bm25:qatbe"]
+    assert got["fixed_ms"] == pytest.approx(0.05)
+    assert got["marginal_ms_per_1000"] == pytest.approx(1.2)
+    assert got["median"] == pytest.approx(1000 * (0.05 + 0.0012 * 90) / 90)  # the per-page figure is unchanged
+    table = SpeedReport({}, pages, {}).table()
+    assert "fixed ms a page" in table and "0.050" in table and "1.200" in table
+    # one page size only: no split, and the table says so
+    same = [page(f"q{n}", 40, 0.1 + n / 100) for n in range(3)]
+    got = SpeedReport({}, same, {}).summary()["per_1000_segments_ms"]["bm25:qatbe"]
+    assert "fixed_ms" not in got and "—" in SpeedReport({}, same, {}).table()
