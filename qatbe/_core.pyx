@@ -928,6 +928,64 @@ for _c in range(128):
                    else _UNDER if _c == 95 else 0)
 
 
+cdef extern from *:
+    """
+    /* How many code points from s[i] on are ASCII letters, digits or '_' (a token's body), sixteen a step (SSE2),
+       with their classes ORed into *late (1 lower, 2 upper, 8 underscore: _ACLASS's bits; not 4, digit, which the
+       scan never reads). It stops at
+       the first other code point, or with fewer than sixteen left; the caller's scalar loop goes on from there.
+       Why: the scalar loop's exit at a token's end is a branch that mispredicts once a token, and the loop itself
+       was most of the scan's time; here a token's length is one count of trailing ones. Two-byte storage is
+       packed to bytes with unsigned saturation first (anything above 255 becomes 255, which is no word byte). */
+    #include <stdint.h>
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    static inline unsigned qatbe_run16(__m128i v, unsigned char* late) {
+        const __m128i lim26 = _mm_set1_epi8((char) (-128 + 26)), lim10 = _mm_set1_epi8((char) (-128 + 10));
+        unsigned lo = (unsigned) _mm_movemask_epi8(
+            _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char) (128 - 'a'))), lim26));
+        unsigned up = (unsigned) _mm_movemask_epi8(
+            _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char) (128 - 'A'))), lim26));
+        unsigned dg = (unsigned) _mm_movemask_epi8(
+            _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char) (128 - '0'))), lim10));
+        unsigned us = (unsigned) _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')));
+        unsigned run = (unsigned) __builtin_ctz(~(lo | up | dg | us));  /* 16 bits of word bytes: at most 16 */
+        unsigned keep = (1u << run) - 1u;
+        /* the digit bit is left out: the scan never reads it (only lower, upper and underscore decide "simple") */
+        *late |= (unsigned char) (((lo & keep) != 0) | (((up & keep) != 0) << 1) | (((us & keep) != 0) << 3));
+        return run;
+    }
+    #endif
+    static inline Py_ssize_t qatbe_word_run8(const uint8_t* s, Py_ssize_t i, Py_ssize_t n, unsigned char* late) {
+        Py_ssize_t start = i;
+    #if defined(__SSE2__)
+        unsigned run;
+        while (i + 16 <= n) {
+            run = qatbe_run16(_mm_loadu_si128((const __m128i*) (s + i)), late);
+            i += run;
+            if (run < 16) break;
+        }
+    #endif
+        return i - start;
+    }
+    static inline Py_ssize_t qatbe_word_run16(const uint16_t* s, Py_ssize_t i, Py_ssize_t n, unsigned char* late) {
+        Py_ssize_t start = i;
+    #if defined(__SSE2__)
+        unsigned run;
+        while (i + 16 <= n) {
+            run = qatbe_run16(_mm_packus_epi16(_mm_loadu_si128((const __m128i*) (s + i)),
+                                               _mm_loadu_si128((const __m128i*) (s + i + 8))), late);
+            i += run;
+            if (run < 16) break;
+        }
+    #endif
+        return i - start;
+    }
+    """
+    Py_ssize_t qatbe_word_run8(const uint8_t* s, Py_ssize_t i, Py_ssize_t n, uint8_t* late) nogil
+    Py_ssize_t qatbe_word_run16(const uint16_t* s, Py_ssize_t i, Py_ssize_t n, uint8_t* late) nogil
+
+
 cdef inline void _put(_Out* out, int32_t idx) noexcept nogil:
     """``_emit`` into room made beforehand (``_scan_texts`` sizes ``out`` for every token of the texts)."""
     out.ids[out.n] = idx
@@ -979,6 +1037,10 @@ cdef int _scan(const _char_t* data, Py_ssize_t n, _Vocab* v, _Out* out, uint32_t
         late = 0
         i += 1
         while True:
+            if _char_t is uint8_t:
+                i += qatbe_word_run8(data, i, n, &late)
+            elif _char_t is uint16_t:
+                i += qatbe_word_run16(data, i, n, &late)
             while i < n:
                 d = data[i]
                 if d < 128:

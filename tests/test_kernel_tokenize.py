@@ -49,6 +49,29 @@ def test_compiled_and_python_tokenizers_agree(items: list[str], prefixes: list[s
     assert a[0].dtype == np.int32 and a[1].dtype == np.int64
 
 
+# Long ASCII word runs (the compiled scan reads them sixteen code points a step): every class at every place of a
+# step and across steps, broken by joiners, spaces, Latin-1 letters and characters beyond; the storage width is
+# forced to one, two or four bytes by the character appended.
+word_runs = st.lists(st.one_of(
+    st.text(alphabet="abcxyzABCXYZ0129_", min_size=0, max_size=40),
+    st.sampled_from([" ", "-", ".", "'", ",", "’", "é", "ÿ", "\u0100", "\u4e2d", "\u0301", "_-", "- ", "\n"]),
+), max_size=10).map("".join)
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@settings(max_examples=400, deadline=None)
+@given(st.lists(word_runs, max_size=4), st.sampled_from(["", " é", " \u2014", " \U0001f600"]),
+       st.one_of(st.none(), st.lists(st.text(alphabet="abxyAB_0", min_size=1, max_size=2), max_size=4)))
+def test_long_ascii_runs_agree_at_every_storage_width(items: list[str], tail: str, prefixes: list[str] | None) -> None:
+    assert _compiled is not None
+    items = [item + tail for item in items]
+    a = _compiled.tokenize(items, prefixes)
+    b = _core_py.tokenize(items, prefixes)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert a[2] == b[2] and a[3] == b[3]
+
+
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 @settings(max_examples=200, deadline=None)
 @given(st.lists(texts, max_size=6))
