@@ -11,7 +11,7 @@ ratio new / old at the median and the ratio of the totals.
 Why in one process: on a shared 2-core guest, runs minutes apart differ by a third and even page-by-page
 alternation between two processes drifts by several per cent; calls microseconds apart see the same machine. Why
 not instruction counts: a loop whose exit mispredicts costs more than its instructions say (the SIMD token scan
-runs 4% more instructions in 5-10% less time). Needs ``../shared/corpora``.
+runs 4% more instructions in 5-8% less time). Needs ``../shared/corpora``.
 """
 
 from __future__ import annotations

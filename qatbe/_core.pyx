@@ -932,8 +932,8 @@ cdef extern from *:
     """
     /* How many code points from s[i] on are ASCII letters, digits or '_' (a token's body), sixteen a step (SSE2),
        with their classes ORed into *late (1 lower, 2 upper, 8 underscore: _ACLASS's bits; not 4, digit, which the
-       scan never reads). It stops at
-       the first other code point, or with fewer than sixteen left; the caller's scalar loop goes on from there.
+       scan never reads). It stops at the first other code point, or with fewer than sixteen left; the caller's
+       scalar loop goes on from there.
        Why: the scalar loop's exit at a token's end is a branch that mispredicts once a token, and the loop itself
        was most of the scan's time; here a token's length is one count of trailing ones. Two-byte storage is
        packed to bytes with unsigned saturation first (anything above 255 becomes 255, which is no word byte). */
