@@ -1361,7 +1361,7 @@ def control_scan(str text, Py_ssize_t sniff):
         else:
             four = <const uint32_t*> data
             for i in range(head):
-                controls += four[i] <= 8 or 0x0e <= four[i] <= 0x1f or four[i] == 0xfffd
+                controls += qatbe_is_control(four[i])
             zero = qatbe_has_zero(four, n, 4)
     return zero, controls
 
@@ -1433,6 +1433,7 @@ cdef extern from *:
     }
     """
     int qatbe_has_zero(const void* data, Py_ssize_t n, int width) nogil
+    Py_ssize_t qatbe_is_control(uint32_t c) nogil
     Py_ssize_t qatbe_controls8(const uint8_t* s, Py_ssize_t n) nogil
     Py_ssize_t qatbe_controls16(const uint16_t* s, Py_ssize_t n) nogil
 
@@ -2534,4 +2535,5 @@ cdef tuple _sample(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const
                 [tally[w] for w in range(v.n)])
     finally:
         free(s.lo); free(s.hi); free(s.buf); free(s.in_range); free(votes); free(tally); free(out.ids); free(parts)
-        free(sums); free(v.chars); free(v.start); free(v.length); free(v.simple); free(v.table); free(v.hashes)
+        free(sums)
+        _free_vocab(&v)

@@ -185,8 +185,9 @@ def detect_texts(texts: Sequence[str], use: Sequence[object], min_chars: int) ->
     ``EARLY_SAMPLE`` characters first, which settle most pages (see ``EARLY_SAMPLE``)."""
     if min_chars > EARLY_SAMPLE:
         early = _tally(texts, use, EARLY_SAMPLE)
-        if _settled(early):
-            return _decide(early)
+        totals = _settled(early)
+        if totals is not None:
+            return _decide(early, totals)
     return _decide(_tally(texts, use, min_chars))
 
 
@@ -217,16 +218,20 @@ def _lead(totals: list[int]) -> tuple[int, int, int]:
     return at, best, max(totals[:at] + totals[at + 1:], default=0)
 
 
-def _settled(tally: _Tally) -> bool:
-    """Does an early sample decide the page (no other script in it, a clear lead among the Latin candidates)?"""
+def _settled(tally: _Tally) -> list[int] | None:
+    """The vote totals of an early sample that decides the page (no other script in it, a clear lead among the
+    Latin candidates), or None. The totals go on to ``_decide``, so that the votes of the sample's non-ASCII runs
+    are folded once, not twice."""
     in_range, runs = tally[0], tally[2]
     if not runs or any(in_range):
-        return False
-    _, best, runner_up = _lead(_totals(tally)[_LATIN])
-    return best >= EARLY_MIN_VOTES and best >= EARLY_LEAD * runner_up
+        return None
+    totals = _totals(tally)
+    _, best, runner_up = _lead(totals[_LATIN])
+    return totals if best >= EARLY_MIN_VOTES and best >= EARLY_LEAD * runner_up else None
 
 
-def _decide(tally: _Tally) -> str | None:
+def _decide(tally: _Tally, totals: list[int] | None = None) -> str | None:
+    """The page's language from a tally (``totals``: its ``_totals`` when already summed)."""
     in_range, letters, runs = tally[0], tally[1], tally[2]
     zh, ja, ko, cyr, el, ar = in_range  # the order of _SCRIPTS
     letters = max(1, letters)
@@ -245,7 +250,7 @@ def _decide(tally: _Tally) -> str | None:
     cyrillic = cyr > 0.3 * letters
     candidates = _CYRILLIC_CANDIDATES if cyrillic else _LATIN_CANDIDATES
     # The best total wins when it is at least 3 and 1.3 x the runner-up's (a tie for the best never wins).
-    at, best, runner_up = _lead(_totals(tally)[_CYRILLIC if cyrillic else _LATIN])
+    at, best, runner_up = _lead((_totals(tally) if totals is None else totals)[_CYRILLIC if cyrillic else _LATIN])
     if best < 3 or best < 1.3 * runner_up:
         return None
     return candidates[at]
