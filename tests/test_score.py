@@ -188,6 +188,25 @@ def test_a_heading_named_everywhere_or_made_of_the_question_is_no_bridge() -> No
     assert made_of_question is not None and not made_of_question.any()
 
 
+def test_only_mentions_outside_the_section_and_outside_headings_divide_a_bridge() -> None:
+    """The credit is divided by the segments that name the heading from elsewhere: the heading's own section
+    repeating its name, and another heading naming it, are no evidence that the name is everywhere. The pages
+    compared hold the same texts (the same BM25 statistics), only arranged differently."""
+    query = "who issues visas"
+    cfg = Settings(language="en")
+    best, heading, body = "visas are issued by the consular office.", "Consular Office", "It opens at nine."
+    first, second = "the consular office is closed on sunday.", "the consular office moved in may."
+    inside = score_segments(segs(best, (H, heading), body, first, second), query, cfg).bridge
+    outside = score_segments(segs(best, first, second, (H, heading), body), query, cfg).bridge
+    # The bridge part is the section's: the segments under the heading hold it.
+    assert inside is not None and outside is not None and outside[4] > 0
+    assert inside[2] == pytest.approx(3 * outside[4])  # counted: the best segment alone, then with both others
+    as_heading = score_segments(segs(best, (H, heading), body, (H, heading), body), query, cfg).bridge
+    as_text = score_segments(segs(best, heading, (H, heading), body, body), query, cfg).bridge
+    assert as_heading is not None and as_text is not None and as_text[3] > 0
+    assert as_heading[2] == pytest.approx(2 * as_text[3])
+
+
 def test_bridge_option_is_validated() -> None:
     from qatbe.errors import ConfigError
 

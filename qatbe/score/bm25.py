@@ -464,19 +464,18 @@ def bridge_credits(
     k = len(vocab)
     flat, offs, _ = an.index(texts, dict(vocab), False, list(vocab))
     hits = np.flatnonzero(flat < k)  # positions of candidate words; their segments by binary search
-    present = np.zeros((n, k), dtype=bool)
-    present[np.searchsorted(offs, hits, side="right") - 1, flat[hits]] = True
-    # Which segments mention each candidate heading (hold BRIDGE_MIN of its words): one integer product for all
-    # of them; the credit is then divided by the mentions outside the heading's section.
-    candidates = list(wanted)
-    words_of = np.zeros((k, len(candidates)), dtype=np.int64)
-    for c, h in enumerate(candidates):
-        words_of[[vocab[t] for t in wanted[h]], c] = 1
-    need = np.array([BRIDGE_MIN * len(wanted[h]) for h in candidates], dtype=np.float64)
-    mentions = ((present.astype(np.int64) @ words_of) >= need) & ~np.array(is_heading, dtype=bool)[:, None]
-    for c, h in enumerate(candidates):
-        rows = np.flatnonzero(mentions[:, c]).tolist()
-        count = len(rows) - sum(_under(up, i, h) for i in rows)
+    # The candidate words each segment other than a heading holds, from the hits alone (a page mentions them a
+    # few dozen times at most): a (segments x words) matrix cost more to build than this loop over the hits.
+    held: dict[int, set[int]] = {}
+    for i, w in zip((np.searchsorted(offs, hits, side="right") - 1).tolist(), flat[hits].tolist()):
+        if not is_heading[i]:
+            held.setdefault(i, set()).add(w)
+    # A segment mentions a heading when it holds BRIDGE_MIN of its words; the credit is divided by the mentions
+    # outside the heading's section.
+    for h, words in wanted.items():
+        mine = {vocab[t] for t in words}
+        need = BRIDGE_MIN * len(words)
+        count = sum(1 for i, got in held.items() if len(got & mine) >= need and not _under(up, i, h))
         credit[h] /= max(1, count)
     return credit
 
