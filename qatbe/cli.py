@@ -7,7 +7,9 @@ and a non-zero exit code; a traceback only with ``--debug``.
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from . import __version__
 from ._backend import BACKEND
-from .errors import QatbeError
+from .errors import InputError, QatbeError
 from .pipeline import Extractor
 from .segmentation.listing import listing_line
 from .settings import TIERS
@@ -25,17 +27,28 @@ EXIT_USAGE = 2
 EXIT_ERROR = 1
 
 
-def _read_source(path: str) -> bytes:
+def _read_source(path: str, limit: int) -> bytes:
+    """The bytes of ``path`` ('-': standard input), a .gz file decompressed; at most ``limit`` bytes are
+    decompressed (a few kilobytes of gzip can expand to gigabytes), more is refused as the API refuses it."""
     if path == "-":
         return sys.stdin.buffer.read()
     file = Path(path)
+    if file.is_dir():
+        raise InputError(f"{path} is a directory, not a file")
     if not file.is_file():
-        raise QatbeError(f"no such file: {path}")
+        raise InputError(f"no such file: {path}")
     data = file.read_bytes()
     if file.suffix == ".gz":
         import gzip
+        import zlib
 
-        data = gzip.decompress(data)
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+                data = stream.read(limit + 1)
+        except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError; a cut file ends in EOFError
+            raise InputError(f"{path} is not a readable gzip file ({exc})") from None
+        if len(data) > limit:
+            raise InputError(f"{path} decompresses to more than {limit:,} bytes; the limit is max_input_chars x 4")
     return data
 
 
@@ -74,14 +87,14 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _source(args: argparse.Namespace) -> bytes:
+def _source(args: argparse.Namespace, extractor: Extractor) -> bytes:
     if args.demo and args.path:
         raise QatbeError("give either a PATH or --demo, not both")
     if args.demo:
         return demo_page()
     if not args.path:
         raise QatbeError("give a PATH (or '-' for stdin), or --demo for the bundled sample page")
-    return _read_source(args.path)
+    return _read_source(args.path, extractor.settings.max_input_chars * 4)
 
 
 def _run(argv: list[str]) -> int:
@@ -95,7 +108,7 @@ def _run(argv: list[str]) -> int:
         extractor = Extractor(tier=args.tier, budget=args.budget, format=args.input_format,
                               render="text" if args.format == "text" else "markdown",
                               estimator=args.estimator, language=args.language)
-        result = extractor.extract(_source(args), query)
+        result = extractor.extract(_source(args, extractor), query)
         if args.explain:
             from .explain import format_reports
 
@@ -113,7 +126,8 @@ def _run(argv: list[str]) -> int:
                   f"{result.dropped_count} dropped{'; ' + note if note else ''}]", file=sys.stderr)
         return 0
     if args.command == "segment":
-        segments = Extractor(format=args.input_format).segment(_source(args))
+        segmenter = Extractor(format=args.input_format)
+        segments = segmenter.segment(_source(args, segmenter))
         for seg in segments:
             if args.json:
                 print(json.dumps(seg.to_dict(), ensure_ascii=False))
@@ -132,6 +146,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if debug:
             raise
         print(f"qatbe: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        # The reader went away (``qatbe segment page.html | head``): stop quietly, as the Python docs advise, with
+        # standard output pointed at /dev/null so that the interpreter's last flush does not complain either.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, io.UnsupportedOperation):  # no real descriptor (a test's captured stdout)
+            pass
         return EXIT_ERROR
     except OSError as exc:
         if debug:

@@ -55,6 +55,62 @@ def test_errors_are_one_line(argv: list[str], message: str, capsys: pytest.Captu
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
+def _gzip(data: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(data, mtime=0)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("garbage.html.gz", b"\x1f\x8b\x08not gzip at all", "not a readable gzip file"),
+        ("cut.html.gz", _gzip(b"<p>Gamma fee delta.</p>" * 50)[:30], "not a readable gzip file"),
+        ("plain.html.gz", b"<p>not compressed</p>", "not a readable gzip file"),
+    ],
+)
+def test_a_broken_gzip_file_is_a_one_line_error(tmp_path: Path, name: str, content: bytes, message: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / name
+    f.write_bytes(content)
+    assert main(["extract", str(f), "-q", "fee"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("qatbe: error:") and message in err and err.count("\n") == 1
+
+
+def test_a_gzip_file_is_read_and_its_expansion_is_bounded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from qatbe.cli import _read_source
+    from qatbe.errors import InputError
+
+    f = tmp_path / "doc.html.gz"
+    page = b"<p>Alpha beta.</p><p>Gamma fee delta.</p>"
+    f.write_bytes(_gzip(page))
+    assert main(["extract", str(f), "-q", "fee", "--budget", "6"]) == 0
+    assert capsys.readouterr().out.strip() == "Gamma fee delta."
+    assert _read_source(str(f), len(page)) == page
+    bomb = tmp_path / "bomb.txt.gz"
+    bomb.write_bytes(_gzip(b"a" * 100_000))  # 100 kB from a few hundred bytes
+    with pytest.raises(InputError, match="more than 99,999 bytes"):
+        _read_source(str(bomb), 99_999)
+
+
+def test_a_directory_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["segment", str(tmp_path)]) == 1
+    assert "is a directory" in capsys.readouterr().err
+
+
+def test_a_closed_pipe_ends_the_listing_quietly(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """``qatbe segment page | head -1``: the reader leaves, qatbe stops without a message or a traceback."""
+    class Closed(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr("sys.stdout", Closed())
+    assert main(["segment", "--demo"]) == 1
+    assert capsys.readouterr().err == ""
+
+
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["extract", "--demo", "--tier", "bogus"]) == 2
     assert "invalid choice" in capsys.readouterr().err
