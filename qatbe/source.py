@@ -10,6 +10,7 @@ import re
 
 from ._backend import kernel
 from .errors import InputError
+from .segmentation.front_matter import read_front_matter
 from .settings import Settings
 
 _HTML_START = re.compile(r"\A\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b",
@@ -76,6 +77,6 @@ def detect_format(text: str) -> str:
         return "html"
     if tags >= 3 and tags * 40 >= len(head.strip()) / 10:
         return "html"
-    if _MD_SIGNAL.search(head):
+    if _MD_SIGNAL.search(head) or read_front_matter(head) is not None:
         return "markdown"
     return "text"

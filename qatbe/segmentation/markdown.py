@@ -20,6 +20,7 @@ from selectolax.lexbor import LexborHTMLParser
 from ..settings import Settings
 from ..types import Metadata, ParsedDocument
 from .builder import ListItem, SegmentBuilder
+from .front_matter import read_front_matter
 
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\((?:[^()\s]|\([^)]*\))*(?:\s+\"[^\"]*\")?\)")
@@ -53,7 +54,9 @@ class _ListState:
 
 
 def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
-    tokens = _parser().parse(text)
+    front = read_front_matter(text)
+    # The front matter's lines are parsed as blank lines: the tokens' line numbers stay those of ``text``.
+    tokens = _parser().parse(text if front is None else "\n" * front.lines + text[front.end:])
     if tokens and max(t.level for t in tokens) >= _MAX_NESTING - 1:
         # markdown-it stops descending at maxNesting and silently drops what lies deeper (its block parser
         # recurses, so the limit cannot simply be raised). Such input is pathological; keeping every word as
@@ -176,7 +179,8 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
     while lists:
         state = lists.pop()
         builder.list(state.items, -1)
-    return ParsedDocument(segments=tuple(builder.segments), metadata=Metadata(title=title), format="markdown")
+    metadata = Metadata(title=title) if front is None else front.metadata(title)
+    return ParsedDocument(segments=tuple(builder.segments), metadata=metadata, format="markdown")
 
 
 def _flush_item(
