@@ -76,3 +76,14 @@ def test_split_parts_never_break_rows_or_lines() -> None:
         assert all(line.startswith("| r") and line.endswith(" |") for line in lines[2:])
     code_lines = [ln for c in codes for ln in c.text.split("\n")]
     assert code_lines == [f"    line_{i} = {i} * 2" for i in range(300)]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_positions_hold_for_every_kind_of_line_end(newline: str) -> None:
+    """markdown-it counts "\r\n" and a lone "\r" as one line end each; the offsets of its line numbers must too."""
+    source = newline.join(["# Title", "", "First para.", "", "- item one", "- item two", "", "| a | b |", "|---|---|",
+                           "| 1 | 2 |", "", "Last para."])
+    segments = segment_markdown(source, Settings()).segments
+    assert [s.text.split()[0] for s in segments] == ["Title", "First", "item", "a", "Last"]
+    for seg in segments:
+        assert source[seg.position:].lstrip("#-| ").startswith(seg.text.split()[0]), (seg, source[seg.position:][:20])

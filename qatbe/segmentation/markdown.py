@@ -28,6 +28,7 @@ _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
 
 
 _MAX_NESTING = 40
+_LINE_END = re.compile(r"\r\n?|\n")
 
 
 @lru_cache(maxsize=1)
@@ -64,7 +65,8 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
         from .text import segment_text
 
         return segment_text(text, settings)
-    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    # Lines as markdown-it counts them (it normalises "\r\n" and a lone "\r" to "\n" before parsing).
+    line_starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
     builder = SegmentBuilder(settings)
     title: str | None = None
 

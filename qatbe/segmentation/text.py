@@ -8,7 +8,10 @@ from ..settings import Settings
 from ..types import Metadata, ParsedDocument
 from .builder import SegmentBuilder
 
-_BLANK = re.compile(r"\n[ \t]*\n")
+# A block ends at a blank line -- whatever ends its lines: "\n", "\r\n" (Windows) or a lone "\r" (old Mac OS) -- or
+# at a form feed, the page break of text extracted from PDF (pdftotext puts one between pages).
+_BREAK = r"(?:\r\n|\r(?!\n)|\n)"
+_BLANK = re.compile(rf"{_BREAK}[^\S\r\n\f]*{_BREAK}|[^\S\r\n\f]*\f\s*")
 
 
 def segment_text(text: str, settings: Settings) -> ParsedDocument:
