@@ -203,13 +203,28 @@ class Settings:
         units split to about 2/5 of the budget (at least 48 tokens, at most 160). Measured on the dev QA sets at
         200 tokens (benchmarks/retention_quick.py), 80-token units against 160: squad11 0.849 -> 0.903,
         conditionalqa 0.690 -> 0.718, hotpotqa 0.648 -> 0.672, wikitablequestions 0.608 -> 0.654; at 1,000
-        tokens smaller units did not help. ``nested=True`` needs one segmentation for every tier, so it keeps 160.
+        tokens smaller units did not help. Under 48 tokens of budget the units split to the budget itself (not
+        below 8; at sentence ends only, see ``sentence_tokens``): a 44-token paragraph left whole could never fit a
+        40-token budget, and the 17-token sentence in it that answers the query was lost with it. ``nested=True`` needs one segmentation for every tier, so it
+        keeps 160.
         """
         if self.max_segment_tokens is not None:
             return self.max_segment_tokens
         if self.nested:
             return 160
-        return min(160, max(48, (2 * self.token_budget) // 5))
+        budget = self.token_budget
+        return min(160, max(8, min(48, budget), (2 * budget) // 5))
+
+    @property
+    def sentence_tokens(self) -> int:
+        """Longest sentence the splitter leaves whole (a longer one is cut at a clause mark or a space).
+
+        ``segment_tokens`` when ``max_segment_tokens`` is given; else never under 48: below a budget of 48 tokens
+        the units follow the budget at sentence ends, but a cut inside a 14-token sentence leaves fragments
+        ("prose form.") that fill the budget with nothing a reader can use."""
+        if self.max_segment_tokens is not None or self.nested:
+            return self.segment_tokens
+        return max(48, self.segment_tokens)
 
     @property
     def token_budget(self) -> int:

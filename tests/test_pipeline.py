@@ -208,9 +208,28 @@ def test_unit_size_follows_the_budget() -> None:
     assert len(qatbe.segment(para, tier="summary")) == 1
     assert len(qatbe.segment(para, tier="key_facts", nested=True)) == 1
     assert len(qatbe.segment(para, tier="summary", max_segment_tokens=40)) > 1
-    assert qatbe.Settings(budget=10).segment_tokens == 48
+    assert qatbe.Settings(budget=100).segment_tokens == 48
+    assert qatbe.Settings(budget=40).segment_tokens == 40  # below 48, the budget itself: every unit can fit
+    assert qatbe.Settings(budget=0).segment_tokens == 8
+    # ... at sentence ends: a sentence is cut inside only above 48 tokens (or the explicit unit size).
+    assert qatbe.Settings(budget=20).sentence_tokens == 48
+    assert qatbe.Settings(budget=20, max_segment_tokens=12).sentence_tokens == 12
+    sentence = "The renewal fee for an adult passport is paid online with a card before the appointment day."
+    assert 16 < (len(sentence) + 3) // 4 < 48
+    assert [s.text for s in qatbe.segment(sentence, budget=16)] == [sentence]
+    assert len(qatbe.segment(sentence, budget=16, max_segment_tokens=12)) > 1
     assert qatbe.Settings(budget=200).segment_tokens == 80
     assert qatbe.Settings(tier="complete").segment_tokens == 160
+
+
+@pytest.mark.parametrize("budget", [20, 30, 40])
+def test_a_budget_under_a_paragraph_still_gets_the_sentence_that_answers(budget: int) -> None:
+    """A 44-token paragraph cannot fit 20-40 tokens, but the 17-token sentence in it that answers the query can."""
+    para = ("First block about passports and their renewal process. Second block talks about the fee of 92 crowns "
+            "which is paid online. Third block describes delivery times of two weeks.")
+    for source in (para, f"<html><body><div>{para.replace('. ', '.<br><br>')}</div></body></html>"):
+        r = qatbe.extract(source, "what is the fee", budget=budget)
+        assert "92 crowns" in r.text and r.total_tokens <= budget
 
 
 def test_relative_floor_keeps_weak_matches_out_of_the_competition() -> None:

@@ -16,6 +16,7 @@ cdef class ListItem:
 cdef class SegmentBuilder:
     cdef object _estimate
     cdef Py_ssize_t _max
+    cdef Py_ssize_t _sentence_max
     cdef list _segments
     cdef list _headings
     cdef tuple _path

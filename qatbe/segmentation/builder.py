@@ -171,6 +171,7 @@ class SegmentBuilder:
         # Split sizes are a layout decision, so they use chars/4 whatever estimator the budget is counted in.
         self._estimate = chars_div4
         self._max = settings.segment_tokens
+        self._sentence_max = settings.sentence_tokens
         self._segments: list[Segment] = []
         self._headings: list[tuple[int, str]] = []
         self._path: tuple[str, ...] = ()  # the texts of _headings, kept in step with it (read for every segment)
@@ -414,7 +415,7 @@ class SegmentBuilder:
             return [text]
         pieces: builtins.list[str] = []
         for sentence in split_sentences(text):
-            if self._estimate(sentence) <= self._max:
+            if self._estimate(sentence) <= self._sentence_max:
                 pieces.append(sentence)
             else:
                 pieces.extend(self._hard_split(sentence))
@@ -428,7 +429,7 @@ class SegmentBuilder:
         Why: a cut at whatever space comes last splits names ("... Vietnam Airlines and Virgin" | "Atlantic"),
         so the answer to a question is in no unit; a clause mark is where the sentence itself pauses.
         """
-        max_chars = 4 * self._max
+        max_chars = 4 * self._sentence_max
         chunks: builtins.list[str] = []
         start, n = 0, len(text)
         while start < n:
