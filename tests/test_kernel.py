@@ -241,13 +241,14 @@ def test_lucene_matches_bm25s_up_to_its_dropped_k1_plus_1(
 
 
 def _pairs_brute(docs: list[list[int]], query: list[int], window: int) -> list[float]:
+    wanted = set(query)
     out = []
     for d in docs:
         pairs = set()
         for i, a in enumerate(d):
             for j in range(i + 1, min(len(d), i + window + 1)):
                 c = d[j]
-                if a != c and a in query and c in query:
+                if a != c and a in wanted and c in wanted:
                     pairs.add(frozenset((a, c)))
         out.append(float(len(pairs)))
     return out
@@ -262,6 +263,32 @@ def test_proximity_pairs_agree_with_brute_force(coll: tuple[list[list[int]], int
     for kernel in KERNELS:
         got = kernel.proximity_pairs(flat, offsets, n_terms, np.asarray(query, dtype=np.int32), window)
         np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=150, deadline=None)
+@given(docs=st.lists(st.lists(st.integers(0, 79), max_size=60), min_size=1, max_size=6),
+       n_query=st.integers(2, 80), window=st.integers(1, 12))
+def test_proximity_pairs_in_dense_text_agree_with_brute_force(docs: list[list[int]], n_query: int,
+                                                              window: int) -> None:
+    """Most tokens are query words, often more distinct ones within a window than the window is long, and the
+    same word repeats: every close pair is found once, however crowded the window, with up to 64 query words (a
+    bit table) and more (sorted keys)."""
+    query = list(range(n_query))
+    flat, offsets = _csr(docs)
+    expected = _pairs_brute(docs, query, window)
+    for kernel in KERNELS:
+        got = kernel.proximity_pairs(flat, offsets, 80, np.asarray(query, dtype=np.int32), window)
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_proximity_pairs_of_a_query_of_thousands_of_words() -> None:
+    """A pasted document as the query: the pairs are the brute force's, on segments as long as pages."""
+    rng = np.random.default_rng(7)
+    docs = [rng.integers(0, 6000, size=int(n)).tolist() for n in rng.integers(0, 3000, size=8)]
+    query = list(range(0, 6000, 2))  # 3,000 query words
+    flat, offsets = _csr(docs)
+    got = KERNELS[-1].proximity_pairs(flat, offsets, 6000, np.asarray(query, dtype=np.int32), 8)  # compiled if built
+    np.testing.assert_array_equal(got, _pairs_brute(docs, query, 8))
 
 
 I32 = np.int32

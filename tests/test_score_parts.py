@@ -3,9 +3,11 @@ them are checked in tests/test_kernel_page.py)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import MISSING
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -99,3 +101,58 @@ def test_a_segments_chain_holds_the_headings_it_sits_under(levels: list[int]) ->
     up = _up(levels)
     for i in range(len(levels)):
         assert _chain(up, i) == {h for h in range(len(levels)) if _under(up, i, h)}
+
+
+def _near_words_brute(terms: list[str], n_typed: int, df: list[int], vocab: dict[str, int]) -> list[tuple[int, str]]:
+    """prefix_matches written out: each missing typed word against every page term in vocab order."""
+    from qatbe.score.bm25 import PREFIX_MIN
+
+    known = set(terms)
+    out = []
+    for j, t in enumerate(terms[:n_typed]):
+        if len(t) < PREFIX_MIN or df[j]:
+            continue
+        for page_term in vocab:
+            if page_term in known or not page_term.startswith(t[:PREFIX_MIN]):
+                continue
+            common = len(os.path.commonprefix([t, page_term]))
+            if common >= max(PREFIX_MIN, min(len(t), len(page_term)) - 2):
+                out.append((j, page_term))
+                known.add(page_term)
+    return out
+
+
+_STEMS = ["septic", "mongol", "passpo", "renewa", "abcdef"]
+_near_term = st.builds(lambda s, tail: s + tail, st.sampled_from(_STEMS), st.text("aeimnrst", max_size=5))
+
+
+@settings(max_examples=200, deadline=None)
+@given(query=st.lists(st.one_of(_near_term, st.text("abc", min_size=1, max_size=7)), min_size=1, max_size=40,
+                      unique=True),
+       page=st.lists(st.one_of(_near_term, st.text("abcz", min_size=1, max_size=9)), max_size=60, unique=True),
+       data=st.data())
+def test_near_words_are_the_brute_force_ones_for_short_and_long_queries(query: list[str], page: list[str],
+                                                                         data: st.DataObject) -> None:
+    """Up to 16 missing words are searched in the joined pool, more through a table of heads: same pairs, same
+    order, each page term given to the first word that claims it."""
+    from qatbe.score.bm25 import prefix_matches
+
+    n_typed = data.draw(st.integers(0, len(query)))
+    df = data.draw(st.lists(st.integers(0, 2), min_size=len(query), max_size=len(query)))
+    vocab = {t: i for i, t in enumerate(query + [""] + [p for p in page if p not in query])}
+    got = prefix_matches(query, n_typed, np.asarray(df, dtype=np.int64), vocab)
+    assert got == _near_words_brute(query, n_typed, df, vocab)
+
+
+@pytest.mark.parametrize("n_words", [3, 16, 17, 40])
+def test_near_words_of_many_missing_words_keep_the_page_order(n_words: int) -> None:
+    """Either side of the 16-word switch: every missing word shares its head with several page terms, so the
+    pairs' order and which word claims a term depend on reading the pool in page order."""
+    from qatbe.score.bm25 import prefix_matches
+
+    query = [f"passpo{'r' * (i % 3)}t{'s' * (i // 3)}x{i}" for i in range(n_words)]
+    page = ["passportz", "passporta", "passpoxx", "passporte", "mongolian", "passportsx"]
+    vocab = {t: i for i, t in enumerate(query + [""] + page)}
+    df = np.zeros(len(query), dtype=np.int64)
+    got = prefix_matches(query, len(query), df, vocab)
+    assert got and got == _near_words_brute(query, len(query), df.tolist(), vocab)

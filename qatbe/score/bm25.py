@@ -299,22 +299,38 @@ def prefix_matches(
         return []
     out: list[tuple[int, str]] = []
     known = set(terms)
-    # The page terms one a line: the ones that start with a word's head are found by str.find, in vocab order,
-    # instead of a startswith test per term per missing word (a term holds no whitespace).
-    lines = "\n" + "\n".join(vocab) + "\n"
-    for j, t in missing:
-        head = "\n" + t[:PREFIX_MIN]
-        at = lines.find(head)
-        while at >= 0:
-            end = lines.index("\n", at + 1)
-            page_term = lines[at + 1:end]
-            at = lines.find(head, end)
+    if len(missing) <= 16:
+        # The terms one a line: the ones that start with a word's head are found by str.find, in vocab order,
+        # instead of a startswith test per term per missing word (a term holds no whitespace).
+        lines = "\n" + "\n".join(vocab) + "\n"
+        found = [_lines_starting(lines, t[:PREFIX_MIN]) for _, t in missing]
+    else:
+        # A long query (a pasted document) asks once per missing word, and a search of the page's terms per ask
+        # grew with both (20,000 words: 6 s): the page's own terms are grouped by head once, each ask a lookup.
+        groups: dict[str, list[str]] = {}
+        for term in vocab:
+            if term not in known:  # a query term is never a near word
+                groups.setdefault(term[:PREFIX_MIN], []).append(term)
+        found = [groups.get(t[:PREFIX_MIN], []) for _, t in missing]
+    for (j, t), page_terms in zip(missing, found):
+        for page_term in page_terms:
             if page_term in known:
                 continue
             common = len(os.path.commonprefix([t, page_term]))
             if common >= max(PREFIX_MIN, min(len(t), len(page_term)) - 2):
                 out.append((j, page_term))
                 known.add(page_term)
+    return out
+
+
+def _lines_starting(lines: str, head: str) -> list[str]:
+    """The lines of ``lines`` (which opens and ends with a newline) that start with ``head``, in order."""
+    out = []
+    at = lines.find("\n" + head)
+    while at >= 0:
+        end = lines.index("\n", at + 1)
+        out.append(lines[at + 1:end])
+        at = lines.find("\n" + head, end)
     return out
 
 
