@@ -145,15 +145,19 @@ def _guess(data: bytes) -> str | None:
     benchmarks/decode_roundtrip.py). windows-1252 is the web's default legacy encoding (WHATWG), so it wins the
     ties; a page whose letters only windows-1250 explains (Polish "ł", Czech "ř") still scores higher there and
     keeps it."""
-    candidates = [m for m in from_bytes(data[:200_000]) if m.encoding and _codec(m.encoding) not in _NOT_WEB]
+    head = data[:200_000]
+    candidates = []  # (codec, match), each label resolved once
+    for m in from_bytes(head):
+        if m.encoding:
+            codec = _codec(m.encoding)
+            if codec not in _NOT_WEB:
+                candidates.append((codec, m))
     if not candidates:
         return None
-    first = candidates[0]
-    for m in candidates:
-        if _codec(m.encoding) == "cp1252" and (m.chaos, m.coherence) == (first.chaos, first.coherence):
-            return "cp1252"
-    codec = _codec(first.encoding)
-    if codec in _MULTIBYTE and _mostly_isolated(data[:200_000]):
+    codec, first = candidates[0]
+    if any(name == "cp1252" and (m.chaos, m.coherence) == (first.chaos, first.coherence) for name, m in candidates):
+        return "cp1252"
+    if codec in _MULTIBYTE and _mostly_isolated(head):
         # A two-byte code page writes nearly every character as two bytes of 0x80 and up in a row; bytes that
         # stand alone between ASCII ("f\xfcr", "Geb\xfchren") are a single-byte page's accented letters, which
         # on a short page charset-normalizer read as Chinese ("Gr\u5ef2e").

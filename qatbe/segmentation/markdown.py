@@ -21,6 +21,7 @@ from ..settings import Settings
 from ..types import Metadata, ParsedDocument
 from .builder import ListItem, SegmentBuilder
 from .front_matter import read_front_matter
+from .text import LINE_END, segment_text
 
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\((?:[^()\s]|\([^)]*\))*(?:\s+\"[^\"]*\")?\)")
@@ -28,7 +29,7 @@ _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
 
 
 _MAX_NESTING = 40
-_LINE_END = re.compile(r"\r\n?|\n")
+_LINE_END = re.compile(LINE_END)
 
 
 @lru_cache(maxsize=1)
@@ -62,8 +63,6 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
         # markdown-it stops descending at maxNesting and silently drops what lies deeper (its block parser
         # recurses, so the limit cannot simply be raised). Such input is pathological; keeping every word as
         # plain-text blocks is the honest result.
-        from .text import segment_text
-
         return segment_text(text, settings)
     # Lines as markdown-it counts them (it normalises "\r\n" and a lone "\r" to "\n" before parsing).
     line_starts = [0] + [m.end() for m in _LINE_END.finditer(text)]

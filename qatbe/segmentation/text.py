@@ -10,8 +10,10 @@ from .builder import SegmentBuilder
 
 # A block ends at a blank line -- whatever ends its lines: "\n", "\r\n" (Windows) or a lone "\r" (old Mac OS) -- or
 # at a form feed, the page break of text extracted from PDF (pdftotext puts one between pages).
-_BREAK = r"(?:\r\n|\r(?!\n)|\n)"
-_BLANK = re.compile(rf"{_BREAK}[^\S\r\n\f]*{_BREAK}|[^\S\r\n\f]*\f\s*")
+# LINE_END is also how markdown.py counts lines; a lone "\r" must not be followed by "\n", or a backtracking
+# match could read the two halves of one "\r\n" as a blank line.
+LINE_END = r"(?:\r\n|\r(?!\n)|\n)"
+_BLANK = re.compile(rf"{LINE_END}[^\S\r\n\f]*{LINE_END}|[^\S\r\n\f]*\f\s*")
 
 
 def segment_text(text: str, settings: Settings) -> ParsedDocument:
