@@ -47,7 +47,8 @@ def _dump(walker: Any) -> tuple[object, ...]:
     ctxs = [(c.tag, c.neg, c.pos, c.hidden, c.byline, c.order, c.name, ctx_index.get(id(c.parent)))
             for c in walker.ctxs]
     boxes = [box_index.get(id(b.parent)) for b in walker.boxes]
-    blocks = [(b.kind, b.text, b.chars, b.link, b.level, b.lang, b.furniture, b.table, ctx_index[id(b.ctx)],
+    blocks = [(b.kind, b.text, b.chars, b.link, b.level, b.lang, b.furniture, b.button, b.table,
+               ctx_index[id(b.ctx)],
                box_index.get(id(b.box)), [(t, d, o, n, ctx_index[id(c)]) for t, d, o, n, c in b.items])
               for b in walker.blocks]
     return ctxs, boxes, blocks
@@ -102,7 +103,9 @@ _ATTRS = ["", ' class="nav"', ' class="sidebar menu"', ' class="content"', ' hid
           ' aria-hidden="true"', ' class="comments"', ' class="byline"', ' id="footer"', ' href="#top"',
           ' href="/x"', ' start="3"', ' start="²"', ' start="٣"', ' colspan="2"', ' rowspan="3"', ' colspan="x9"',
           ' class="reference"', ' itemprop="articleBody"', ' itemprop="author"', ' class="language-py"',
-          ' data-lang="Go"', ' class="sr-only"', ' class="sortkey"', ' id="main" class="post"']
+          ' data-lang="Go"', ' class="sr-only"', ' class="sortkey"', ' id="main" class="post"',
+          ' class="btn btn-primary"', ' class="wp-block-button__link"', ' slot="primary-cta"', ' class="contact"',
+          ' class="CTA"', ' class="ctaBox"', ' role=" Button\t"', ' role="buttons"', ' class="Knöpfe"']
 _WORDS = ["alpha", "beta", "gamma", "&amp;", "δέλτα", "中文", "“quoted” — €5…", "Å", "A\u030a", "ǅ", "  ", "\n", "\t", "1,5", "\xad", "\u200b", "\xa0",
           "\u2003", "\u3000", "\x85", "\u2028", "e\u0301", "read more", "Advertisement",
           "A sentence of some length that reads like prose and keeps going for a while. " * 3]

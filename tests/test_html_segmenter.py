@@ -278,6 +278,45 @@ def test_calls_to_action_alone_on_their_line_stay_out_but_links_that_name_things
     assert "Download now" in [s.text for s in plain if s.kind is not SegmentKind.NAVIGATION]
 
 
+def test_links_drawn_as_buttons_are_blocks_of_their_own_and_stay_out() -> None:
+    prose = "".join(f"<p>Paragraph {i} explains how our recruiters match accountants to open roles.</p>"
+                    for i in range(6))
+    hero = ('<div class="hero"><span>Grow your business with skilled accountants and analysts.</span>'
+            '<a slot="primary-cta" href="/hire">Hire talent</a></div>'
+            '<p>Read the <a class="btn btn-link" href="/guide">Fee guide (PDF)</a></p>'
+            '<p>Our <a class="contact" href="/c">contact desk</a> answers questions about fees and contracts.</p>'
+            '<p>Call us <a role="button" href="/call">today</a> for a quote on payroll staffing.</p>')
+    segments = segment_html(f"<body><main><h1>Finance staffing</h1>{hero}{prose}</main></body>",
+                            Settings()).segments
+    kept = [s.text for s in segments if s.kind is not SegmentKind.NAVIGATION]
+    dropped = [s.text for s in segments if s.kind is SegmentKind.NAVIGATION]
+    # The button ends the sentence's run and, alone, is a control, not text.
+    assert "Grow your business with skilled accountants and analysts." in kept
+    assert "Hire talent" in dropped and "Fee guide (PDF)" in dropped and "today" in dropped
+    assert "Read the" in kept
+    # Links not drawn as buttons stay inside their sentence ("contact" is not a "cta").
+    assert "Our contact desk answers questions about fees and contracts." in kept
+    # Without the button styling the same link is part of the sentence.
+    plain = hero.replace(' slot="primary-cta"', "")
+    segments = segment_html(f"<body><main><h1>Finance staffing</h1>{plain}{prose}</main></body>",
+                            Settings()).segments
+    assert any("analysts.Hire talent" in s.text for s in segments if s.kind is not SegmentKind.NAVIGATION)
+
+
+@pytest.mark.parametrize(("attrs", "button"), [
+    ('class="btn"', True), ('class="wp-block-button__link"', True), ('class="SiteButton"', True),
+    ('class="cta-link"', True), ('class="hero_CTA"', True), ('slot="primary-cta"', True),
+    ('role="button"', True), ('role=" BUTTON "', True),
+    ('class="contact"', False), ('class="ctaBox"', False), ('class="factas"', False), ('role="buttons"', False),
+    ('title="button"', False), ('class="nav-link"', False),
+])
+def test_what_counts_as_a_button(attrs: str, button: bool) -> None:
+    html = f'<body><main><p>Before the link <a href="/x" {attrs}>the link</a> after it.</p></main></body>'
+    texts = [s.text for s in segment_html(html, Settings()).segments]
+    assert (texts == ["Before the link", "the link", "after it."]) is button
+    assert (texts == ["Before the link the link after it."]) is not button
+
+
 def test_a_post_toolbar_with_form_labels_is_furniture() -> None:
     prose = "".join(f"<p>Paragraph {i} of the post says how we insulated the tiny house.</p>" for i in range(6))
     toolbar = ('<span class="postButtonsToolbar"><ul><li>7</li><li><span class="cap">Number of slices to send: '

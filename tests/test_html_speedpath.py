@@ -60,7 +60,8 @@ def _dump(module: ModuleType, html: str) -> tuple[object, ...]:
     ctxs = [(c.tag, c.neg, c.pos, c.hidden, c.byline, c.order, c.name, ctx_index.get(id(c.parent)))
             for c in walker.ctxs]
     boxes = [box_index.get(id(b.parent)) for b in walker.boxes]
-    blocks = [(b.kind, b.text, b.chars, b.link, b.level, b.lang, b.furniture, b.table, ctx_index[id(b.ctx)],
+    blocks = [(b.kind, b.text, b.chars, b.link, b.level, b.lang, b.furniture, b.button, b.table,
+               ctx_index[id(b.ctx)],
                box_index.get(id(b.box)), [(t, d, o, n, ctx_index[id(c)]) for t, d, o, n, c in b.items])
               for b in walker.blocks]
     return ctxs, boxes, blocks

@@ -460,6 +460,7 @@ def decide(walker: Walked, discussion: bool = False) -> None:
                     boiler = False  # a card's linked name or summary is what a listing lists
                 else:
                     boiler = (not inside or block.kind == "list" or block.chars > _LONE_LINK
+                              or (block.button and len(block.text.split()) <= 8)
                               or _linky_neighbour(blocks, i)
                               or (block.kind == "p" and len(block.text.split()) <= 8
                                   and _ACTION_LINE.fullmatch(block.text) is not None))

@@ -1091,6 +1091,7 @@ cdef enum:
     K_QUOTE = 7
     K_CAPTION = 8
     K_SUMMARY = 9
+    K_BUTTON = 10
 
 cdef enum:
     M_PARA = 0
@@ -1115,6 +1116,68 @@ ctypedef struct Mode:
 ctypedef struct ListState:
     bint ordered
     long long counter
+
+
+cdef inline bint _ascii_blank(uchar c) noexcept nogil:
+    return c == 32 or c == 9 or c == 10 or c == 13 or c == 12
+
+
+cdef inline bint _ascii_letter(uchar c) noexcept nogil:
+    return (c | 0x20) >= b"a" and (c | 0x20) <= b"z"
+
+
+cdef bint _lower_is(const uchar* s, size_t n, const char* want, size_t want_length) noexcept nogil:
+    """``s`` is ``want`` (lowercase ASCII), ignoring ASCII case."""
+    cdef size_t i
+    if n != want_length:
+        return False
+    for i in range(n):
+        if (s[i] | 0x20) != <uchar> want[i] or not _ascii_letter(s[i]):
+            return False
+    return True
+
+
+cdef bint _button_class(const uchar* s, size_t n) noexcept nogil:
+    """``html_walk._BUTTON_CLASS`` searched in ``s``: "btn" or "button" anywhere, "cta" between non-letters."""
+    cdef size_t i
+    cdef uchar c
+    for i in range(n):
+        c = s[i] | 0x20  # a cheap first-letter test before the comparisons (every link in the text asks)
+        if c == b"b":
+            if (i + 3 <= n and _lower_is(s + i, 3, b"btn", 3)) or (i + 6 <= n and _lower_is(s + i, 6, b"button", 6)):
+                return True
+        elif c == b"c":
+            if (i + 3 <= n and _lower_is(s + i, 3, b"cta", 3) and (i == 0 or not _ascii_letter(s[i - 1]))
+                    and (i + 3 == n or not _ascii_letter(s[i + 3]))):
+                return True
+    return False
+
+
+cdef bint _is_button(const LexborApi* api, void* node) noexcept nogil:
+    """``html_walk.is_button``: role="button", or a class or slot named like a button."""
+    cdef size_t length = 0, value_length = 0, start, end
+    cdef const uchar* name
+    cdef const uchar* value
+    cdef void* attr = api.first_attr(node)
+    while attr != NULL:
+        name = api.attr_name(attr, &length)
+        if _named(name, length, b"role", 4):
+            value = api.attr_value(attr, &value_length)
+            if value != NULL:
+                start = 0
+                end = value_length
+                while start < end and _ascii_blank(value[start]):
+                    start += 1
+                while end > start and _ascii_blank(value[end - 1]):
+                    end -= 1
+                if _lower_is(value + start, end - start, b"button", 6):
+                    return True
+        elif _named(name, length, b"class", 5) or _named(name, length, b"slot", 4):
+            value = api.attr_value(attr, &value_length)
+            if value != NULL and _button_class(value, value_length):
+                return True
+        attr = api.next_attr(attr)
+    return False
 
 
 cdef inline bint _leaf(int mode) noexcept nogil:
@@ -1542,6 +1605,7 @@ cdef class FastWalker:
         cdef size_t length = 0
         cdef const uchar* data
         cdef int kind, neg, ntype
+        cdef Py_ssize_t count
         cdef bint pos, hidden, byline, has_outer, has_box
         cdef Ctx ctx, saved
         cdef list ctx_stack = []
@@ -1558,6 +1622,12 @@ cdef class FastWalker:
                 node = frame.next
                 if frame.kind == K_LINK:
                     self.in_link -= 1
+                elif frame.kind == K_BUTTON:
+                    self.in_link -= 1
+                    count = len(self.blocks)
+                    self.flush()
+                    if len(self.blocks) > count:
+                        (<Block> self.blocks[count]).button = True
                 elif frame.kind != K_INLINE:
                     self.leave(frame.kind)
                 if frame.outer:
@@ -1592,7 +1662,11 @@ cdef class FastWalker:
                     self.push_frame(next_sibling(api, node), K_INLINE, False, False)
                 elif info.code == T_A:
                     self.in_link += 1
-                    self.push_frame(next_sibling(api, node), K_LINK, False, False)
+                    if self.modes[self.n_modes - 1].mode == M_PARA and _is_button(api, node):
+                        self.flush()
+                        self.push_frame(next_sibling(api, node), K_BUTTON, False, False)
+                    else:
+                        self.push_frame(next_sibling(api, node), K_LINK, False, False)
                 else:
                     self.push_frame(next_sibling(api, node), K_INLINE, False, False)
                 node = first_child(api, node)

@@ -46,6 +46,7 @@ cdef class Block:
     cdef public bint meta
     cdef public Box box
     cdef public bint furniture
+    cdef public bint button
 
 
 cdef class Walker:

@@ -52,6 +52,12 @@ _K_ITEM = 6
 _K_QUOTE = 7
 _K_CAPTION = 8
 _K_SUMMARY = 9
+_K_BUTTON = 10
+
+# A link styled as a button (class="btn", "wp-block-button__link", slot="primary-cta", role="button") is drawn as a
+# box of its own, not as words of the sentence around it: it ends the run of text before it and is a block of its
+# own, so that decide can judge it alone (a call to action such as "Hire talent" after a hero's sentence).
+_BUTTON_CLASS = re.compile(r"btn|button|(?<![a-z])cta(?![a-z])", re.IGNORECASE | re.ASCII)
 
 # Modes (what a run of inline text becomes when it ends).
 _M_PARA = 0
@@ -124,6 +130,7 @@ class Block:
     __slots__ = (
         "boiler",
         "box",
+        "button",
         "chars",
         "ctx",
         "furniture",
@@ -151,6 +158,7 @@ class Block:
         self.meta = False
         self.box: Box | None = None
         self.furniture = False  # a flagged subtree emitted whole (see Walker._furniture)
+        self.button = False  # the text of a link drawn as a button (see _BUTTON_CLASS)
 
 
 class Walked(Protocol):
@@ -258,6 +266,12 @@ class Walker:
                 node, kind, outer, outer_box = stack.pop()
                 if kind == _K_LINK:
                     self.in_link -= 1
+                elif kind == _K_BUTTON:
+                    self.in_link -= 1
+                    count = len(self.blocks)
+                    self.flush()
+                    if len(self.blocks) > count:
+                        self.blocks[-1].button = True
                 elif kind != _K_INLINE:
                     self._leave(kind)
                 if outer is not None:
@@ -291,7 +305,11 @@ class Walker:
                     stack.append((node.next, _K_INLINE, None, None))
                 elif tag == "a":
                     self.in_link += 1
-                    stack.append((node.next, _K_LINK, None, None))
+                    if self.modes[-1][0] == _M_PARA and is_button(node.attributes):
+                        self.flush()
+                        stack.append((node.next, _K_BUTTON, None, None))
+                    else:
+                        stack.append((node.next, _K_LINK, None, None))
                 else:
                     stack.append((node.next, _K_INLINE, None, None))
                 node = node.first_child
@@ -473,6 +491,18 @@ class Walker:
             self.lists.pop()
             if not self.lists:
                 self.list_block = None
+
+
+def is_button(attrs: dict[str, str | None]) -> bool:
+    """A link drawn as a button (see ``_BUTTON_CLASS``)."""
+    role = attrs.get("role")
+    if role is not None and role.strip(" \t\n\r\f").lower() == "button":
+        return True
+    for name in ("class", "slot"):
+        value = attrs.get(name)
+        if value and _BUTTON_CLASS.search(value) is not None:
+            return True
+    return False
 
 
 def _same_page(node: Any) -> bool:
