@@ -317,6 +317,27 @@ def test_what_counts_as_a_button(attrs: str, button: bool) -> None:
     assert (texts == ["Before the link the link after it."]) is not button
 
 
+def test_two_line_breaks_end_a_paragraph_and_one_does_not() -> None:
+    first = "The first paragraph of the post explains where the tiny house stands on the farm."
+    second = "The second paragraph explains how six people share its two rooms every winter."
+    third = "A third one, after a break written with a non-breaking space, is about the pets."
+    html = (f"<body><main><h1>Tiny house</h1><div>{first}<br><br>\n{second}<br> <b></b> <br>{third}"
+            f"<br>&nbsp;<br></div><p>One line<br>and the next stay one paragraph.</p>"
+            f"<ul><li>An item<br><br>stays one item</li></ul>"
+            f"<blockquote>Quoted first<br><br>quoted second</blockquote></main></body>")
+    segments = [(s.kind, s.text) for s in segment_html(html, Settings()).segments]
+    assert (SegmentKind.PARAGRAPH, first) in segments
+    assert (SegmentKind.PARAGRAPH, second) in segments
+    assert (SegmentKind.PARAGRAPH, third) in segments
+    assert (SegmentKind.PARAGRAPH, "One line and the next stay one paragraph.") in segments
+    assert any(kind is SegmentKind.LIST and "An item stays one item" in text for kind, text in segments)
+    assert (SegmentKind.QUOTE, "Quoted first") in segments and (SegmentKind.QUOTE, "quoted second") in segments
+    # Text between the breaks keeps them a line break.
+    joined = segment_html("<body><p>A line of text here<br><em>x</em><br>and more text after it</p></body>",
+                          Settings()).segments
+    assert [s.text for s in joined] == ["A line of text here x and more text after it"]
+
+
 def test_a_post_toolbar_with_form_labels_is_furniture() -> None:
     prose = "".join(f"<p>Paragraph {i} of the post says how we insulated the tiny house.</p>" for i in range(6))
     toolbar = ('<span class="postButtonsToolbar"><ul><li>7</li><li><span class="cap">Number of slices to send: '

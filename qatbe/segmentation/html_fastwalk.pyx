@@ -1197,6 +1197,7 @@ cdef class FastWalker:
     cdef Block list_block
     cdef Py_ssize_t link
     cdef Py_ssize_t in_link
+    cdef Py_ssize_t br_mark  # html_walk.Walker.br_mark: the buffer's length after the last <br>, or -1
     cdef Py_ssize_t in_article
     cdef const LexborApi* api
     cdef void* body
@@ -1222,6 +1223,7 @@ cdef class FastWalker:
         self.boxes = [self.box]
         self.page_chars = 1
         self.list_block = None
+        self.br_mark = -1
         self.dynamic = {}
         self.modes = <Mode*> malloc(16 * sizeof(Mode))
         self.lists = <ListState*> malloc(16 * sizeof(ListState))
@@ -1327,6 +1329,7 @@ cdef class FastWalker:
         cdef int mode, level
         cdef Block block
         cdef Ctx ctx
+        self.br_mark = -1
         if self.buf.length == 0:
             return 0
         text = _visible(&self.buf, &self.keys)
@@ -1604,7 +1607,7 @@ cdef class FastWalker:
         cdef TagInfo info
         cdef size_t length = 0
         cdef const uchar* data
-        cdef int kind, neg, ntype
+        cdef int kind, neg, ntype, mode
         cdef Py_ssize_t count
         cdef bint pos, hidden, byline, has_outer, has_box
         cdef Ctx ctx, saved
@@ -1654,7 +1657,14 @@ cdef class FastWalker:
                 node = next_sibling(api, node)
                 continue
             if info.code == T_BR:
-                _space(&self.buf)
+                # html_walk: <br><br> with only blanks between ends a paragraph or quote block.
+                mode = self.modes[self.n_modes - 1].mode
+                if (self.br_mark >= 0 and (mode == M_PARA or mode == M_QUOTE)
+                        and _all_space(<const uchar*> self.buf.data + self.br_mark, self.buf.length - self.br_mark)):
+                    self.flush()
+                else:
+                    _space(&self.buf)
+                    self.br_mark = self.buf.length
                 node = next_sibling(api, node)
                 continue
             if info.flags & F_CHEAP:

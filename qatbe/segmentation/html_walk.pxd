@@ -57,6 +57,7 @@ cdef class Walker:
     cdef public list buf
     cdef public Py_ssize_t link
     cdef public Py_ssize_t in_link
+    cdef public Py_ssize_t br_mark
     cdef public list modes
     cdef public list lists
     cdef public object list_block

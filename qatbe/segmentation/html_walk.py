@@ -67,6 +67,7 @@ _M_QUOTE = 3
 _M_CAPTION = 4
 _M_SUMMARY = 5
 _LEAF_MODES = frozenset({_M_HEADING, _M_ITEM, _M_CAPTION, _M_SUMMARY})
+_BR_BREAKS = frozenset({_M_PARA, _M_QUOTE})  # where <br><br> ends a block (a list item stays one item)
 
 
 class Ctx:
@@ -187,6 +188,7 @@ class Walker:
         self.buf: list[str] = []
         self.link = 0
         self.in_link = 0
+        self.br_mark = -1  # where the buffer stood after the last <br>, until text or a flush
         self.modes: list[tuple[int, int]] = [(_M_PARA, 0)]
         self.lists: list[_ListState] = []
         self.list_block: Block | None = None
@@ -205,6 +207,7 @@ class Walker:
 
     def flush(self) -> None:
         buf = self.buf
+        self.br_mark = -1
         if not buf:
             return
         # Collapsed here, once per block, so that lengths and densities measure visible text, not indentation.
@@ -296,7 +299,15 @@ class Walker:
                 node = node.next
                 continue
             if tag == "br":
-                buf.append(" ")
+                # Two line breaks with nothing but blanks between them end a paragraph: pages (old sites,
+                # forum posts, CMS text fields) write paragraphs as text<br><br>text.
+                mark = self.br_mark
+                if (mark >= 0 and self.modes[-1][0] in _BR_BREAKS
+                        and _blank(buf, mark)):
+                    self.flush()
+                else:
+                    buf.append(" ")
+                    self.br_mark = len(buf)
                 node = node.next
                 continue
             if tag in CHEAP_INLINE:
@@ -491,6 +502,15 @@ class Walker:
             self.lists.pop()
             if not self.lists:
                 self.list_block = None
+
+
+def _blank(parts: list[str], start: int) -> bool:
+    """Every part from ``start`` on is whitespace (a loop: the walk is a cpdef method, where Cython takes no
+    generator expressions)."""
+    for i in range(start, len(parts)):
+        if not parts[i].isspace():
+            return False
+    return True
 
 
 def is_button(attrs: dict[str, str | None]) -> bool:
