@@ -19,7 +19,8 @@ from .builder import SegmentBuilder, clean_inline
 from .html_decide import decide
 from .html_emit import _emit
 from .html_guard import at_risk, limit_nesting
-from .html_metadata import read_from, read_metadata, with_byline
+from .html_metadata import CssSource, read_from, read_metadata, with_byline
+from .html_structured import EMPTY_BODY, body_text_chars, structured_html
 from .html_walk import SCRIPT_LIKE, Block, Walker
 
 try:
@@ -65,6 +66,21 @@ def _walk(tree: LexborHTMLParser) -> Walker | FastWalker:
     return walker
 
 
+def _with_structured(blocks: list[Block], scripts: list[str], discussion: bool) -> list[Block]:
+    """``blocks`` with the page's JSON-LD text (``html_structured``) walked in after its last kept block (its
+    title, its byline), when that text is at least ``EMPTY_BODY`` characters and twice what the body kept."""
+    fragment = structured_html(scripts)
+    if not fragment:
+        return blocks
+    walker = _walk(LexborHTMLParser(f"<body><article>{fragment}</article></body>"))
+    decide(walker, discussion)
+    found = body_text_chars(walker.blocks)
+    if found < max(EMPTY_BODY, 2 * body_text_chars(blocks)):
+        return blocks
+    at = max([i + 1 for i, b in enumerate(blocks) if not b.boiler], default=0)
+    return blocks[:at] + walker.blocks + blocks[at:]
+
+
 def page_metadata(tree: LexborHTMLParser) -> Metadata:
     """The page's metadata: by the C search over Lexbor's nodes when it can read them (``lexbor_dom``), else by
     selectolax's CSS queries (the same answers; tests/test_lexbor_dom.py checks)."""
@@ -83,14 +99,21 @@ def segment_html(html: str, settings: Settings, navigation: bool = True) -> Pars
         data = kernel.utf8_encode(source)
     tree = LexborHTMLParser(data)
     metadata = page_metadata(tree)
+    # The Python walk strips scripts first: JSON-LD is read before, in case the body has no text (see below).
+    scripts = None if FAST_WALK else CssSource(tree).jsonld_texts()
     walker = _walk(tree)
-    decide(walker, metadata.extra.get("page_kind") == "discussion")
+    discussion = metadata.extra.get("page_kind") == "discussion"
+    decide(walker, discussion)
+    blocks = walker.blocks
+    if body_text_chars(blocks, EMPTY_BODY) < EMPTY_BODY:
+        blocks = _with_structured(blocks, CssSource(tree).jsonld_texts() if scripts is None else scripts,
+                                  discussion)
     builder = SegmentBuilder(settings, navigation, clean=False)  # the walk's texts are collapsed already
     locate = None
     if FAST_WALK:  # positions are searched in the page as given, which limit_nesting may have changed
         locate = ByteLocator(html, data if source is html else kernel.utf8_encode(html))
-    _emit(builder, walker.blocks, html, locate)
+    _emit(builder, blocks, html, locate)
     if metadata.author is None or metadata.date is None:
-        metadata = with_byline(metadata, (clean_inline(b.text) for b in walker.blocks if b.meta and not b.boiler),
-                               _datelines(walker.blocks))
+        metadata = with_byline(metadata, (clean_inline(b.text) for b in blocks if b.meta and not b.boiler),
+                               _datelines(blocks))
     return ParsedDocument(segments=tuple(builder.segments), metadata=metadata, format="html")
