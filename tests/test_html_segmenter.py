@@ -338,6 +338,20 @@ def test_two_line_breaks_end_a_paragraph_and_one_does_not() -> None:
     assert [s.text for s in joined] == ["A line of text here x and more text after it"]
 
 
+@pytest.mark.parametrize(("last", "kept"), [
+    ("XX, Die Redaktion", True), ("Cheers, Tom and Anna", True), ("Liebe Grüße, eure Anna", True),
+    ("More on this topic:", False), ("Zu allen Beiträgen", False), ("Read more, see also:", False),
+])
+def test_a_sign_off_after_the_text_stays_and_a_label_does_not(last: str, kept: bool) -> None:
+    prose = "".join(f"<p>Paragraph {i} of the post tells how the straw bags are woven and worn in summer.</p>"
+                    for i in range(5))
+    html = f"<body><main><article><h1>Straw bags</h1>{prose}<p>{last}</p></article></main></body>"
+    texts = [s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION]
+    assert (last in texts) is kept
+    assert all(f"Paragraph {i} of the post tells how the straw bags are woven and worn in summer." in texts
+               for i in range(5))
+
+
 def test_a_post_toolbar_with_form_labels_is_furniture() -> None:
     prose = "".join(f"<p>Paragraph {i} of the post says how we insulated the tiny house.</p>" for i in range(6))
     toolbar = ('<span class="postButtonsToolbar"><ul><li>7</li><li><span class="cap">Number of slices to send: '

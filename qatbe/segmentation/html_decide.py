@@ -569,6 +569,8 @@ def _is_label(block: Block) -> bool:
     text = block.text
     if len(text) > 60 or text[-1:] in ".!?…" or any(ch.isdigit() for ch in text):
         return False
+    if ", " in text and text[-1:] != ":":
+        return False  # a sign-off after the text ("XX, Die Redaktion", "Cheers, Tom"), not a label
     return len(text.split()) <= 6
 
 
