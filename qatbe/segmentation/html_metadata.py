@@ -132,7 +132,7 @@ def _name(value: object) -> str | None:
     return _clean(value)
 
 
-def _jsonld_objects(raw: str) -> list[dict[str, Any]]:
+def jsonld_objects(raw: str) -> list[dict[str, Any]]:
     """Every JSON object in one JSON-LD script, flattened out of lists, ``@graph`` and a single ``mainEntity`` (the
     page's main thing: a forum thread's posting, a Q&A page's question), iteratively and bounded."""
     if len(raw) > _MAX_JSONLD_CHARS:
@@ -158,7 +158,9 @@ def _jsonld_objects(raw: str) -> list[dict[str, Any]]:
     return found
 
 
-def _types(obj: dict[str, Any]) -> str:
+def jsonld_types(obj: dict[str, Any]) -> str:
+    """The object's ``@type`` names, lower-cased and joined: one substring test then covers a list of types and
+    schema.org's subtypes ("NewsArticle", "HowToStep")."""
     kind = obj.get("@type")
     if isinstance(kind, list):
         return " ".join(str(k) for k in kind).lower()
@@ -416,8 +418,8 @@ def read_from(source: Any) -> Metadata:
     site_names: list[str] = []
     discussion = False
     for script in source.jsonld_texts():
-        for obj in _jsonld_objects(script):
-            kinds = _types(obj)
+        for obj in jsonld_objects(script):
+            kinds = jsonld_types(obj)
             if kinds == "website":
                 name = _clean(obj.get("name"))
                 if name:

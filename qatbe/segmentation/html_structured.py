@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .html_metadata import _jsonld_objects, _types
+from .html_metadata import jsonld_objects, jsonld_types
 
 # A page whose body keeps fewer characters of text than this (outside headings and boilerplate) shows no text of
 # its own; its structured text is read when it holds at least this much and twice what the body kept.
@@ -99,8 +99,8 @@ def structured_html(scripts: Iterable[str]) -> str:
     HowTo steps, recipe instructions, a question and its answers, in the order the scripts give them."""
     out = _Writer()
     for script in scripts:
-        for obj in _jsonld_objects(script):
-            kind = _types(obj)
+        for obj in jsonld_objects(script):
+            kind = jsonld_types(obj)
             body = obj.get("articleBody")
             if _text(body) is not None:
                 out.body(body)
