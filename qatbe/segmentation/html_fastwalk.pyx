@@ -1119,6 +1119,8 @@ ctypedef struct ListState:
 
 
 cdef inline bint _ascii_blank(uchar c) noexcept nogil:
+    """HTML's ASCII whitespace (``html_walk.is_button`` strips a role of these only; ``_trimmed`` strips what
+    Python's ``str.strip`` does, \\v and the separators too)."""
     return c == 32 or c == 9 or c == 10 or c == 13 or c == 12
 
 
@@ -1126,30 +1128,15 @@ cdef inline bint _ascii_letter(uchar c) noexcept nogil:
     return (c | 0x20) >= b"a" and (c | 0x20) <= b"z"
 
 
-cdef bint _lower_is(const uchar* s, size_t n, const char* want, size_t want_length) noexcept nogil:
-    """``s`` is ``want`` (lowercase ASCII), ignoring ASCII case."""
-    cdef size_t i
-    if n != want_length:
-        return False
-    for i in range(n):
-        if (s[i] | 0x20) != <uchar> want[i] or not _ascii_letter(s[i]):
-            return False
-    return True
-
-
 cdef bint _button_class(const uchar* s, size_t n) noexcept nogil:
     """``html_walk._BUTTON_CLASS`` searched in ``s``: "btn" or "button" anywhere, "cta" between non-letters."""
     cdef size_t i
-    cdef uchar c
-    for i in range(n):
-        c = s[i] | 0x20  # a cheap first-letter test before the comparisons (every link in the text asks)
-        if c == b"b":
-            if (i + 3 <= n and _lower_is(s + i, 3, b"btn", 3)) or (i + 6 <= n and _lower_is(s + i, 6, b"button", 6)):
-                return True
-        elif c == b"c":
-            if (i + 3 <= n and _lower_is(s + i, 3, b"cta", 3) and (i == 0 or not _ascii_letter(s[i - 1]))
-                    and (i + 3 == n or not _ascii_letter(s[i + 3]))):
-                return True
+    if _contains_lower(s, n, b"btn", 3) or _contains_lower(s, n, b"button", 6):
+        return True
+    for i in range(n - 2 if n >= 3 else 0):
+        if (_lower_equals(s + i, 3, b"cta", 3) and (i == 0 or not _ascii_letter(s[i - 1]))
+                and (i + 3 == n or not _ascii_letter(s[i + 3]))):
+            return True
     return False
 
 
@@ -1170,7 +1157,7 @@ cdef bint _is_button(const LexborApi* api, void* node) noexcept nogil:
                     start += 1
                 while end > start and _ascii_blank(value[end - 1]):
                     end -= 1
-                if _lower_is(value + start, end - start, b"button", 6):
+                if _lower_equals(value + start, end - start, b"button", 6):
                     return True
         elif _named(name, length, b"class", 5) or _named(name, length, b"slot", 4):
             value = api.attr_value(attr, &value_length)
