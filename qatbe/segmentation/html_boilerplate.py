@@ -33,7 +33,10 @@ _NEG_WORDS = frozenset(
         # expanding it.", "This article needs additional citations"), not about its subject.
         "stub", "ambox",
         # News sites' "recirculation" modules: links to more of the site's stories.
-        "recirc", "recirculation"
+        "recirc", "recirculation",
+        # Forum software's controls inside a post: XenForo's "Click to expand..." under a long quotation
+        # (bbCodeBlock-expandLink, quoteExpand) and its reaction line ("X, Y and 3 others", "Z likes this.").
+        "expandlink", "quoteexpand", "reactionsbar", "likessummary"
     ]
 )
 _NEG_INFIXES = ("navigation", "breadcrumb", "sidebar", "newsletter", "cookie", "footer", "socialmedia", "sharebar",
