@@ -243,7 +243,7 @@ def test_hidden_tab_panels_are_text() -> None:
 def test_furniture_lines_stay_out() -> None:
     prose = "".join(f"<p>Paragraph {i} of the thread explains how the heater was repaired at home.</p>"
                     for i in range(6))
-    lines = ["Advertisement", "Click to expand...", "11 min read", "Join Date: Aug 2008", "Posts: 1,077",
+    lines = ["Advertisement", "Advert", "Click to expand...", "11 min read", "Join Date: Aug 2008", "Posts: 1,077",
              "On this page", "Posts: 116 Threads: 23 Joined: Feb 2019 Reputation: 7", "reply | flag",
              "Upvote 0 Downvote", "Code: Select all", "Add to Cart", "24 Reviews", "(Image credit: Wareable)",
              "You might like", "We earn a commission for products purchased through some links in this article.",
@@ -251,6 +251,7 @@ def test_furniture_lines_stay_out() -> None:
              "Aktivieren Sie JavaScript um das Video zu sehen."]
     furniture = "".join(f"<div><span>{line}</span></div>" for line in lines)
     kept_lines = ["Posts: the heater's two mounting posts were rusted through.", "Advertisement budgets fell.",
+                  "Advert breaks were cut to two minutes.",
                   "1.", "9.1", "Reply within 14 days to keep the warranty.",
                   "JavaScript is turned off by default in the kiosk browser, so the heater panel uses plain HTML."]
     html = (f"<body><main><h1>Heater repair</h1>{furniture}"

@@ -46,7 +46,9 @@ cdef bint _sentence_items(Block block) except -1
 @cython.locals(block=Block)
 cdef _teasers(list blocks)
 
-@cython.locals(block=Block)
+cdef tuple _shape(list section)
+
+@cython.locals(block=Block, text=str, core=str)
 cdef _repeats(list blocks)
 
 cdef bint _is_label(Block block) except -1

@@ -48,7 +48,7 @@ _FURNITURE_TEXT = re.compile(
 # Whole lines that are page furniture wherever they stand: an ad slot's label, a quote expander, a reading-time
 # estimate, a table of contents' title, a forum author's post counters.
 _FURNITURE_LINE = re.compile(
-    r"\W*(?:advertisement|anzeige|werbung|publicité|publicidad|pubblicità|reklama|sponsored(?: content)?"
+    r"\W*(?:advertisement|advert|anzeige|werbung|publicité|publicidad|pubblicità|reklama|sponsored(?: content)?"
     r"|click to expand\W*|\d+\s*(?:min|mins|minutes?)\s+read|on this page|in this article"
     r"|(?:(?:join(?:ed)?(?: date)?|posts|threads|messages|reaction score|reputation|likes received|trophy points)"
     r"\s*:\s*[\w ,./-]{1,30}?\s*){1,6}"
@@ -124,7 +124,16 @@ _TEASER_LINK = 300  # a linked line after a "read also" label, at most
 _TEASER_MAX = 400  # text under one linked headline, at most, for it to be a teaser
 _TEASER_SHARE = 0.5
 _TEASER_ARTICLE = 1000
+_DIALOG_NAME = re.compile(r"cookie|consent|gdpr|modal|popup")  # names of boxes laid over the page
+_RECENT = 3  # kept blocks before a block in which _repeats looks for it whole
+# The toggle that ends a caption shown expanded or truncated ("... less", "... more"), left out when it is compared.
+_TOGGLE_TAIL = re.compile(r"\s*(?:\.\.\.|…)?\s*\b(?:less|more)\Z", re.IGNORECASE)
+_TEASER_LIKE = 3  # short teasers of one build that make a longer section of that build a teaser too
+_TEASER_LONG = 1000  # ... up to this much text under its headline
 _COPYRIGHT = re.compile(r"\W{0,3}(?:©|\(c\)\s*\d{4}|copyright\b)", re.IGNORECASE)
+# A paragraph that is nothing but markup shown as text: a tracking pixel's <img>, an <iframe> or <script> tag
+# escaped by the page itself ("&lt;img height=1 ...&gt;") or left in a <noscript> that is read as text.
+_MARKUP_TEXT = re.compile(r"(?:<(?:img|iframe|script|link|meta|noscript)\b[^<>]*>\s*)+", re.IGNORECASE)
 
 # Prefilters, so that a short block meets only the regexes it could match. Each anchored regex above opens, after
 # its non-word characters (``\W*``), with one of a few words; a text whose first word (``_head``) is none of them
@@ -141,7 +150,7 @@ _FURNITURE_TEXT_HEADS = frozenset({
     "bild", "noch", "d", "dbloggern", "bloggern", "blogger", "bloggers",  # "%d bloggern", "%dbloggern"
 })
 _FURNITURE_LINE_HEADS = frozenset({
-    "advertisement", "anzeige", "werbung", "publicité", "publicidad", "pubblicità", "reklama", "sponsored", "click",
+    "advertisement", "advert", "anzeige", "werbung", "publicité", "publicidad", "pubblicità", "reklama", "sponsored", "click",
     "on", "in", "join", "joined", "posts", "threads", "messages", "reaction", "reputation", "likes", "trophy",
     "reply", "flag", "quote", "report", "permalink", "upvote", "downvote", "code", "add", "ajouter", "continue",
     "sign", "log", "login",
@@ -389,7 +398,9 @@ def decide(walker: Walked, discussion: bool = False) -> None:
         if ctx.hidden:
             ctx.boiler = share <= _WRAPPER_SHARE
         elif ctx.neg == STRONG:
-            ctx.boiler = not wrapper
+            # A cookie or consent box, a modal or a popup is never a wrapper around the text, however much it
+            # says: on a short article a consent dialog's policy text outweighs the article.
+            ctx.boiler = not wrapper or _DIALOG_NAME.search(ctx.name.lower()) is not None
         elif ctx.neg == WEAK:
             # Weak names (comments, header, toc) are content when they hold much of the prose, when they are also
             # an <article>, or when an enclosing weak element already proved to be content (posts of a thread).
@@ -483,6 +494,8 @@ def decide(walker: Walked, discussion: bool = False) -> None:
             boiler = True
         if not boiler and block.kind == "p" and _copyright(block.text, head):
             boiler = True  # "© 2022 Example News. All rights reserved." is a notice, not the text
+        if not boiler and block.kind == "p" and block.text[:1] == "<" and _MARKUP_TEXT.fullmatch(block.text):
+            boiler = True
         if not boiler and block.chars <= _CREDIT_MAX and block.kind in ("caption", "p"):
             if _credit_label(block.text, head):
                 boiler = True
@@ -547,21 +560,51 @@ def _teasers(blocks: list[Block]) -> None:
     other_prose = sum(_prose(b) for b in blocks if not b.boiler and id(b) not in in_teasers)
     if other_prose < max(_TEASER_ARTICLE, _TEASER_SHARE * teaser_chars):
         return  # no article beside them: the teasers are the page
+    # A teaser list is one template filled in again and again: a section built like _TEASER_LIKE or more of
+    # the short ones (heading level, the kinds of the blocks under it) is one more, if a longer summary.
+    shapes: dict[tuple[object, ...], int] = {}
+    for sec in teasers:
+        shape = _shape(sec)
+        shapes[shape] = shapes.get(shape, 0) + 1
+    teasers = [sec for sec in sections if sum(b.chars for b in sec[1:]) < _TEASER_MAX
+               or (shapes.get(_shape(sec), 0) >= _TEASER_LIKE and sum(b.chars for b in sec[1:]) < _TEASER_LONG)]
     for sec in teasers:
         for block in sec:
             block.boiler = True
 
 
+def _shape(section: list[Block]) -> tuple[object, ...]:
+    """A linked-headline section's build: its heading level and the kinds of the blocks under it."""
+    return (section[0].level, *[b.kind for b in section[1:]])
+
+
 def _repeats(blocks: list[Block]) -> None:
-    """A line of text said again later (a slideshow caption, a pull quote, a repeated teaser) is kept once."""
+    """A line of text said again later (a slideshow caption, a pull quote, a repeated teaser) is kept once.
+
+    So is a caption that a block just before it already holds whole, shown again in its expanded and its
+    truncated form ("... Southeast Asian nation. less", "... military relations ... more"). Only such a
+    toggle marks one: a paragraph that repeats a sentence of the one before it (a reply quoting a post, a
+    note said again under each tab of a tutorial) is text."""
     seen: set[str] = set()
+    recent: list[str] = []  # the texts of the last _RECENT kept blocks (a list's items joined)
     for block in blocks:
-        if block.boiler or block.kind not in ("p", "caption", "quote") or block.chars < 30:
+        if block.boiler:
             continue
-        if block.text in seen:
-            block.boiler = True
-        else:
-            seen.add(block.text)
+        text = block.text
+        if block.kind in ("p", "caption", "quote") and block.chars >= 30:
+            if text in seen:
+                block.boiler = True
+                continue
+            seen.add(text)
+            core = _TOGGLE_TAIL.sub("", text)
+            if len(core) < len(text) and len(core) >= 30 and any(core in other for other in recent):
+                block.boiler = True
+                continue
+        if block.kind == "list":
+            text = " ".join([item[0] for item in block.items])
+        recent.append(text)
+        if len(recent) > _RECENT:
+            del recent[0]
 
 
 def _is_label(block: Block) -> bool:
