@@ -51,6 +51,8 @@ cdef tuple _shape(list section)
 @cython.locals(block=Block, text=str, core=str)
 cdef _repeats(list blocks)
 
+cdef str _block_text(Block block)
+
 cdef bint _is_label(Block block) except -1
 
 @cython.locals(block=Block)

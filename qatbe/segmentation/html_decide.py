@@ -127,6 +127,7 @@ _TEASER_ARTICLE = 1000
 _DIALOG_NAME = re.compile(r"cookie|consent|gdpr|modal|popup")  # names of boxes laid over the page
 _RECENT = 3  # kept blocks before a block in which _repeats looks for it whole
 # The toggle that ends a caption shown expanded or truncated ("... less", "... more"), left out when it is compared.
+_TOGGLES = frozenset({"less", "more"})
 _TOGGLE_TAIL = re.compile(r"\s*(?:\.\.\.|…)?\s*\b(?:less|more)\Z", re.IGNORECASE)
 _TEASER_LIKE = 3  # short teasers of one build that make a longer section of that build a teaser too
 _TEASER_LONG = 1000  # ... up to this much text under its headline
@@ -586,25 +587,28 @@ def _repeats(blocks: list[Block]) -> None:
     toggle marks one: a paragraph that repeats a sentence of the one before it (a reply quoting a post, a
     note said again under each tab of a tutorial) is text."""
     seen: set[str] = set()
-    recent: list[str] = []  # the texts of the last _RECENT kept blocks (a list's items joined)
+    kept: list[Block] = []  # the blocks kept so far; a toggle looks in the last _RECENT of them
     for block in blocks:
         if block.boiler:
             continue
-        text = block.text
         if block.kind in ("p", "caption", "quote") and block.chars >= 30:
+            text = block.text
             if text in seen:
                 block.boiler = True
                 continue
             seen.add(text)
-            core = _TOGGLE_TAIL.sub("", text)
-            if len(core) < len(text) and len(core) >= 30 and any(core in other for other in recent):
-                block.boiler = True
-                continue
-        if block.kind == "list":
-            text = " ".join([item[0] for item in block.items])
-        recent.append(text)
-        if len(recent) > _RECENT:
-            del recent[0]
+            if text[-4:].lower() in _TOGGLES:  # the regex only for the texts it can change
+                core = _TOGGLE_TAIL.sub("", text)
+                if len(core) < len(text) and len(core) >= 30 and any(
+                        core in _block_text(other) for other in kept[-_RECENT:]):
+                    block.boiler = True
+                    continue
+        kept.append(block)
+
+
+def _block_text(block: Block) -> str:
+    """A block's text; a list's is its items' texts joined."""
+    return " ".join([item[0] for item in block.items]) if block.kind == "list" else block.text
 
 
 def _is_label(block: Block) -> bool:
