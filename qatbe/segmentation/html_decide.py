@@ -553,7 +553,8 @@ def _teasers(blocks: list[Block]) -> None:
                 sections.append(current)
         elif current is not None and not block.boiler:
             current.append(block)
-    teasers = [sec for sec in sections if sum(b.chars for b in sec[1:]) < _TEASER_MAX]
+    body = [sum([b.chars for b in sec[1:]]) for sec in sections]  # text under each headline
+    teasers = [sec for sec, chars in zip(sections, body) if chars < _TEASER_MAX]
     if len(teasers) < 2:
         return
     in_teasers = {id(b) for sec in teasers for b in sec}
@@ -567,8 +568,8 @@ def _teasers(blocks: list[Block]) -> None:
     for sec in teasers:
         shape = _shape(sec)
         shapes[shape] = shapes.get(shape, 0) + 1
-    teasers = [sec for sec in sections if sum(b.chars for b in sec[1:]) < _TEASER_MAX
-               or (shapes.get(_shape(sec), 0) >= _TEASER_LIKE and sum(b.chars for b in sec[1:]) < _TEASER_LONG)]
+    teasers += [sec for sec, chars in zip(sections, body)
+                if _TEASER_MAX <= chars < _TEASER_LONG and shapes.get(_shape(sec), 0) >= _TEASER_LIKE]
     for sec in teasers:
         for block in sec:
             block.boiler = True
