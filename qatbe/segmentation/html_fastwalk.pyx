@@ -26,6 +26,7 @@ from libc.stdint cimport uint32_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
+from qatbe.segmentation.ascii_bytes cimport ascii_lower, contains_ci, equals_ci
 from qatbe.segmentation.lexbor_nodes cimport (
     first_child,
     next_sibling,
@@ -730,10 +731,6 @@ cdef int _infix_level(const uchar* s, Py_ssize_t n) noexcept nogil:
     return EV_WEAK if weak else EV_NONE
 
 
-cdef inline uchar _lower(uchar c) noexcept nogil:
-    return c + 32 if 65 <= c <= 90 else c
-
-
 ctypedef struct NameEvidence:
     int level
     bint quote
@@ -756,7 +753,7 @@ cdef void _token_evidence(const uchar* t, Py_ssize_t n, NameEvidence* out) noexc
         out.unusual = True
         return
     for i in range(n):
-        low[i] = _lower(t[i])
+        low[i] = ascii_lower(t[i])
     hidden = (_word_flags(low, n) & W_HIDDEN) != 0
     if n == 9 and memcmp(low, b"reference", 9) == 0:
         out.reference = True
@@ -921,16 +918,6 @@ cdef void _trimmed(const uchar* s, size_t n, const uchar** out, size_t* length) 
     length[0] = n
 
 
-cdef bint _lower_equals(const uchar* s, size_t n, const char* want, size_t m) noexcept nogil:
-    cdef size_t i
-    if n != m:
-        return False
-    for i in range(n):
-        if _lower(s[i]) != <uchar> want[i]:
-            return False
-    return True
-
-
 cdef bint _hiding_style(const uchar* s, size_t n) noexcept nogil:
     """``("none" in low or "hidden" in low) and re.search(r"display\s*:\s*none|visibility\s*:\s*hidden", low)``
     for ASCII ``s`` lower-cased; the first test only skips the regex, so the regex alone decides."""
@@ -945,7 +932,7 @@ cdef bint _hiding_style(const uchar* s, size_t n) noexcept nogil:
             key_len = 7 if which == 0 else 10
             value = b"none" if which == 0 else b"hidden"
             value_len = 4 if which == 0 else 6
-            if i + key_len > n or not _lower_equals(s + i, key_len, key, key_len):
+            if i + key_len > n or not equals_ci(s + i, key_len, key, key_len):
                 continue
             j = i + key_len
             while j < n and _ASCII_SPACE[s[j]]:
@@ -955,7 +942,7 @@ cdef bint _hiding_style(const uchar* s, size_t n) noexcept nogil:
             j += 1
             while j < n and _ASCII_SPACE[s[j]]:
                 j += 1
-            if j + value_len <= n and _lower_equals(s + j, value_len, value, value_len):
+            if j + value_len <= n and equals_ci(s + j, value_len, value, value_len):
                 return True
     return False
 
@@ -990,8 +977,8 @@ cdef int _evidence_c(Attrs* a, TagInfo* info, int* neg, bint* pos, bint* hidden,
         byline[0] = prop.meta
     if a.value[A_ROLE] != NULL:
         _trimmed(a.value[A_ROLE], a.length[A_ROLE], &role, &role_len)
-    tabpanel = _lower_equals(role, role_len, b"tabpanel", 8)
-    main_role = _lower_equals(role, role_len, b"main", 4)
+    tabpanel = equals_ci(role, role_len, b"tabpanel", 8)
+    main_role = equals_ci(role, role_len, b"main", 4)
     neg_role = False
     if role_len and role_len < WORD_MAX:
         # role.strip().lower() in NEG_ROLES
@@ -1003,7 +990,7 @@ cdef int _evidence_c(Attrs* a, TagInfo* info, int* neg, bint* pos, bint* hidden,
             hidden[0] = True
         elif a.present[A_ARIA_HIDDEN] and a.value[A_ARIA_HIDDEN] != NULL:
             _trimmed(a.value[A_ARIA_HIDDEN], a.length[A_ARIA_HIDDEN], &v, &vn)
-            hidden[0] = _lower_equals(v, vn, b"true", 4)
+            hidden[0] = equals_ci(v, vn, b"true", 4)
         if not hidden[0] and a.value[A_STYLE] != NULL and a.length[A_STYLE]:
             hidden[0] = _hiding_style(a.value[A_STYLE], a.length[A_STYLE])
     if neg_role:
@@ -1013,7 +1000,7 @@ cdef int _evidence_c(Attrs* a, TagInfo* info, int* neg, bint* pos, bint* hidden,
     else:
         neg[0] = info.neg if info.neg > names.level else names.level
     pos[0] = info.pos or main_role or (a.value[A_ITEMPROP] != NULL
-                                       and _contains_lower(a.value[A_ITEMPROP], a.length[A_ITEMPROP],
+                                       and contains_ci(a.value[A_ITEMPROP], a.length[A_ITEMPROP],
                                                            b"articlebody", 11))
     byline[0] = byline[0] or info.byline
     return 0
@@ -1040,13 +1027,13 @@ cdef int _hidden_c(Attrs* a, bint by_class, bint sup) noexcept nogil:
         return 1  # hidden_by_class: whatever the role says
     if a.value[A_ROLE] != NULL:
         _trimmed(a.value[A_ROLE], a.length[A_ROLE], &v, &vn)
-        if _lower_equals(v, vn, b"tabpanel", 8):
+        if equals_ci(v, vn, b"tabpanel", 8):
             return 0
     if a.present[A_HIDDEN]:
         return 1
     if a.present[A_ARIA_HIDDEN] and a.value[A_ARIA_HIDDEN] != NULL:
         _trimmed(a.value[A_ARIA_HIDDEN], a.length[A_ARIA_HIDDEN], &v, &vn)
-        if _lower_equals(v, vn, b"true", 4):
+        if equals_ci(v, vn, b"true", 4):
             return 1
     if a.value[A_STYLE] != NULL and a.length[A_STYLE]:
         hidden = _hiding_style(a.value[A_STYLE], a.length[A_STYLE])
@@ -1057,18 +1044,8 @@ cdef bint _neg_role(const uchar* s, size_t n) noexcept nogil:
     cdef uchar low[WORD_MAX]
     cdef size_t i
     for i in range(n):
-        low[i] = _lower(s[i])
+        low[i] = ascii_lower(s[i])
     return (_word_flags(low, n) & W_NEG_ROLE) != 0
-
-
-cdef bint _contains_lower(const uchar* s, size_t n, const char* want, size_t m) noexcept nogil:
-    cdef size_t i
-    if n < m:
-        return False
-    for i in range(n - m + 1):
-        if _lower_equals(s + i, m, want, m):
-            return True
-    return False
 
 
 # Process-wide memos of pure functions of (tag, attributes); bounded, cleared when full.
@@ -1131,10 +1108,10 @@ cdef inline bint _ascii_letter(uchar c) noexcept nogil:
 cdef bint _button_class(const uchar* s, size_t n) noexcept nogil:
     """``html_walk._BUTTON_CLASS`` searched in ``s``: "btn" or "button" anywhere, "cta" between non-letters."""
     cdef size_t i
-    if _contains_lower(s, n, b"btn", 3) or _contains_lower(s, n, b"button", 6):
+    if contains_ci(s, n, b"btn", 3) or contains_ci(s, n, b"button", 6):
         return True
     for i in range(n - 2 if n >= 3 else 0):
-        if (_lower_equals(s + i, 3, b"cta", 3) and (i == 0 or not _ascii_letter(s[i - 1]))
+        if (equals_ci(s + i, 3, b"cta", 3) and (i == 0 or not _ascii_letter(s[i - 1]))
                 and (i + 3 == n or not _ascii_letter(s[i + 3]))):
             return True
     return False
@@ -1157,7 +1134,7 @@ cdef bint _is_button(const LexborApi* api, void* node) noexcept nogil:
                     start += 1
                 while end > start and _ascii_blank(value[end - 1]):
                     end -= 1
-                if _lower_equals(value + start, end - start, b"button", 6):
+                if equals_ci(value + start, end - start, b"button", 6):
                     return True
         elif _named(name, length, b"class", 5) or _named(name, length, b"slot", 4):
             value = api.attr_value(attr, &value_length)

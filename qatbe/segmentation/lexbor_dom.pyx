@@ -15,6 +15,7 @@ from cpython.unicode cimport PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.stdint cimport uintptr_t
 from libc.string cimport memcmp
 
+from qatbe.segmentation.ascii_bytes cimport ascii_lower, contains_ci, equals_ci
 from qatbe.segmentation.lexbor_nodes cimport (
     NODE_ELEMENT,
     NODE_TEXT,
@@ -46,31 +47,6 @@ T_META, T_TITLE, T_LINK, T_SCRIPT, T_A, T_TIME, T_H1, T_ARTICLE, T_MAIN = [
 del _probe
 
 
-cdef inline uchar _lower(uchar c) noexcept nogil:
-    return c + 32 if 65 <= c <= 90 else c
-
-
-cdef bint _equals_ci(const uchar* s, size_t n, const char* want, size_t m) noexcept nogil:
-    """``s`` equals ``want`` (lower case) ignoring ASCII case, as a selector's ``i`` flag compares."""
-    cdef size_t i
-    if n != m:
-        return False
-    for i in range(n):
-        if _lower(s[i]) != <uchar> want[i]:
-            return False
-    return True
-
-
-cdef bint _contains_ci(const uchar* s, size_t n, const char* want, size_t m) noexcept nogil:
-    cdef size_t i
-    if n < m:
-        return False
-    for i in range(n - m + 1):
-        if _equals_ci(s + i, m, want, m):
-            return True
-    return False
-
-
 cdef void* _attr(void* node, const char* name, size_t length) noexcept nogil:
     """The attribute named ``name`` (as written, lower case for HTML), or NULL."""
     cdef size_t n = 0
@@ -96,8 +72,8 @@ cdef bint _value_ci(void* node, const char* name, size_t length, const char* wan
     if value == NULL:
         n = 0
     if substring:
-        return value != NULL and _contains_ci(value, n, want, m)
-    return _equals_ci(value, n, want, m)
+        return value != NULL and contains_ci(value, n, want, m)
+    return equals_ci(value, n, want, m)
 
 
 cdef bint _value_exact(void* node, const char* name, size_t length) noexcept nogil:
@@ -284,7 +260,7 @@ cdef str _key(const uchar* value, size_t n):
     if end - start > sizeof(buffer):
         return _decode(value, n).strip().lower()
     for i in range(start, end):
-        buffer[i - start] = <char> _lower(value[i])
+        buffer[i - start] = <char> ascii_lower(value[i])
     return PyUnicode_DecodeASCII(buffer, end - start, NULL)
 
 
@@ -374,7 +350,7 @@ cdef bint _rel_is_canonical(void* node) except -1:
         start += 1
     while end > start and _space(value[end - 1]):
         end -= 1
-    return _equals_ci(value + start, end - start, b"canonical", 9)
+    return equals_ci(value + start, end - start, b"canonical", 9)
 
 
 cdef object _text_of(void* node, const char* name, size_t length):
@@ -405,10 +381,10 @@ cdef int _itemprop_kind(const uchar* value, size_t n) except -1:
         start += 1
     while end > start and _space(value[end - 1]):
         end -= 1
-    if _equals_ci(value + start, end - start, b"author", 6):
+    if equals_ci(value + start, end - start, b"author", 6):
         return ITEMPROP_AUTHOR
-    if (_equals_ci(value + start, end - start, b"datepublished", 13)
-            or _equals_ci(value + start, end - start, b"datecreated", 11)):
+    if (equals_ci(value + start, end - start, b"datepublished", 13)
+            or equals_ci(value + start, end - start, b"datecreated", 11)):
         return ITEMPROP_PUBLISHED
     return ITEMPROP_OTHER
 
@@ -426,7 +402,7 @@ cdef bint _rel_author(const uchar* value, size_t n) except -1:
         start = i
         while i < n and not _space(value[i]):
             i += 1
-        if _equals_ci(value + start, i - start, b"author", 6):
+        if equals_ci(value + start, i - start, b"author", 6):
             return True
     return False
 
@@ -438,8 +414,8 @@ cdef bint _published_class(const uchar* value, size_t n) except -1:
     if not _ascii(value, n):
         classes = _decode(value, n).lower()
         return "publish" in classes or "post-date" in classes or "entry-date" in classes
-    return (_contains_ci(value, n, b"publish", 7) or _contains_ci(value, n, b"post-date", 9)
-            or _contains_ci(value, n, b"entry-date", 10))
+    return (contains_ci(value, n, b"publish", 7) or contains_ci(value, n, b"post-date", 9)
+            or contains_ci(value, n, b"entry-date", 10))
 
 
 cdef bint _in_main(void* node) noexcept nogil:
