@@ -173,6 +173,25 @@ def test_a_best_segment_that_names_another_section_bridges_to_it() -> None:
     assert on.explain(3).bridge == pytest.approx(on.raw[3])
 
 
+def test_a_heading_above_the_best_segments_is_no_bridge_and_leaves_the_others_theirs() -> None:
+    """Only a heading with a best segment outside its section can be credited (bridge_credits leaves the others
+    out before tokenizing): a heading over the best segment gets nothing though that segment names it, and a title
+    over the best segment leaves the next section its credit, as on the page without the title."""
+    query = "Who coached at Houston from 2007 to 2011?"
+    cfg = Settings(language="en", bridge=0.3)
+    best = "Sumlin coached at the University of Houston from 2007 to 2011 and now coaches the Texas Aggies."
+    under = score_segments(segs((H, "Texas Aggies"), best, "The program competes in the Western Division."),
+                           query, cfg).bridge
+    assert under is not None and not under.any()
+    page = (best, (H, "Texas Aggies"), "The program competes in the Western Division.")
+    without_title = score_segments(segs(*page), query, cfg).bridge
+    with_title = score_segments(segs((H, "Football Coaches"), *page), query, cfg).bridge
+    # The bridge part is the section's: the segment under "Texas Aggies" holds it, on both pages.
+    assert without_title is not None and with_title is not None
+    assert without_title.nonzero()[0].tolist() == [2]
+    assert with_title.nonzero()[0].tolist() == [3]
+
+
 def test_a_heading_named_everywhere_or_made_of_the_question_is_no_bridge() -> None:
     """Credit is divided by how many segments name the heading; the question's own words never bridge."""
     specific = segs("Visas are issued by the Consular Office.", (H, "Consular Office"), "It opens at nine.")

@@ -437,6 +437,14 @@ def bridge_credits(
     if not body:
         return credit
     top = sorted(body, key=values.__getitem__, reverse=True)[:BRIDGE_TOP]  # stable: ties in page order
+    # The headings each best segment sits under, walked once (not once per heading: ``_under``).
+    top_sections = [_chain(up, i) for i in top]
+    # Only a heading with a best segment outside its section can be credited. On most pages every best segment
+    # sits under every heading (an article's title over its text; two thirds of the scrapinghub-aeb pages), and
+    # there is nothing to tokenize.
+    heads = [h for h in heads if any(h not in section for section in top_sections)]
+    if not heads:
+        return credit
     tops = [_with_parts(segments, texts, i) for i in top]
     # The terms of the headings and of the best segments, from one pass, as sets of term ids (the same sets as of
     # the terms themselves; stopwords are the term "").
@@ -444,8 +452,6 @@ def bridge_credits(
     ids = flat.tolist()
     bounds = offs.tolist()
     top_terms = [set(ids[bounds[k]:bounds[k + 1]]) for k in range(len(heads), len(heads) + len(top))]
-    # The headings each best segment sits under, walked once (not once per heading: ``_under``).
-    top_sections = [_chain(up, i) for i in top]
     by_name = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
     named_terms: dict[int, set[str]] = {}  # filled when a mention reaches the share (rare: most pages never do)
     sizes: dict[int, int] | None = None
