@@ -26,7 +26,7 @@ from libc.stdint cimport uint32_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
-from qatbe.segmentation.ascii_bytes cimport ascii_lower, contains_ci, equals_ci
+from qatbe.segmentation.ascii_bytes cimport ascii_lower, contains_ci, equals_ci, is_ascii, strip_ascii
 from qatbe.segmentation.lexbor_nodes cimport (
     first_child,
     next_sibling,
@@ -899,25 +899,6 @@ cdef void _names_evidence(const uchar* s, Py_ssize_t n, NameEvidence* out) noexc
             _cached_token_evidence(s + start, i - start, out)
 
 
-cdef inline bint _ascii(const uchar* s, size_t n) noexcept nogil:
-    cdef size_t i
-    for i in range(n):
-        if s[i] >= 0x80:
-            return False
-    return True
-
-
-cdef void _trimmed(const uchar* s, size_t n, const uchar** out, size_t* length) noexcept nogil:
-    """``s.strip()`` for ASCII bytes."""
-    while n and _ASCII_SPACE[s[0]]:
-        s += 1
-        n -= 1
-    while n and _ASCII_SPACE[s[n - 1]]:
-        n -= 1
-    out[0] = s
-    length[0] = n
-
-
 cdef bint _hiding_style(const uchar* s, size_t n) noexcept nogil:
     """``("none" in low or "hidden" in low) and re.search(r"display\s*:\s*none|visibility\s*:\s*hidden", low)``
     for ASCII ``s`` lower-cased; the first test only skips the regex, so the regex alone decides."""
@@ -957,7 +938,7 @@ cdef int _evidence_c(Attrs* a, TagInfo* info, int* neg, bint* pos, bint* hidden,
     cdef size_t vn
     cdef bint tabpanel, neg_role, main_role
     for slot in range(A_COUNT):
-        if a.present[slot] and a.value[slot] != NULL and not _ascii(a.value[slot], a.length[slot]):
+        if a.present[slot] and a.value[slot] != NULL and not is_ascii(a.value[slot], a.length[slot]):
             return -1
     names.level = EV_NONE
     names.quote = names.hidden = names.meta = names.reference = names.unusual = False
@@ -976,7 +957,7 @@ cdef int _evidence_c(Attrs* a, TagInfo* info, int* neg, bint* pos, bint* hidden,
             return -1
         byline[0] = prop.meta
     if a.value[A_ROLE] != NULL:
-        _trimmed(a.value[A_ROLE], a.length[A_ROLE], &role, &role_len)
+        strip_ascii(a.value[A_ROLE], a.length[A_ROLE], &role, &role_len)
     tabpanel = equals_ci(role, role_len, b"tabpanel", 8)
     main_role = equals_ci(role, role_len, b"main", 4)
     neg_role = False
@@ -989,7 +970,7 @@ cdef int _evidence_c(Attrs* a, TagInfo* info, int* neg, bint* pos, bint* hidden,
         if names.hidden or (info.code == T_SUP and names.reference) or a.present[A_HIDDEN]:
             hidden[0] = True
         elif a.present[A_ARIA_HIDDEN] and a.value[A_ARIA_HIDDEN] != NULL:
-            _trimmed(a.value[A_ARIA_HIDDEN], a.length[A_ARIA_HIDDEN], &v, &vn)
+            strip_ascii(a.value[A_ARIA_HIDDEN], a.length[A_ARIA_HIDDEN], &v, &vn)
             hidden[0] = equals_ci(v, vn, b"true", 4)
         if not hidden[0] and a.value[A_STYLE] != NULL and a.length[A_STYLE]:
             hidden[0] = _hiding_style(a.value[A_STYLE], a.length[A_STYLE])
@@ -1015,7 +996,7 @@ cdef int _hidden_c(Attrs* a, bint by_class, bint sup) noexcept nogil:
     cdef size_t vn = 0
     cdef bint hidden = False
     for slot in range(A_COUNT):
-        if a.present[slot] and a.value[slot] != NULL and not _ascii(a.value[slot], a.length[slot]):
+        if a.present[slot] and a.value[slot] != NULL and not is_ascii(a.value[slot], a.length[slot]):
             return -1
     names.level = EV_NONE
     names.quote = names.hidden = names.meta = names.reference = names.unusual = False
@@ -1026,13 +1007,13 @@ cdef int _hidden_c(Attrs* a, bint by_class, bint sup) noexcept nogil:
     if by_class and (names.hidden or (sup and names.reference)):
         return 1  # hidden_by_class: whatever the role says
     if a.value[A_ROLE] != NULL:
-        _trimmed(a.value[A_ROLE], a.length[A_ROLE], &v, &vn)
+        strip_ascii(a.value[A_ROLE], a.length[A_ROLE], &v, &vn)
         if equals_ci(v, vn, b"tabpanel", 8):
             return 0
     if a.present[A_HIDDEN]:
         return 1
     if a.present[A_ARIA_HIDDEN] and a.value[A_ARIA_HIDDEN] != NULL:
-        _trimmed(a.value[A_ARIA_HIDDEN], a.length[A_ARIA_HIDDEN], &v, &vn)
+        strip_ascii(a.value[A_ARIA_HIDDEN], a.length[A_ARIA_HIDDEN], &v, &vn)
         if equals_ci(v, vn, b"true", 4):
             return 1
     if a.value[A_STYLE] != NULL and a.length[A_STYLE]:
@@ -1096,7 +1077,7 @@ ctypedef struct ListState:
 
 
 cdef inline bint _ascii_blank(uchar c) noexcept nogil:
-    """HTML's ASCII whitespace (``html_walk.is_button`` strips a role of these only; ``_trimmed`` strips what
+    """HTML's ASCII whitespace (``html_walk.is_button`` strips a role of these only; ``strip_ascii`` strips what
     Python's ``str.strip`` does, \\v and the separators too)."""
     return c == 32 or c == 9 or c == 10 or c == 13 or c == 12
 

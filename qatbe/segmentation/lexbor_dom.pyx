@@ -15,7 +15,9 @@ from cpython.unicode cimport PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.stdint cimport uintptr_t
 from libc.string cimport memcmp
 
-from qatbe.segmentation.ascii_bytes cimport ascii_lower, contains_ci, equals_ci
+from qatbe.segmentation.ascii_bytes cimport (
+    ascii_lower, contains_ci, equals_ci, is_ascii, py_space, strip_ascii,
+)
 from qatbe.segmentation.lexbor_nodes cimport (
     NODE_ELEMENT,
     NODE_TEXT,
@@ -221,17 +223,6 @@ cdef void* _address(object node):
 # is done here in C; a value with any other byte is decoded and handed to the str methods, so the answers are the
 # same for every value (tests/test_lexbor_dom.py compares them on generated pages).
 
-cdef inline bint _space(uchar c) noexcept nogil:
-    """``chr(c).isspace()`` for an ASCII byte ``c`` (Python counts the four information separators too)."""
-    return c == 32 or 9 <= c <= 13 or 28 <= c <= 31
-
-
-cdef bint _ascii(const uchar* s, size_t n) noexcept nogil:
-    cdef size_t i
-    for i in range(n):
-        if s[i] >= 128:
-            return False
-    return True
 
 
 cdef inline str _decode(const uchar* value, size_t n):
@@ -250,18 +241,16 @@ cdef const uchar* _value(void* node, const char* name, size_t length, size_t* n)
 cdef str _key(const uchar* value, size_t n):
     """``value.strip().lower()`` of a non-empty attribute value."""
     cdef char buffer[64]
-    cdef size_t start = 0, end = n, i
-    if not _ascii(value, n):
+    cdef const uchar* key
+    cdef size_t length, i
+    if not is_ascii(value, n):
         return _decode(value, n).strip().lower()
-    while start < end and _space(value[start]):
-        start += 1
-    while end > start and _space(value[end - 1]):
-        end -= 1
-    if end - start > sizeof(buffer):
+    strip_ascii(value, n, &key, &length)
+    if length > sizeof(buffer):
         return _decode(value, n).strip().lower()
-    for i in range(start, end):
-        buffer[i - start] = <char> ascii_lower(value[i])
-    return PyUnicode_DecodeASCII(buffer, end - start, NULL)
+    for i in range(length):
+        buffer[i] = <char> ascii_lower(key[i])
+    return PyUnicode_DecodeASCII(buffer, length, NULL)
 
 
 # The attributes of a <meta> that head() reads, in one pass over its attribute list (a <meta> has two or three).
@@ -332,25 +321,22 @@ cdef object _filled_content(const uchar* value, size_t n):
             text = _decode(value, n)
             return text if _filled(text) else None
     for i in range(n):
-        if not _space(value[i]):
+        if not py_space(value[i]):
             return PyUnicode_DecodeASCII(<const char*> value, n, NULL)
     return None
 
 
 cdef bint _rel_is_canonical(void* node) except -1:
     """``(attrs.get("rel") or "").strip().lower() == "canonical"``."""
-    cdef size_t n = 0, start = 0, end
+    cdef size_t n = 0, length
+    cdef const uchar* key
     cdef const uchar* value = _value(node, b"rel", 3, &n)
     if value == NULL:
         return False
-    if not _ascii(value, n):
+    if not is_ascii(value, n):
         return _decode(value, n).strip().lower() == "canonical"
-    end = n
-    while start < end and _space(value[start]):
-        start += 1
-    while end > start and _space(value[end - 1]):
-        end -= 1
-    return equals_ci(value + start, end - start, b"canonical", 9)
+    strip_ascii(value, n, &key, &length)
+    return equals_ci(key, length, b"canonical", 9)
 
 
 cdef object _text_of(void* node, const char* name, size_t length):
@@ -370,21 +356,18 @@ cdef enum:
 
 cdef int _itemprop_kind(const uchar* value, size_t n) except -1:
     """What ``itemprop.strip().lower()`` names: "author", "datepublished"/"datecreated", or something else."""
-    cdef size_t start = 0, end = n
+    cdef const uchar* key
+    cdef size_t length
     if value == NULL or n == 0:
         return ITEMPROP_OTHER
-    if not _ascii(value, n):
-        key = _decode(value, n).strip().lower()
-        return (ITEMPROP_AUTHOR if key == "author" else
-                ITEMPROP_PUBLISHED if key in ("datepublished", "datecreated") else ITEMPROP_OTHER)
-    while start < end and _space(value[start]):
-        start += 1
-    while end > start and _space(value[end - 1]):
-        end -= 1
-    if equals_ci(value + start, end - start, b"author", 6):
+    if not is_ascii(value, n):
+        word = _decode(value, n).strip().lower()
+        return (ITEMPROP_AUTHOR if word == "author" else
+                ITEMPROP_PUBLISHED if word in ("datepublished", "datecreated") else ITEMPROP_OTHER)
+    strip_ascii(value, n, &key, &length)
+    if equals_ci(key, length, b"author", 6):
         return ITEMPROP_AUTHOR
-    if (equals_ci(value + start, end - start, b"datepublished", 13)
-            or equals_ci(value + start, end - start, b"datecreated", 11)):
+    if equals_ci(key, length, b"datepublished", 13) or equals_ci(key, length, b"datecreated", 11):
         return ITEMPROP_PUBLISHED
     return ITEMPROP_OTHER
 
@@ -394,13 +377,13 @@ cdef bint _rel_author(const uchar* value, size_t n) except -1:
     cdef size_t i = 0, start
     if value == NULL or n == 0:
         return False
-    if not _ascii(value, n):
+    if not is_ascii(value, n):
         return "author" in _decode(value, n).lower().split()
     while i < n:
-        while i < n and _space(value[i]):
+        while i < n and py_space(value[i]):
             i += 1
         start = i
-        while i < n and not _space(value[i]):
+        while i < n and not py_space(value[i]):
             i += 1
         if equals_ci(value + start, i - start, b"author", 6):
             return True
@@ -411,7 +394,7 @@ cdef bint _published_class(const uchar* value, size_t n) except -1:
     """``any(c in classes.lower() for c in ("publish", "post-date", "entry-date"))``."""
     if value == NULL or n == 0:
         return False
-    if not _ascii(value, n):
+    if not is_ascii(value, n):
         classes = _decode(value, n).lower()
         return "publish" in classes or "post-date" in classes or "entry-date" in classes
     return (contains_ci(value, n, b"publish", 7) or contains_ci(value, n, b"post-date", 9)
