@@ -265,6 +265,15 @@ cdef int _reserve(Buffer* b, Py_ssize_t extra) except -1:
     return 0
 
 
+cdef void* _doubled(void* items, Py_ssize_t* capacity, size_t item) except NULL:
+    """``items`` (``*capacity`` of ``item`` bytes) moved to twice the room: the walker's stacks grow by this."""
+    cdef void* grown = realloc(items, 2 * capacity[0] * item)
+    if grown == NULL:
+        raise MemoryError()
+    capacity[0] *= 2
+    return grown
+
+
 cdef int _put(Buffer* b, const void* data, Py_ssize_t n) except -1:
     if b.length + n > b.capacity:
         _reserve(b, n)
@@ -1227,39 +1236,24 @@ cdef class FastWalker:
     # -- stacks ---------------------------------------------------------------------------------------------
 
     cdef int push_mode(self, int mode, int level) except -1:
-        cdef Mode* grown
         if self.n_modes == self.cap_modes:
-            grown = <Mode*> realloc(self.modes, 2 * self.cap_modes * sizeof(Mode))
-            if grown == NULL:
-                raise MemoryError()
-            self.modes = grown
-            self.cap_modes *= 2
+            self.modes = <Mode*> _doubled(self.modes, &self.cap_modes, sizeof(Mode))
         self.modes[self.n_modes].mode = mode
         self.modes[self.n_modes].level = level
         self.n_modes += 1
         return 0
 
     cdef int push_list(self, bint ordered, long long counter) except -1:
-        cdef ListState* grown
         if self.n_lists == self.cap_lists:
-            grown = <ListState*> realloc(self.lists, 2 * self.cap_lists * sizeof(ListState))
-            if grown == NULL:
-                raise MemoryError()
-            self.lists = grown
-            self.cap_lists *= 2
+            self.lists = <ListState*> _doubled(self.lists, &self.cap_lists, sizeof(ListState))
         self.lists[self.n_lists].ordered = ordered
         self.lists[self.n_lists].counter = counter
         self.n_lists += 1
         return 0
 
     cdef int push_frame(self, void* next, int kind, bint outer, bint box) except -1:
-        cdef Frame* grown
         if self.n_frames == self.cap_frames:
-            grown = <Frame*> realloc(self.frames, 2 * self.cap_frames * sizeof(Frame))
-            if grown == NULL:
-                raise MemoryError()
-            self.frames = grown
-            self.cap_frames *= 2
+            self.frames = <Frame*> _doubled(self.frames, &self.cap_frames, sizeof(Frame))
         self.frames[self.n_frames].next = next
         self.frames[self.n_frames].kind = kind
         self.frames[self.n_frames].outer = outer
