@@ -66,6 +66,25 @@ def test_retention_errors_are_one_line(argv: list[str], fragment: str, capsys: p
     assert fragment in one_line(capsys.readouterr().err)
 
 
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["extraction", "--jobs", "0"], "--jobs: 0 is not positive"),
+        (["extraction", "--limit", "x"], "'x' is not an integer"),
+        (["extraction", "--worst", "-1"], "-1 is not a count"),
+        (["extraction", "--systems", "qatbe,nobody"], "unknown system 'nobody'"),
+        (["extraction", "--datasets", "nope"], "unknown dataset 'nope'"),
+        (["metadata", "--fields", "title,colour"], "unknown field 'colour'"),
+    ],
+)
+def test_extraction_and_metadata_errors_are_one_line(argv: list[str], fragment: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """The options are checked before any page is read: one line on stderr, exit 2, no traceback."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert fragment in one_line(err) and "Traceback" not in err
+
+
 def test_malformed_dataset_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "mine.jsonl"
     path.write_text('{"document": "d", "query": "q", "answers": ["a"]}\n{"document": 1}\n', encoding="utf-8")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import NoReturn
 
@@ -60,11 +61,30 @@ def parse_budgets(text: str) -> list[int]:
     return sorted(budgets)
 
 
-def positive_int(text: str) -> int:
+def _integer(text: str, least: int, name: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not positive")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{value} is not {name}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return _integer(text, 1, "positive")
+
+
+def count(text: str) -> int:
+    """An option counting things, where 0 means none (``--worst 0``)."""
+    return _integer(text, 0, "a count (0 or more)")
+
+
+def names(text: str, known: Collection[str], what: str) -> list[str]:
+    """``"a, b"`` → ``["a", "b"]``, each one of ``known``; a ValueError names the first that is not (``what``:
+    "system", "dataset", ... in the message)."""
+    chosen = [name.strip() for name in text.split(",") if name.strip()]
+    for name in chosen:
+        if name not in known:
+            raise ValueError(f"unknown {what} {name!r} (choose from {', '.join(known)})")
+    return chosen

@@ -35,16 +35,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .args import ArgumentParser, count, default_corpora, names, positive_int
+
 DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "conditionalqa-dev", "wikitablequestions")
 SYSTEMS = ("qatbe", "trafilatura", "trafilatura-fast")
 EXTRACTION_BUDGET = 20_000
 UNLIMITED = 10**9
 
 _WORD = re.compile(r"\w+")
-
-
-def default_corpora() -> Path:
-    return Path(__file__).resolve().parents[3] / "shared" / "corpora"
 
 
 # -- pages ------------------------------------------------------------------------------------------------------
@@ -467,16 +465,16 @@ def segment_speed(pages: Sequence[Page], repeats: int = 5) -> dict[str, float]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="qatbe bench extraction", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="qatbe bench extraction", description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default=",".join(DATASETS),
                         help=f"comma-separated subset of {', '.join(DATASETS)}")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated subset of {SYSTEMS}")
     parser.add_argument("--corpora", type=Path, default=None, help="folder holding the datasets")
-    parser.add_argument("--limit", type=int, default=None, help="first N pages of each dataset")
-    parser.add_argument("--worst", type=int, default=10, help="list the K pages where qatbe trails most")
+    parser.add_argument("--limit", type=positive_int, default=None, help="first N pages of each dataset")
+    parser.add_argument("--worst", type=count, default=10, help="list the K pages where qatbe trails most")
     parser.add_argument("--json", type=Path, default=None, help="write summaries and per-page scores here")
     parser.add_argument("--cache", type=Path, default=None, help="JSON file caching trafilatura outputs")
-    parser.add_argument("--jobs", type=int, default=1, help="processes for trafilatura")
+    parser.add_argument("--jobs", type=positive_int, default=1, help="processes for trafilatura")
     parser.add_argument("--segment-speed", action="store_true",
                         help="only time segment_html and extract against the Lexbor parse (and trafilatura)")
     return parser
@@ -485,16 +483,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     corpora = args.corpora or default_corpora()
-    datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
-    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-    for name in datasets:
-        if name not in LOADERS:
-            print(f"qatbe bench extraction: unknown dataset {name!r}", file=sys.stderr)
-            return 2
-    for name in systems:
-        if name not in SYSTEMS:
-            print(f"qatbe bench extraction: unknown system {name!r}", file=sys.stderr)
-            return 2
+    try:
+        datasets = names(args.datasets, LOADERS, "dataset")
+        systems = names(args.systems, SYSTEMS, "system")
+    except ValueError as exc:
+        print(f"qatbe bench extraction: {exc}", file=sys.stderr)
+        return 2
     if not corpora.is_dir():
         print(f"qatbe bench extraction: corpora folder not found: {corpora}", file=sys.stderr)
         return 2

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .args import ArgumentParser, default_corpora, positive_int
+from .args import ArgumentParser, count, default_corpora, names, positive_int
 from .report import markdown_table
 
 FIELDS = ("title", "author", "date")
@@ -223,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--corpora", type=Path, default=None, help="folder holding wcxb/ (default ../shared/corpora)")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated subset of {SYSTEMS}")
     parser.add_argument("--limit", type=positive_int, default=None, help="first N pages")
-    parser.add_argument("--worst", type=int, default=10, help="list up to K qatbe misses per field (0: none)")
+    parser.add_argument("--worst", type=count, default=10, help="list up to K qatbe misses per field (0: none)")
     parser.add_argument("--fields", default=",".join(FIELDS), help="fields whose misses are listed")
     parser.add_argument("--json", type=Path, default=None, help="write summaries and per-page values here")
     parser.add_argument("--cache", type=Path, default=None, help="JSON file caching trafilatura's metadata")
@@ -233,16 +233,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     root = (args.corpora or default_corpora()) / "wcxb"
-    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-    fields = [f.strip() for f in args.fields.split(",") if f.strip()]
-    for name in systems:
-        if name not in SYSTEMS:
-            print(f"qatbe bench metadata: unknown system {name!r}", file=sys.stderr)
-            return 2
-    for name in fields:
-        if name not in FIELDS:
-            print(f"qatbe bench metadata: unknown field {name!r}", file=sys.stderr)
-            return 2
+    try:
+        systems = names(args.systems, SYSTEMS, "system")
+        fields = names(args.fields, FIELDS, "field")
+    except ValueError as exc:
+        print(f"qatbe bench metadata: {exc}", file=sys.stderr)
+        return 2
     if not (root / "index.jsonl").is_file():
         print(f"qatbe bench metadata: wcxb not found: {root}", file=sys.stderr)
         return 2
