@@ -11,7 +11,14 @@ import pytest
 from qatbe.errors import ConfigError
 from qatbe.score import score_segments
 from qatbe.score.analyze import Analyzer
-from qatbe.score.expand import EXPANSION_WEIGHT, expansions, spelling_variants, table
+from qatbe.score.expand import (
+    EXPANSION_WEIGHT,
+    NUMBER_WEIGHT,
+    expansions,
+    number_variant,
+    spelling_variants,
+    table,
+)
 from qatbe.settings import Settings
 from qatbe.types import Segment, SegmentKind
 
@@ -92,3 +99,30 @@ def test_other_languages_get_no_spelling_variants() -> None:
     doc = segs("Die Lizenz kostet 20 Euro.", "Das Museum öffnet um neun.")
     s = score_segments(doc, "licence", Settings(language="de"))
     assert len(s.query_terms) == 1
+
+
+@pytest.mark.parametrize(("asked", "written"), [("round 8", "Round eight"), ("round eight", "Round 8"),
+                                                 ("eighth round", "8th round"), ("12th round", "twelfth round"),
+                                                 ("round 40", "round forty")])
+def test_a_number_matches_its_other_writing(asked: str, written: str) -> None:
+    doc = segs(f"Picks of the {written}.", "Picks of the next round.")
+    s = score_segments(doc, f"who was picked in the {asked}?", Settings(language="en"))
+    assert s.raw[0] > s.raw[1]
+
+
+def test_number_writings_pair_up_and_weigh_less_than_the_typed_word() -> None:
+    assert [number_variant(w) for w in ("one", "11", "twelfth", "1st", "2nd", "3rd", "13th", "22", "thirtieth")] == [
+        "1", "eleven", "12th", "first", "second", "third", "thirteenth", None, "30th"]
+    for word in ("seven", "17", "ninety", "90th", "twentieth"):
+        other = number_variant(word)
+        assert other is not None and number_variant(other) == word
+    s = score_segments(segs("Round eight picks."), "round 8", Settings(language="en"))
+    weights = dict(zip(s.query_terms, s.weights))
+    assert weights["eight"] == NUMBER_WEIGHT * weights["8"] < weights["8"]
+
+
+def test_a_query_of_stopwords_gets_no_number_writings() -> None:
+    """"what is the first year?" is all stopwords in English: its words are searched as they are, and "first"
+    does not bring "1st" along."""
+    s = score_segments(segs("The 1st year.", "The first year."), "what is the first year?", Settings(language="en"))
+    assert "1st" not in s.query_terms

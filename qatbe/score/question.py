@@ -87,7 +87,7 @@ def _read(an: Analyzer, query: str, context_weight: float) -> Question:
         weights = [1.0 if t in asked else context_weight for t, _ in terms]
     questions = tuple(x for x, a in zip(sentences, asks) if a) or (query,)
     numeric = any(_asks_for_number(x) for x in questions)
-    spelled = tuple(spellings(an, terms, weights)) if terms else ()
+    spelled = tuple(spellings(an, terms, weights)) if terms and not only_stopwords else ()
     names = tuple([t for t, _ in terms] + [t for t, _, _ in spelled])
     surfaces = tuple([x for _, x in terms] + [x for _, x, _ in spelled])
     searched = tuple(weights + [w for _, _, w in spelled])
