@@ -14,8 +14,9 @@ from qatbe.score.expand import spellings
 from qatbe.score.question import read_question
 
 _SENTENCE = re.compile(r"(?<=[.!?。？！])\s+")
-_NUMERIC = re.compile(r"\b(?:how (?:many|much|long|old|far|tall|large|big|often)|when|what (?:year|date|percentage|"
-                      r"age|time)|which year|in what year)\b", re.IGNORECASE)
+_NUMERIC = re.compile(r"\b(?:how (?:many|much|long|old|far|tall|large|big|often|soon|fast|high|heavy|deep|wide)|"
+                      r"when|what (?:year|date|percentage|age|time|price|cost|amount|size|rate|temperature)|"
+                      r"what(?:'s| is| are) the (?:deadline|time limit|price|cost|fee)s?|which year|in what year)\b", re.IGNORECASE)
 
 
 def _weights(language: str, query: str, terms: list[str], context_weight: float) -> list[float]:
@@ -34,7 +35,7 @@ def _numeric(query: str) -> bool:
 
 
 pieces = st.one_of(
-    st.sampled_from(["What", "is", "the", "fee", "How many", "when", "I am 18.", "Can I appeal?", "to", "be", "?",
+    st.sampled_from(["What", "is", "the", "fee", "How many", "when", "deadline", "time limit", "how soon", "what's", "I am 18.", "Can I appeal?", "to", "be", "?",
                      "！", "。", "数据。", "Straße", "e-mail", "U.S.", "don't", "3.11", "in what year", "\n", "  ", "honored", "colour", "licence"]),
     st.text(max_size=5),
 )
@@ -61,7 +62,8 @@ def test_one_reading_gives_what_the_separate_steps_gave(language: str | None, qu
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(["how", "HOW", "many", "When", "wHAT", "year", "which", "whıch", "ſ", "K", "İn",
-                                 "what", "date", " ", "?", "x", "Hоw"]) | st.text(max_size=3), max_size=8).map(" ".join))
+                                 "what", "date", " ", "?", "x", "Hоw", "is the", "deadlıne", "deadline", "soon",
+                                 "'s the", "time limit"]) | st.text(max_size=3), max_size=8).map(" ".join))
 def test_the_cheap_test_for_a_number_question_agrees_with_the_regex(sentence: str) -> None:
     from qatbe.score.question import _asks_for_number
 
@@ -73,3 +75,15 @@ def test_context_words_weigh_less_and_a_question_for_a_number_is_seen() -> None:
     weight = dict(zip([t for t, _ in got.terms], got.weights))
     assert weight["appeal"] == 1.0 and weight["result"] == 0.5 and got.numeric
     assert not read_question(analyzer("en"), "I paid in 2020. Can I appeal?", 0.5).numeric
+
+
+@pytest.mark.parametrize(("query", "numeric"), [
+    ("What is the time limit for nominating someone for a gallantry award?", True),
+    ("What's the deadline for paying PSA tax?", True),
+    ("How soon do I need to tell my workers?", True),
+    ("What is the price of a licence?", True),
+    ("Is there a deadline?", False),  # a yes/no question: no number is asked for
+    ("What is the limit of my liability?", False),
+])
+def test_deadlines_time_limits_and_prices_ask_for_a_number(query: str, numeric: bool) -> None:
+    assert read_question(analyzer("en"), query, 0.5).numeric is numeric
