@@ -16,7 +16,7 @@ from qatbe.score.question import read_question
 _SENTENCE = re.compile(r"(?<=[.!?。？！])\s+")
 _NUMERIC = re.compile(r"\b(?:how (?:many|much|long|old|far|tall|large|big|often|soon|fast|high|heavy|deep|wide)|"
                       r"when|what (?:year|date|percentage|age|time|price|cost|amount|size|rate|temperature)|"
-                      r"what(?:'s| is| are) the (?:deadline|time limit|price|cost|fee)s?|which year|in what year)\b", re.IGNORECASE)
+                      r"what(?:'s|’s| is| are) the (?:deadline|time limit|price|cost|fee)s?|which year|in what year)\b", re.IGNORECASE)
 
 
 def _weights(language: str, query: str, terms: list[str], context_weight: float) -> list[float]:
@@ -63,7 +63,7 @@ def test_one_reading_gives_what_the_separate_steps_gave(language: str | None, qu
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(["how", "HOW", "many", "When", "wHAT", "year", "which", "whıch", "ſ", "K", "İn",
                                  "what", "date", " ", "?", "x", "Hоw", "is the", "deadlıne", "deadline", "soon",
-                                 "'s the", "time limit"]) | st.text(max_size=3), max_size=8).map(" ".join))
+                                 "'s the", "’s the", "time limit"]) | st.text(max_size=3), max_size=8).map(" ".join))
 def test_the_cheap_test_for_a_number_question_agrees_with_the_regex(sentence: str) -> None:
     from qatbe.score.question import _asks_for_number
 
@@ -80,6 +80,7 @@ def test_context_words_weigh_less_and_a_question_for_a_number_is_seen() -> None:
 @pytest.mark.parametrize(("query", "numeric"), [
     ("What is the time limit for nominating someone for a gallantry award?", True),
     ("What's the deadline for paying PSA tax?", True),
+    ("What’s the fee?", True),
     ("How soon do I need to tell my workers?", True),
     ("What is the price of a licence?", True),
     ("Is there a deadline?", False),  # a yes/no question: no number is asked for

@@ -18,7 +18,7 @@ _SENTENCE = re.compile(r"(?<=[.!?。？！])\s+")
 _NUMERIC_QUESTION = re.compile(
     r"\b(?:how (?:many|much|long|old|far|tall|large|big|often|soon|fast|high|heavy|deep|wide)|when|"
     r"what (?:year|date|percentage|age|time|price|cost|amount|size|rate|temperature)|"
-    r"what(?:'s| is| are) the (?:deadline|time limit|price|cost|fee)s?|which year|in what year)\b", re.IGNORECASE)
+    r"what(?:'s|’s| is| are) the (?:deadline|time limit|price|cost|fee)s?|which year|in what year)\b", re.IGNORECASE)
 
 
 def _asks_for_number(sentence: str) -> bool:
