@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import NoReturn
 
@@ -80,11 +80,14 @@ def count(text: str) -> int:
     return _integer(text, 0, "a count (0 or more)")
 
 
-def names(text: str, known: Collection[str], what: str) -> list[str]:
-    """``"a, b"`` → ``["a", "b"]``, each one of ``known``; a ValueError names the first that is not (``what``:
-    "system", "dataset", ... in the message)."""
-    chosen = [name.strip() for name in text.split(",") if name.strip()]
-    for name in chosen:
-        if name not in known:
-            raise ValueError(f"unknown {what} {name!r} (choose from {', '.join(known)})")
-    return chosen
+def subset_of(known: Collection[str], what: str) -> Callable[[str], list[str]]:
+    """An argparse ``type`` for a comma-separated choice among ``known``: ``"a, b"`` -> ``["a", "b"]``; an unknown
+    name is a usage error that names it and the choices (``what``: "system", "dataset", ... in the message)."""
+    def parse(text: str) -> list[str]:
+        chosen = [name.strip() for name in text.split(",") if name.strip()]
+        for name in chosen:
+            if name not in known:
+                raise argparse.ArgumentTypeError(f"unknown {what} {name!r} (choose from {', '.join(known)})")
+        return chosen
+
+    return parse

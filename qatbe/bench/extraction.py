@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .args import ArgumentParser, count, default_corpora, names, positive_int
+from .args import ArgumentParser, count, default_corpora, positive_int, subset_of
 
 DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "conditionalqa-dev", "wikitablequestions")
 SYSTEMS = ("qatbe", "trafilatura", "trafilatura-fast")
@@ -466,9 +466,10 @@ def segment_speed(pages: Sequence[Page], repeats: int = 5) -> dict[str, float]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(prog="qatbe bench extraction", description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", default=",".join(DATASETS),
+    parser.add_argument("--datasets", type=subset_of(DATASETS, "dataset"), default=",".join(DATASETS),
                         help=f"comma-separated subset of {', '.join(DATASETS)}")
-    parser.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated subset of {SYSTEMS}")
+    parser.add_argument("--systems", type=subset_of(SYSTEMS, "system"), default=",".join(SYSTEMS),
+                        help=f"comma-separated subset of {SYSTEMS}")
     parser.add_argument("--corpora", type=Path, default=None, help="folder holding the datasets")
     parser.add_argument("--limit", type=positive_int, default=None, help="first N pages of each dataset")
     parser.add_argument("--worst", type=count, default=10, help="list the K pages where qatbe trails most")
@@ -483,12 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     corpora = args.corpora or default_corpora()
-    try:
-        datasets = names(args.datasets, LOADERS, "dataset")
-        systems = names(args.systems, SYSTEMS, "system")
-    except ValueError as exc:
-        print(f"qatbe bench extraction: {exc}", file=sys.stderr)
-        return 2
+    datasets, systems = args.datasets, args.systems
     if not corpora.is_dir():
         print(f"qatbe bench extraction: corpora folder not found: {corpora}", file=sys.stderr)
         return 2

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .args import ArgumentParser, count, default_corpora, names, positive_int
+from .args import ArgumentParser, count, default_corpora, positive_int, subset_of
 from .report import markdown_table
 
 FIELDS = ("title", "author", "date")
@@ -221,10 +221,12 @@ def misses(pages: Sequence[Page], outputs: dict[str, list[Values]], name: str, k
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(prog="qatbe bench metadata", description=__doc__.splitlines()[0])
     parser.add_argument("--corpora", type=Path, default=None, help="folder holding wcxb/ (default ../shared/corpora)")
-    parser.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated subset of {SYSTEMS}")
+    parser.add_argument("--systems", type=subset_of(SYSTEMS, "system"), default=",".join(SYSTEMS),
+                        help=f"comma-separated subset of {SYSTEMS}")
     parser.add_argument("--limit", type=positive_int, default=None, help="first N pages")
     parser.add_argument("--worst", type=count, default=10, help="list up to K qatbe misses per field (0: none)")
-    parser.add_argument("--fields", default=",".join(FIELDS), help="fields whose misses are listed")
+    parser.add_argument("--fields", type=subset_of(FIELDS, "field"), default=",".join(FIELDS),
+                        help="fields whose misses are listed")
     parser.add_argument("--json", type=Path, default=None, help="write summaries and per-page values here")
     parser.add_argument("--cache", type=Path, default=None, help="JSON file caching trafilatura's metadata")
     return parser
@@ -233,12 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     root = (args.corpora or default_corpora()) / "wcxb"
-    try:
-        systems = names(args.systems, SYSTEMS, "system")
-        fields = names(args.fields, FIELDS, "field")
-    except ValueError as exc:
-        print(f"qatbe bench metadata: {exc}", file=sys.stderr)
-        return 2
+    systems, fields = args.systems, args.fields
     if not (root / "index.jsonl").is_file():
         print(f"qatbe bench metadata: wcxb not found: {root}", file=sys.stderr)
         return 2
