@@ -122,8 +122,9 @@ def _run(argv: list[str]) -> int:
         else:
             print(result.text)
             note = "no segment matched the query; main content shown" if result.no_match else ""
-            print(f"\n[qatbe: {result.total_tokens}/{result.budget} tokens, {len(result.segments)} segments kept, "
-                  f"{result.dropped_count} dropped{'; ' + note if note else ''}]", file=sys.stderr)
+            kept = len(result.segments)
+            print(f"\n[qatbe: {result.total_tokens}/{result.budget} tokens, {kept} segment{'' if kept == 1 else 's'} "
+                  f"kept, {result.dropped_count} dropped{'; ' + note if note else ''}]", file=sys.stderr)
         return 0
     if args.command == "segment":
         segmenter = Extractor(format=args.input_format)

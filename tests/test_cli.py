@@ -40,6 +40,17 @@ def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[st
     assert capsys.readouterr().out.strip() == "Gamma fee delta."
 
 
+@pytest.mark.parametrize(("budget", "status"), [("6", "1 segment kept, 1 dropped"),
+                                                ("100", "2 segments kept, 0 dropped")])
+def test_the_status_line_counts_what_was_kept(budget: str, status: str, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The summary on stderr says how much of the budget the text used and how many segments it holds."""
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"Alpha beta.\n\nGamma fee delta.")))
+    assert main(["extract", "-", "-q", "fee", "--budget", budget]) == 0
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("[qatbe: ") and f"/{budget} tokens, {status}]" in err
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
