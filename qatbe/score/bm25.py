@@ -2,10 +2,11 @@
 
 Steps: pick the language (``settings.language``, else a cheap guess from the page); weight the query's words
 (question sentence 1, context sentences ``context_weight``, the other English spelling of a word -- honor,
-honour -- as the word itself, optional synonyms less); analyse every segment once with the compiled tokenizer;
-score with the compiled BM25 kernel (default variant BM25L, whose IDF ln((N + 1) / (df + 0.5)) is positive for
-every df <= N, so no term ever counts against a segment); then add what a bag of words misses: query words close
-together (proximity pairs), the lead-in a block follows ("You can use it to:"), the heading a segment sits under
+honour -- as the word itself, a number in its other writing -- 8, eight -- at half its weight, optional synonyms
+less); analyse every segment once with the compiled tokenizer; score with the compiled BM25 kernel (default
+variant BM25L, whose IDF ln((N + 1) / (df + 0.5)) is positive for every df <= N, so no term ever counts against a
+segment); then add what a bag of words misses: query words close together (proximity pairs), the lead-in a block
+follows ("You can use it to:"), the heading a segment sits under
 (a paragraph under "## Fees" is about fees), the adjacent parts of a split table or paragraph, the second hop of
 a multi-hop question (a best segment that names another section's heading points to it: ``bridge_credits``), and
 a number where the question asks for one (``number_cue``). Optional: a background document-frequency prior from
@@ -48,7 +49,8 @@ FEEDBACK_COMMON_ZIPF = 5.0
 BRIDGE_TOP = 3
 # A part of a split unit (table rows, a long paragraph) inherits this share of its adjacent parts' score.
 SIBLING_SHARE = 0.15
-# English queries also search the other spelling of each word (expand.spellings): "honored" finds "honours".
+# English queries also search the other spelling of each word (expand.spellings): "honored" finds "honours", and
+# "round 8" finds "Round eight" (at half weight).
 SPELLINGS = True
 # A question that asks for a number or date ("how many", "when", "what year") adds this share of a segment's
 # score when the segment holds a number the question does not (``number_cue``).

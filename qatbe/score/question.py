@@ -35,8 +35,9 @@ class Question:
     the query had nothing but stopwords (then they are its terms); ``weights``: per term, 1 for the words of the
     question, ``context_weight`` for words only in the query's other sentences; ``asked``: the question sentences
     (the whole query when none ends with a question mark); ``numeric``: does a question sentence ask for a number
-    or a date ("how many", "when")?; ``spelled``: the other English spelling of each word, as
-    ``expand.spellings`` gives them (index term, surface, weight).
+    or a date ("how many", "when", "what is the deadline")?; ``spelled``: the other English spelling of each word
+    and the other writing of each number ("8" / "eight"), as ``expand.spellings`` gives them (index term,
+    surface, weight); none for a query of stopwords.
 
     ``names``, ``surfaces`` and ``searched``: the index terms, first surface forms and weights of ``terms`` then
     of ``spelled``, in that order, as the scorer lists what it searches for.
