@@ -6,12 +6,12 @@ honour -- as the word itself, a number in its other writing -- 8, eight -- at ha
 less); analyse every segment once with the compiled tokenizer; score with the compiled BM25 kernel (default
 variant BM25L, whose IDF ln((N + 1) / (df + 0.5)) is positive for every df <= N, so no term ever counts against a
 segment); then add what a bag of words misses: query words close together (proximity pairs), the lead-in a block
-follows ("You can use it to:"), the heading a segment sits under
-(a paragraph under "## Fees" is about fees), the adjacent parts of a split table or paragraph, the second hop of
-a multi-hop question (a best segment that names another section's heading points to it: ``bridge_credits``), and
-a number where the question asks for one (``number_cue``). Optional: a background document-frequency prior from
-wordfreq (``background_prior``) and pseudo-relevance feedback (``feedback``); both are off by default because
-they did not raise retention on the dev QA sets (benchmarks/retention_quick.py).
+follows ("You can use it to:"), the heading a segment sits under (a paragraph under "## Fees" is about fees), the
+adjacent parts of a split table or paragraph, the second hop of a multi-hop question (a best segment that names
+another section's heading points to it: ``bridge_credits``), and a number where the question asks for one
+(``number_cue``). Optional: a background document-frequency prior from wordfreq (``background_prior``) and
+pseudo-relevance feedback (``feedback``); both are off by default because they did not raise retention on the dev
+QA sets (benchmarks/retention_quick.py).
 """
 
 from __future__ import annotations

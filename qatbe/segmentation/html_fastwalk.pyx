@@ -991,7 +991,7 @@ cdef int _evidence_c(Attrs* a, TagInfo* info, int* neg, bint* pos, bint* hidden,
         neg[0] = info.neg if info.neg > names.level else names.level
     pos[0] = info.pos or main_role or (a.value[A_ITEMPROP] != NULL
                                        and contains_ci(a.value[A_ITEMPROP], a.length[A_ITEMPROP],
-                                                           b"articlebody", 11))
+                                                       b"articlebody", 11))
     byline[0] = byline[0] or info.byline
     return 0
 

@@ -224,7 +224,6 @@ cdef void* _address(object node):
 # same for every value (tests/test_lexbor_dom.py compares them on generated pages).
 
 
-
 cdef inline str _decode(const uchar* value, size_t n):
     return PyUnicode_DecodeUTF8(<const char*> value, n, "replace")
 
