@@ -77,3 +77,38 @@ def test_segment_speed_reports_ratios(tmp_path: Path, capsys: pytest.CaptureFixt
     assert ex.main(["--datasets", "scrapinghub-aeb", "--corpora", str(tmp_path), "--segment-speed"]) == 0
     line = capsys.readouterr().out
     assert line.startswith("scrapinghub-aeb: pages=1") and "segment_over_parse_median=" in line
+
+
+def _tiny_readability(root: Path) -> None:
+    folder = root / "readability-testpages"
+    rows = []
+    for name, fixture in (("news", False), ("unit", True)):
+        (folder / name).mkdir(parents=True)
+        text = f"The {name} page's article says what happened at the harbour on Friday evening."
+        (folder / name / "source.html").write_text(
+            f"<html><body><nav><a href='/'>Home</a> <a href='/x'>Sections</a></nav><article><p>{text}</p>"
+            "</article></body></html>", encoding="utf-8")
+        (folder / name / "expected.html").write_text(
+            f'<div id="readability-page-1"><p>{text}</p><script>var x = "not text";</script></div>',
+            encoding="utf-8")
+        rows.append({"id": name, "source": f"{name}/source.html", "expected": f"{name}/expected.html",
+                     "likely_synthetic_fixture": fixture})
+    (folder / "index.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+
+
+def test_readability_pages_are_typed_and_scored_against_the_expected_text(tmp_path: Path) -> None:
+    _tiny_readability(tmp_path)
+    pages = ex.load_readability(tmp_path / "readability-testpages")
+    assert [(p.id, p.page_type) for p in pages] == [("news", "real"), ("unit", "fixture")]
+    assert "harbour on Friday" in pages[0].truth and "not text" not in pages[0].truth
+    score = ex.score_page(pages[0], "qatbe", "Home. " + pages[0].truth, 0.0)
+    assert score.values["recall"] == 1.0 and score.values["precision"] < 1.0
+    summary = ex.summarize([score, ex.score_page(pages[1], "qatbe", "", 0.0)])
+    assert summary["f1"] == pytest.approx(score.values["f1"] / 2) and "survival" not in summary
+
+
+def test_command_runs_the_readability_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _tiny_readability(tmp_path)
+    assert ex.main(["--datasets", "readability-testpages", "--systems", "qatbe", "--corpora", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    assert "### readability-testpages by page type" in printed and "| real · qatbe | 1 | 1.000 |" in printed

@@ -8,6 +8,9 @@ Datasets (dev halves under ``../shared/corpora``; each folder's README defines t
   share of ``with`` snippets found and of ``without`` snippets absent; overall and per page type.
 * ``trafilatura-eval`` — snippet test: a ``with`` snippet found is a true positive, a ``without`` snippet found a
   false positive; precision, recall, F1 and accuracy over all snippets (whitespace-normalised substring test).
+* ``readability-testpages`` — word-bag F1 as for wcxb, against the text of the article Mozilla's Readability is
+  expected to return (``expected.html``): one extractor's reviewed output, not an independent annotation, so a
+  secondary signal. Pages are typed ``real`` or ``fixture`` (the corpus flags hand-made unit pages).
 * ``conditionalqa-dev`` and ``wikitablequestions`` — answer survival: with an unlimited budget, the share of
   gold answers present in the output (case- and whitespace-insensitive; all items of a multi-item answer must be
   present; yes/no answers of ConditionalQA are not text and are skipped).
@@ -37,7 +40,8 @@ from typing import Any
 
 from .args import ArgumentParser, count, default_corpora, positive_int, subset_of
 
-DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "conditionalqa-dev", "wikitablequestions")
+DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "readability-testpages", "conditionalqa-dev",
+            "wikitablequestions")
 SYSTEMS = ("qatbe", "trafilatura", "trafilatura-fast")
 EXTRACTION_BUDGET = 20_000
 UNLIMITED = 10**9
@@ -104,6 +108,28 @@ def load_trafilatura_eval(root: Path) -> list[Page]:
     return pages
 
 
+def html_text(html: bytes) -> str:
+    """The visible text of an HTML file, its text nodes joined by spaces (for word and shingle metrics only)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    tree.strip_tags(["script", "style", "noscript", "template"])
+    root = tree.body or tree.root
+    return _norm(root.text(separator=" ")) if root is not None else ""
+
+
+def load_readability(root: Path) -> list[Page]:
+    pages = []
+    for line in (root / "index.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        kind = "fixture" if row.get("likely_synthetic_fixture") else "real"
+        pages.append(Page("readability-testpages", row["id"], (root / row["source"]).read_bytes(), kind, "",
+                          html_text((root / row["expected"]).read_bytes())))
+    return pages
+
+
 def _qa_pages(root: Path, name: str, keep: Callable[[dict[str, Any]], bool]) -> list[Page]:
     answers: dict[str, list[tuple[str, ...]]] = {}
     for line in (root / "queries.jsonl").read_text(encoding="utf-8").splitlines():
@@ -138,6 +164,7 @@ LOADERS: dict[str, Callable[[Path], list[Page]]] = {
     "scrapinghub-aeb": load_scrapinghub,
     "wcxb": load_wcxb,
     "trafilatura-eval": load_trafilatura_eval,
+    "readability-testpages": load_readability,
     "conditionalqa-dev": load_conditionalqa,
     "wikitablequestions": load_wikitables,
 }
@@ -206,6 +233,9 @@ def score_page(page: Page, system: str, text: str, seconds: float) -> PageScore:
     if page.dataset == "scrapinghub-aeb":
         precision, recall = shingle_scores(page.truth, text)
         score.values.update(precision=precision, recall=recall, f1=f1(precision, recall))
+    elif page.dataset == "readability-testpages":
+        precision, recall, value = word_f1(page.truth, text)
+        score.values.update(precision=precision, recall=recall, f1=value)
     elif page.dataset == "wcxb":
         precision, recall, value = word_f1(page.truth, text)
         low = _norm_lower(text)
@@ -240,14 +270,15 @@ def summarize(scores: Sequence[PageScore]) -> dict[str, float]:
         precision = statistics.fmean(s.values["precision"] for s in scores)
         recall = statistics.fmean(s.values["recall"] for s in scores)
         out.update(precision=precision, recall=recall, f1=f1(precision, recall))
-    elif dataset == "wcxb":
+    elif dataset in ("wcxb", "readability-testpages"):
         out.update(precision=statistics.fmean(s.values["precision"] for s in scores),
                    recall=statistics.fmean(s.values["recall"] for s in scores),
                    f1=statistics.fmean(s.values["f1"] for s in scores))
-        wt = sum(s.counts["with_total"] for s in scores)
-        nt = sum(s.counts["without_total"] for s in scores)
-        out["with"] = sum(s.counts["with_found"] for s in scores) / wt if wt else 0.0
-        out["without_absent"] = 1 - sum(s.counts["without_found"] for s in scores) / nt if nt else 0.0
+        if dataset == "wcxb":
+            wt = sum(s.counts["with_total"] for s in scores)
+            nt = sum(s.counts["without_total"] for s in scores)
+            out["with"] = sum(s.counts["with_found"] for s in scores) / wt if wt else 0.0
+            out["without_absent"] = 1 - sum(s.counts["without_found"] for s in scores) / nt if nt else 0.0
     elif dataset == "trafilatura-eval":
         tp, fn, fp, tn = (sum(s.counts[k] for s in scores) for k in ("tp", "fn", "fp", "tn"))
         precision = tp / (tp + fp) if tp + fp else 0.0
@@ -343,6 +374,7 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
     "scrapinghub-aeb": ("f1", "precision", "recall", "median_ms"),
     "wcxb": ("f1", "precision", "recall", "with", "without_absent", "median_ms"),
     "trafilatura-eval": ("f1", "precision", "recall", "accuracy", "median_ms"),
+    "readability-testpages": ("f1", "precision", "recall", "median_ms"),
     "conditionalqa-dev": ("survival", "answers", "median_ms"),
     "wikitablequestions": ("survival", "answers", "median_ms"),
 }
