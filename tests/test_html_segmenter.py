@@ -229,6 +229,25 @@ def test_news_recirculation_lists_stay_out_of_the_article() -> None:
         assert "Paragraph 14" in kept and "dramatic story" not in kept
 
 
+@pytest.mark.parametrize("furniture", [
+    '<nav><a href="/">Home</a> <a href="/about">About us</a></nav>',
+    '<footer><p>Copyright notice of the site.</p></footer>',
+    '<div class="cookie-banner"><p>We use cookies to improve your visit to this site.</p></div>',
+])
+def test_a_page_of_nothing_but_furniture_stays_empty(furniture: str) -> None:
+    # The rescue of a page left without text (html_decide.rescue) keeps only what no element names as furniture.
+    segments = segment_html(f"<html><body>{furniture}</body></html>", Settings()).segments
+    assert segments and all(s.kind is SegmentKind.NAVIGATION for s in segments)
+
+
+def test_the_rescue_waits_for_the_decisions_to_leave_nothing() -> None:
+    # One kept paragraph is enough: the linked block stays boilerplate then.
+    html = ("<html><body><main><p>A paragraph of the article, long enough to be read as its text.</p></main>"
+            '<a href="/x"><p>Linked teaser for another page of the site.</p></a></body></html>')
+    segments = segment_html(html, Settings()).segments
+    assert [s.kind for s in segments if "teaser" in s.text] == [SegmentKind.NAVIGATION]
+
+
 def test_hidden_tab_panels_are_text() -> None:
     prose = "".join(f"<p>Paragraph {i} explains what the insurance covers while you drive.</p>" for i in range(6))
     tabs = "".join(f'<div role="tabpanel" id="panel-{i}" hidden><p>Answer {i}: report the accident in the app '

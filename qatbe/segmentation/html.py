@@ -16,7 +16,7 @@ from .._backend import kernel
 from ..settings import Settings
 from ..types import Metadata, ParsedDocument
 from .builder import SegmentBuilder, clean_inline
-from .html_decide import decide
+from .html_decide import decide, rescue
 from .html_emit import _emit
 from .html_guard import at_risk, limit_nesting
 from .html_metadata import CssSource, read_from, read_metadata, with_byline
@@ -108,6 +108,7 @@ def segment_html(html: str, settings: Settings, navigation: bool = True) -> Pars
     if body_text_chars(blocks, EMPTY_BODY) < EMPTY_BODY:
         blocks = _with_structured(blocks, CssSource(tree).jsonld_texts() if scripts is None else scripts,
                                   discussion)
+    rescue(blocks)
     builder = SegmentBuilder(settings, navigation, clean=False)  # the walk's texts are collapsed already
     locate = None
     if FAST_WALK:  # positions are searched in the page as given, which limit_nesting may have changed

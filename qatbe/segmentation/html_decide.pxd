@@ -69,3 +69,6 @@ cdef bint _linky_neighbour(list blocks, Py_ssize_t i) except -1
 
 @cython.locals(block=Block, level=Py_ssize_t, lv=Py_ssize_t)
 cdef _orphan_headings(list blocks)
+
+@cython.locals(block=Block)
+cpdef rescue(list blocks)

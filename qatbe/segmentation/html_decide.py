@@ -682,6 +682,22 @@ def _linky_neighbour(blocks: list[Block], i: int) -> bool:
     return False
 
 
+def rescue(blocks: list[Block]) -> None:
+    """When every block was judged boilerplate, the blocks no element names as furniture are kept after all.
+
+    Why: an empty answer for a page that has words is a silent wrong answer. It happens on small pages whose only
+    text sits in a link (``<a href="javascript:">`` around the paragraphs) or under headings with nothing but
+    images below them. Text inside an element named or tagged as furniture (a nav, a footer, a cookie box) or
+    hidden stays out: a page of nothing but menus still yields nothing.
+    """
+    for block in blocks:
+        if not block.boiler and block.chars:
+            return
+    for block in blocks:
+        if block.chars and not block.ctx.flagged:
+            block.boiler = False
+
+
 def _orphan_headings(blocks: list[Block]) -> None:
     """A heading whose section holds nothing but boilerplate ("Related stories", "Share") is boilerplate too.
 
