@@ -44,7 +44,7 @@ DEFAULT_SUBSET: dict[str, Any] = {
         "limit": 100,
         "system": "qatbe",
     },
-    "extraction": {"datasets": ["scrapinghub-aeb", "wcxb", "trafilatura-eval"], "limit": 40},
+    "extraction": {"datasets": ["scrapinghub-aeb", "wcxb", "trafilatura-eval", "readability-testpages"], "limit": 40},
 }
 
 
