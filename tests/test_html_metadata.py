@@ -211,6 +211,12 @@ def test_faq_questions_are_not_the_page_title() -> None:
     ("<div class='byline'><p>Text by Hunter Dukes</p></div>", "Hunter Dukes"),
     ("<p class='byline'>Sun Dec 17, 2023</p>", None),  # a date is not a name
     ("<p class='byline'>5 min read</p>", None),
+    # the date's month cut off the name: the first digit ends the byline, the month before it goes too
+    ("<div class='byline'>By <a href='/p/sm'>Steven Mufson</a> <span>March 18 at 12:22 PM</span></div>",
+     "Steven Mufson"),
+    ("<p class='byline'>By Jo Poe, Monday, March 18, 2024</p>", "Jo Poe"),
+    ("<p class='byline'>By April Smith 12 May 2024</p>", "April Smith"),
+    ("<p class='byline'>By Jo Poe » Sat Dec 12, 2020</p>", "Jo Poe"),  # a phpBB post header
 ])
 def test_byline_names(byline: str, author: str | None) -> None:
     body = f"<article><h1>Title</h1>{byline}<p>Text of the piece, long enough to be the body.</p></article>"
@@ -228,3 +234,33 @@ def test_discussion_types_mark_the_page(kind: str) -> None:
     meta = _meta(_page(f'<script type="application/ld+json">{{"@type": {value}}}</script>'))
     assert meta.extra.get("page_kind") == "discussion"
     assert "page_kind" not in _meta(_page('<script type="application/ld+json">{"@type": "Organization"}</script>')).extra
+
+
+def test_a_head_cut_short_is_read_on_into_the_body() -> None:
+    # An <iframe> in the head ends it: the parser puts the <title> and <meta>s after it into the body. An icon's
+    # <title> in the body comes first and is not the page's.
+    html = ('<html><head><script src="a.js"></script><iframe src="x"></iframe>'
+            '<title>The story</title><meta name="description" content="What it says.">'
+            '<meta property="og:url" content="https://example.org/story"></head>'
+            '<body><p>Text of the story.</p></body></html>')
+    meta = _meta(html.replace("<script", '<svg><title>Search icon</title></svg><script', 1))
+    assert (meta.title, meta.description, meta.url) == ("The story", "What it says.", "https://example.org/story")
+
+
+def test_a_head_with_a_title_is_not_read_on_into_the_body() -> None:
+    html = ('<html><head><title>The story</title></head><body><p>Text.</p>'
+            '<meta name="description" content="An embedded card\'s description."></body></html>')
+    assert _meta(html).description is None
+
+
+@pytest.mark.parametrize(("value", "author"), [
+    ("facebook.com/vegolosi", None),  # what Facebook's article:author often holds
+    ("www.example.org/people/jane-doe", None),
+    ("https://example.org/jane", None),
+    ("Vegolosi.it", "Vegolosi.it"),  # a site named as the author is how the page names it
+    ("AC/DC", "AC/DC"),
+    ("Jane Doe / Reuters", "Jane Doe / Reuters"),
+])
+def test_web_addresses_are_not_author_names(value: str, author: str | None) -> None:
+    html = f'<html><head><title>T</title><meta property="article:author" content="{value}"></head><body></body></html>'
+    assert _meta(html).author == author

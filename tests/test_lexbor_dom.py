@@ -51,7 +51,7 @@ def _same(html: str) -> None:
 
 
 _TAGS = ["head", "body", "meta", "title", "link", "script", "a", "time", "h1", "div", "p", "article", "main", "span",
-         "svg", "math", "template", "noscript"]
+         "svg", "math", "template", "noscript", "iframe", "foreignObject"]
 _ATTRS = ["", ' name="description" content="A page"', ' property="og:title" content=" T "', ' name="AUTHOR"',
           ' itemprop="datePublished" content="2024-05-01"', ' http-equiv="content-language" content="de"',
           ' rel="canonical" href="https://e.x/a"', ' rel="Canonical stylesheet" href="/b"', ' rel="author"',

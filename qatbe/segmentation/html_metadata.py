@@ -167,14 +167,21 @@ def jsonld_types(obj: dict[str, Any]) -> str:
     return str(kind or "").lower()
 
 
+# A web address without its scheme ("facebook.com/vegolosi", "www.example.org/people/jane"): what Facebook's
+# ``article:author`` often holds. A site's name alone ("Example.it") is kept: it is how the page names its author.
+_SCHEMELESS_URL = re.compile(r"(?:www\.)?[\w-]+(?:\.[\w-]+)+/\S*", re.IGNORECASE)
+
+
 def _author(value: str | None) -> str | None:
     """A name as pages write it, or None: URLs, handles and long text are not names."""
     if not value:
         return None
-    text = value.strip(" ,;:|-–—·•")
+    text = value.strip(" ,;:|-–—·•»«›‹")
     if text[:3].lower() == "by ":
         text = text[3:].lstrip()
     if not text or text.startswith(("http://", "https://", "@")) or len(text) > _MAX_NAME_CHARS:
+        return None
+    if "/" in text and _SCHEMELESS_URL.fullmatch(text) is not None:
         return None
     return text
 
@@ -306,6 +313,16 @@ def _host(url: str | None) -> str | None:
     return _norm(host.removeprefix("www.")) or None
 
 
+def _in_svg(node: Any) -> bool:
+    """Whether ``node`` sits inside an ``<svg>`` or ``<math>`` (whose elements are not HTML ones)."""
+    up = node.parent
+    while up is not None:
+        if up.tag in ("svg", "math"):
+            return True
+        up = up.parent
+    return False
+
+
 class CssSource:
     """What ``read_from`` reads of a parsed page, by selectolax's CSS queries. ``lexbor_dom.MetadataSource``
     answers the same with C walks over Lexbor's nodes (the tests compare the two); nodes answer ``tag``,
@@ -315,17 +332,24 @@ class CssSource:
         self.tree = tree
 
     def head(self, wanted: frozenset[str]) -> tuple[dict[str, str], str | None, str | None]:
-        """From ``<head>`` (the whole page if it has none): for each ``wanted`` key, the raw content of the first
-        ``<meta>`` under that key (its ``property``, ``name``, ``itemprop`` or ``http-equiv``, stripped and
-        lower-cased) whose content is not blank once cleaned (``_filled``); the first ``<title>``'s raw text; the
-        raw ``href`` of the first ``<link>`` whose ``rel`` is "canonical". One query: ``<meta>``, ``<title>`` and
-        ``<link>`` belong in ``<head>``. Contents are cleaned only when read: most pages carry a description two or
-        three times, and only one is used."""
+        """From ``<head>`` (the whole page if it has none; then the body, if the head holds no ``<title>``): for
+        each ``wanted`` key, the raw content of the first ``<meta>`` under that key (its ``property``, ``name``,
+        ``itemprop`` or ``http-equiv``, stripped and lower-cased) whose content is not blank once cleaned
+        (``_filled``); the first ``<title>``'s raw text; the raw ``href`` of the first ``<link>`` whose ``rel`` is
+        "canonical". One query: ``<meta>``, ``<title>`` and ``<link>`` belong in ``<head>``. Contents are cleaned
+        only when read: most pages carry a description two or three times, and only one is used."""
         head = self.tree.head if self.tree.head is not None else self.tree
+        nodes = head.css(_HEAD_SELECTOR)
+        body = self.tree.body
+        if head is not self.tree and body is not None and not any(n.tag_id == _TITLE_TAG for n in nodes):
+            # A head without a <title> was most likely cut short: an element that belongs in the body (an
+            # <iframe>, an <img>, stray text) ends the head, and the parser puts the <title> and <meta>s after it
+            # into the body. They are read from there, after the head's own (SVG titles are not the page's).
+            nodes = nodes + [n for n in body.css(_HEAD_SELECTOR) if not _in_svg(n)]
         metas: dict[str, str] = {}
         title_text = canonical = None
         title_seen = canonical_seen = False
-        for node in head.css(_HEAD_SELECTOR):
+        for node in nodes:
             tag = node.tag_id  # an int compare: cheaper than building the tag name, on every <meta> of the page
             if tag == _META_TAG:
                 attrs = node.attributes
@@ -497,7 +521,10 @@ def _byline_author(text: str, marked: bool = False) -> str | None:
         return None
     rest = text[by.end():].strip() if by else text
     cut = _BYLINE_CUT.search(rest)
-    name = _author(rest[: cut.start()] if cut else rest)
+    piece = rest[: cut.start()] if cut else rest
+    if cut is not None and cut.group()[0].isdigit():
+        piece = _without_date_words(piece)  # "By Jo Poe March 18 at 12:22 PM": the date begins at "March"
+    name = _author(piece)
     if name is None:
         return None
     words = name.split()
@@ -511,11 +538,25 @@ def _byline_author(text: str, marked: bool = False) -> str | None:
     return name
 
 
+_WEEKDAYS = frozenset({"mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "monday", "tuesday",
+                       "wednesday", "thursday", "friday", "saturday", "sunday"})
+_DATE_NAMES = _WEEKDAYS | MONTH_NAMES
+
+
+def _without_date_words(piece: str) -> str:
+    """``piece`` less the month and weekday names at its end (with their commas and dots): the words of a date
+    whose first digit cut the byline there."""
+    words = piece.split()
+    end = len(words)
+    while end and words[end - 1].lower().strip(".,") in _DATE_NAMES:
+        end -= 1
+    return piece if end == len(words) else " ".join(words[:end])
+
+
 _PARTICLES = frozenset({"de", "da", "di", "van", "von", "der", "den", "la", "le", "del", "bin", "al"})
 # Words a byline holds that are not names: a bare-name guess containing one is refused.
-_NOT_NAME = frozenset({"by", "from", "posted", "updated", "published", "share", "written", "read", "min", "mon",
-                       "tue", "wed", "thu", "fri", "sat", "sun", "monday", "tuesday", "wednesday", "thursday",
-                       "friday", "saturday", "sunday", "today", "yesterday", "testimonial", "admin"} | set(MONTH_NAMES))
+_NOT_NAME = frozenset({"by", "from", "posted", "updated", "published", "share", "written", "read", "min", "today",
+                       "yesterday", "testimonial", "admin"}) | _DATE_NAMES
 
 
 _MAX_DATELINE_CHARS = 80

@@ -41,11 +41,11 @@ cdef const LexborApi* _api = lexbor_api()
 
 # The tags searched for, by Lexbor's id (fixed in a Lexbor build; read from it rather than assumed).
 _probe = LexborHTMLParser("<meta><title></title><link><script></script><a></a><time></time><h1></h1>"
-                          "<article></article><main></main>")
-cdef uintptr_t T_META, T_TITLE, T_LINK, T_SCRIPT, T_A, T_TIME, T_H1, T_ARTICLE, T_MAIN
-T_META, T_TITLE, T_LINK, T_SCRIPT, T_A, T_TIME, T_H1, T_ARTICLE, T_MAIN = [
+                          "<article></article><main></main><svg></svg><math></math>")
+cdef uintptr_t T_META, T_TITLE, T_LINK, T_SCRIPT, T_A, T_TIME, T_H1, T_ARTICLE, T_MAIN, T_SVG, T_MATH
+T_META, T_TITLE, T_LINK, T_SCRIPT, T_A, T_TIME, T_H1, T_ARTICLE, T_MAIN, T_SVG, T_MATH = [
     tag_id(_api, <void*> <uintptr_t> _probe.css_first(tag).mem_id)
-    for tag in ("meta", "title", "link", "script", "a", "time", "h1", "article", "main")]
+    for tag in ("meta", "title", "link", "script", "a", "time", "h1", "article", "main", "svg", "math")]
 del _probe
 
 
@@ -111,6 +111,20 @@ cdef inline void* _skip(void* node, void* top) noexcept nogil:
             return up
         node = parent_of(_api, node)
     return NULL
+
+
+cdef bint _in_foreign(void* node) noexcept nogil:
+    """Whether ``node`` sits inside an ``<svg>`` or ``<math>`` (``html_metadata._in_svg``): an icon's ``<title>``
+    is not the page's."""
+    cdef uintptr_t tag
+    node = parent_of(_api, node)
+    while node != NULL:
+        if node_type(_api, node) == NODE_ELEMENT:
+            tag = tag_id(_api, node)
+            if tag == T_SVG or tag == T_MATH:
+                return True
+        node = parent_of(_api, node)
+    return False
 
 
 # Which element a search wants.
@@ -430,6 +444,8 @@ cdef class MetadataSource:
 
     cdef object tree
     cdef list in_head  # node addresses, in document order
+    cdef list in_body_head  # <meta>, <title> and canonical <link> (HTML ones) in the body, in document order
+    cdef bint head_titled  # the head holds a <title>
     cdef list scripts
     cdef void* root
     cdef void* h1
@@ -445,6 +461,7 @@ cdef class MetadataSource:
     def __init__(self, tree):
         self.tree = tree
         self.in_head = []
+        self.in_body_head = []
         self.scripts = []
         self.limit = _MAX_BODY_NODES
         cdef void* document
@@ -474,6 +491,9 @@ cdef class MetadataSource:
                 tag = tag_id(_api, node)
                 if in_head and _wanted(node, Q_HEAD):
                     self.in_head.append(<uintptr_t> node)
+                    self.head_titled = self.head_titled or tag == T_TITLE
+                elif in_body and _wanted(node, Q_HEAD) and not _in_foreign(node):
+                    self.in_body_head.append(<uintptr_t> node)
                 if tag == T_SCRIPT and _wanted(node, Q_JSONLD):
                     self.scripts.append(<uintptr_t> node)
                 if tag == T_H1 and self.h1 == NULL:
@@ -540,7 +560,8 @@ cdef class MetadataSource:
         cdef uintptr_t tag
         cdef bint title_seen = False, canonical_seen = False
         title_text = canonical = None
-        for address in self.in_head:
+        # A head without a <title> was most likely cut short (see ``html_metadata.CssSource.head``).
+        for address in (self.in_head if self.head_titled else self.in_head + self.in_body_head):
             node = <void*> <uintptr_t> address
             tag = tag_id(_api, node)
             if tag == T_META:
