@@ -217,6 +217,10 @@ def test_faq_questions_are_not_the_page_title() -> None:
     ("<p class='byline'>By Jo Poe, Monday, March 18, 2024</p>", "Jo Poe"),
     ("<p class='byline'>By April Smith 12 May 2024</p>", "April Smith"),
     ("<p class='byline'>By Jo Poe » Sat Dec 12, 2020</p>", "Jo Poe"),  # a phpBB post header
+    ("<p class='byline'>Von Max Muster am 12.03.2021</p>", "Max Muster"),  # "by" and "on" in German
+    ("<p class='byline'>Par Jeanne Roux le 12 mars 2021</p>", "Jeanne Roux"),
+    ("<p class='byline'>By Dana Kim, Senior Staff Technologist, Speech, Privacy, and Technology Project</p>",
+     "Dana Kim"),  # too long for a name: cut at the first comma
 ])
 def test_byline_names(byline: str, author: str | None) -> None:
     body = f"<article><h1>Title</h1>{byline}<p>Text of the piece, long enough to be the body.</p></article>"
@@ -264,3 +268,27 @@ def test_a_head_with_a_title_is_not_read_on_into_the_body() -> None:
 def test_web_addresses_are_not_author_names(value: str, author: str | None) -> None:
     html = f'<html><head><title>T</title><meta property="article:author" content="{value}"></head><body></body></html>'
     assert _meta(html).author == author
+
+
+_ARTICLE = "<main><article><h1>Title</h1>" + "".join(
+    f"<p>Paragraph {i} of the piece, long enough to be read as the text of the article itself.</p>"
+    for i in range(8)) + "</article></main>"
+
+
+@pytest.mark.parametrize(("box", "author"), [
+    ('<div class="post-author"><p>Jane Doe</p></div>', "Jane Doe"),  # named for an author: a bare name counts
+    ('<div class="post-meta"><p>By Jane Doe</p></div>', "Jane Doe"),
+    ('<div class="release_date"><p>Release Date:</p><p>5 Dec, 2019</p></div>', None),  # a label, not a name
+    ('<div class="post-author"><p>Autoreninfo</p></div>', None),  # one word: a label too
+])
+def test_a_byline_pruned_from_the_text_still_names_the_author(box: str, author: str | None) -> None:
+    # The box sits outside the <main> that holds the article, so the main-text rules leave it out of the text.
+    meta = segment_html(f"<html><body>{_ARTICLE}<div class='sidebar-x'>{box}</div></body></html>", Settings())
+    assert all("Jane Doe" not in s.text for s in meta.segments if s.kind.value != "navigation")
+    assert meta.metadata.author == author
+
+
+def test_a_pruned_byline_comes_after_the_page_own_lines() -> None:
+    body = (_ARTICLE.replace("<h1>Title</h1>", "<h1>Title</h1><p class='byline'>By Ann Lee</p>")
+            + '<div class="post-author"><p>Jane Doe</p></div>')
+    assert _meta(f"<html><body>{body}</body></html>").author == "Ann Lee"

@@ -8,6 +8,7 @@ Emitting blocks as segments (and finding their source positions) is ``html_emit`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from selectolax.lexbor import LexborHTMLParser
@@ -48,6 +49,29 @@ def _datelines(blocks: list[Block]) -> Iterator[str]:
     for block in blocks[max(start - _DATELINE_BEFORE, 0) : start + _DATELINE_AFTER]:
         if block.kind in ("p", "h") and block.chars <= 80:
             yield clean_inline(block.text)
+
+
+def _bylines(blocks: list[Block]) -> Iterator[str]:
+    """The texts of the blocks marked as bylines (by their element's name, ``html_boilerplate._META_WORDS``) and kept
+    in the text. Lazy: ``with_byline`` stops early."""
+    for block in blocks:
+        if block.meta and not block.boiler:
+            yield clean_inline(block.text)
+
+
+_AUTHOR_NAMED = re.compile("author|byline", re.IGNORECASE)
+
+
+def _pruned_bylines(blocks: list[Block]) -> Iterator[str]:
+    """Bylines left out of the text with their surroundings: an author box that the main-text rules pruned still
+    names the author. Only lines that say "By" or whose element is named for an author (``post-author``,
+    ``byline``): a pruned line named for a date or the page's meta is a label ("Release Date:"), a category or a
+    footer's address."""
+    for block in blocks:
+        if block.meta and block.boiler:
+            text = clean_inline(block.text)
+            if text[:3].lower() == "by " or _AUTHOR_NAMED.search(block.ctx.name) is not None:
+                yield text
 
 
 def _walk(tree: LexborHTMLParser) -> Walker | FastWalker:
@@ -115,6 +139,5 @@ def segment_html(html: str, settings: Settings, navigation: bool = True) -> Pars
         locate = ByteLocator(html, data if source is html else kernel.utf8_encode(html))
     _emit(builder, blocks, html, locate)
     if metadata.author is None or metadata.date is None:
-        metadata = with_byline(metadata, (clean_inline(b.text) for b in blocks if b.meta and not b.boiler),
-                               _datelines(blocks))
+        metadata = with_byline(metadata, _bylines(blocks), _datelines(blocks), _pruned_bylines(blocks))
     return ParsedDocument(segments=tuple(builder.segments), metadata=metadata, format="html")

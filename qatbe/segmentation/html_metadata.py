@@ -508,15 +508,23 @@ _MAX_BYLINES = 5
 
 
 _BY = re.compile(r"(?:(?:text|words|written|posted|story|article|photos?)\s+)?by\s+", re.IGNORECASE)
+# "By" in German, French, Spanish and Portuguese bylines ("Von Max Muster", "Par Jeanne Roux", "Por Ana Gil"),
+# counted only before a capital: "von" and "par" also start ordinary lines.
+_BY_ELSEWHERE = re.compile(r"(?:von|par|por)\s+", re.IGNORECASE)
 _NAME_WORD = re.compile(r"(?:[^\W\d_][\w'’.-]*|de|da|di|van|von|der|den|la|le|del|bin|al)", re.UNICODE)
 _MAX_BARE_NAME_WORDS = 4
 
 
-def _byline_author(text: str, marked: bool = False) -> str | None:
-    """The author in a byline: "By Jo Poe · Jun 2, 2024" → "Jo Poe" (the name after "By", "Text by", ..., up to a
-    separator, "on" or a digit). In a line the page marked as a byline (``marked``), a bare name also counts
-    ("Andrew Gerrand 4 August 2010"): one to four words, each capitalised (or a particle such as "van")."""
+def _byline_author(text: str, marked: bool = False, min_words: int = 1) -> str | None:
+    """The author in a byline: "By Jo Poe · Jun 2, 2024" → "Jo Poe" (the name after "By", "Text by", "Von", ...,
+    up to a separator, "on" or a digit; a name too long to be one is cut at its first comma: "By Jo Poe, Senior
+    Staff Technologist, ..."). In a line the page marked as a byline (``marked``), a bare name also counts ("Andrew
+    Gerrand 4 August 2010"): ``min_words`` to four words, each capitalised (or a particle such as "van")."""
     by = _BY.match(text)
+    if by is None:
+        other = _BY_ELSEWHERE.match(text)
+        if other is not None and text[other.end() : other.end() + 1].isupper():
+            by = other
     if by is None and not marked:
         return None
     rest = text[by.end():].strip() if by else text
@@ -524,12 +532,14 @@ def _byline_author(text: str, marked: bool = False) -> str | None:
     piece = rest[: cut.start()] if cut else rest
     if cut is not None and cut.group()[0].isdigit():
         piece = _without_date_words(piece)  # "By Jo Poe March 18 at 12:22 PM": the date begins at "March"
+    if by is not None and "," in piece and len(piece.split()) > _MAX_NAME_WORDS:
+        piece = piece[: piece.index(",")]
     name = _author(piece)
     if name is None:
         return None
     words = name.split()
     if by is None:
-        if len(words) > _MAX_BARE_NAME_WORDS or not all(
+        if not min_words <= len(words) <= _MAX_BARE_NAME_WORDS or not all(
                 _NAME_WORD.fullmatch(w) and (w[0].isupper() or w in _PARTICLES) and w.lower().strip(".,")
                 not in _NOT_NAME for w in words):
             return None
@@ -540,12 +550,14 @@ def _byline_author(text: str, marked: bool = False) -> str | None:
 
 _WEEKDAYS = frozenset({"mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "monday", "tuesday",
                        "wednesday", "thursday", "friday", "saturday", "sunday"})
-_DATE_NAMES = _WEEKDAYS | MONTH_NAMES
+# "on" and "at" before a date in the languages of the corpora ("Von Max Muster am 12.03.2021", "Par Jeanne Roux le
+# 12 mars"): cut only right before the date, as "le" and "den" also sit inside names.
+_DATE_NAMES = _WEEKDAYS | MONTH_NAMES | frozenset({"on", "at", "am", "um", "le", "el", "em", "op", "den", "vom"})
 
 
 def _without_date_words(piece: str) -> str:
-    """``piece`` less the month and weekday names at its end (with their commas and dots): the words of a date
-    whose first digit cut the byline there."""
+    """``piece`` less the month and weekday names at its end (with their commas and dots), and the "on" before
+    them: the words of a date whose first digit cut the byline there."""
     words = piece.split()
     end = len(words)
     while end and words[end - 1].lower().strip(".,") in _DATE_NAMES:
@@ -556,7 +568,7 @@ def _without_date_words(piece: str) -> str:
 _PARTICLES = frozenset({"de", "da", "di", "van", "von", "der", "den", "la", "le", "del", "bin", "al"})
 # Words a byline holds that are not names: a bare-name guess containing one is refused.
 _NOT_NAME = frozenset({"by", "from", "posted", "updated", "published", "share", "written", "read", "min", "today",
-                       "yesterday", "testimonial", "admin"}) | _DATE_NAMES
+                       "yesterday", "testimonial", "admin"}) | _WEEKDAYS | MONTH_NAMES
 
 
 _MAX_DATELINE_CHARS = 80
@@ -580,25 +592,33 @@ def _dateline_date(text: str) -> str | None:
 _DATE_WORDS = re.compile(r"\d+(?:st|nd|rd|th)?|[^\W\d_]{3,10}\.?(?=[\s,]+\d)", re.IGNORECASE)
 
 
-def with_byline(metadata: Metadata, bylines: Iterable[str], datelines: Iterable[str] = ()) -> Metadata:
-    """Fill a missing author or date from the page's bylines, then from short lines near its title (the last
-    resort, after every machine-written source), then a still missing date from the modification date;
-    ``metadata`` is returned unchanged when nothing changes.
+def _no_date(text: str) -> None:
+    return None
 
-    Both iterables are lazy: they are only read while something is missing. Bylines give an author after "By" and
-    any date they hold; datelines (short blocks around the first heading) give a date only if they are mostly one,
-    and an author only after "By".
+
+def with_byline(metadata: Metadata, bylines: Iterable[str], datelines: Iterable[str] = (),
+                pruned: Iterable[str] = ()) -> Metadata:
+    """Fill a missing author or date from the page's bylines, then from short lines near its title, then from
+    bylines the page left out of its text (the last resort, after every machine-written source), then a still
+    missing date from the modification date; ``metadata`` is returned unchanged when nothing changes.
+
+    The iterables are lazy: they are only read while something is missing. Bylines give an author after "By" (or a
+    bare name, the line being marked as a byline) and any date they hold; datelines (short blocks around the first
+    heading) give a date only if they are mostly one, and an author only after "By". Pruned bylines (an author box
+    outside the main text: ``By <a>Jo Poe</a>, Senior Technologist``) give no date (it may be another story's), and a
+    bare name there needs two words at least ("Autoreninfo" and "Redaktion" are labels).
     """
     author, date, extra = metadata.author, metadata.date, metadata.extra
-    for source, dated, marked in ((bylines, lambda t: parse_date(t, search=True), True),
-                                  (datelines, _dateline_date, False)):
+    # (lines, their date reader, whether a bare name counts, the fewest words a bare name has)
+    for source, dated, marked, min_words in ((bylines, lambda t: parse_date(t, search=True), True, 1),
+                                             (datelines, _dateline_date, False, 1), (pruned, _no_date, True, 2)):
         if author is not None and date is not None:
             break
         for n, text in enumerate(source):
             if n >= _MAX_BYLINES * 3 or (author is not None and date is not None):
                 break
             if author is None:
-                author = _byline_author(text, marked)
+                author = _byline_author(text, marked, min_words)
             if date is None:
                 iso = dated(text)
                 if iso is not None:
