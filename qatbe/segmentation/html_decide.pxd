@@ -36,7 +36,7 @@ cpdef bint _credit(str text) except -1
                page_prose=Py_ssize_t, page_chars=Py_ssize_t, reference=Py_ssize_t, share=double, held=Py_ssize_t,
                wrapper=bint, group=Py_ssize_t, boxes=list, box=Box, main_box=Box, need=double, pruning_box=bint,
                title_seen=bint, label_before=bint, boiler=bint, density=double, inside=bint, i=Py_ssize_t,
-               article_prose=list, head=str)
+               article_prose=list, head=str, visible=Py_ssize_t)
 cpdef decide(walker, bint discussion=*)
 
 cdef tuple _sibling_key(Ctx ctx)

@@ -189,6 +189,7 @@ _SHORT = 80
 _LONE_LINK = 120  # a link paragraph this short inside the main text is not a menu (a name, a button)
 # The main box must hold at least this share of the page's prose.
 _BOX_SHARE = 0.75
+_BOX_COVER = 0.25  # share of the visible text (blocks not in furniture) the densest box must hold to prune
 _MENU_TABLE_DENSITY = 0.8  # a table this link-dense is a menu unless it has the shape of data
 _DATA_CELL = 40  # the median cell of a data table is a name, a date or a number: short
 
@@ -433,6 +434,15 @@ def decide(walker: Walked, discussion: bool = False) -> None:
         box.inside = box is main_box or (box.parent is not None and box.parent.inside)
     # With only a line or two of prose on the page, where it sits says nothing about where the content is.
     pruning_box = main_box is not boxes[0] and boxes[0].prose >= _MIN_PROSE
+    if pruning_box:
+        # Nor when the box holds little of the text a reader sees: prose counts paragraphs and nearly link-free lists
+        # only, so a page whose content is a list of features, each with its "Learn more" link, looks like one
+        # short intro; the box would drop the list (Mozilla Readability's test page mozilla-2: recall 0.43).
+        visible = 0
+        for block in blocks:
+            if not block.ctx.boiler:
+                visible += _good(block)
+        pruning_box = main_box.prose >= _BOX_COVER * visible
 
     title_seen = False
     label_before = False
