@@ -313,7 +313,7 @@ def _host(url: str | None) -> str | None:
     return _norm(host.removeprefix("www.")) or None
 
 
-def _in_svg(node: Any) -> bool:
+def _in_foreign(node: Any) -> bool:
     """Whether ``node`` sits inside an ``<svg>`` or ``<math>`` (whose elements are not HTML ones)."""
     up = node.parent
     while up is not None:
@@ -345,7 +345,7 @@ class CssSource:
             # A head without a <title> was most likely cut short: an element that belongs in the body (an
             # <iframe>, an <img>, stray text) ends the head, and the parser puts the <title> and <meta>s after it
             # into the body. They are read from there, after the head's own (SVG titles are not the page's).
-            nodes = nodes + [n for n in body.css(_HEAD_SELECTOR) if not _in_svg(n)]
+            nodes = nodes + [n for n in body.css(_HEAD_SELECTOR) if not _in_foreign(n)]
         metas: dict[str, str] = {}
         title_text = canonical = None
         title_seen = canonical_seen = False

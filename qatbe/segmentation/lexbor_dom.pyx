@@ -114,7 +114,7 @@ cdef inline void* _skip(void* node, void* top) noexcept nogil:
 
 
 cdef bint _in_foreign(void* node) noexcept nogil:
-    """Whether ``node`` sits inside an ``<svg>`` or ``<math>`` (``html_metadata._in_svg``): an icon's ``<title>``
+    """Whether ``node`` sits inside an ``<svg>`` or ``<math>`` (``html_metadata._in_foreign``): an icon's ``<title>``
     is not the page's."""
     cdef uintptr_t tag
     node = parent_of(_api, node)
