@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from qatbe.bench.loaders import load, load_layout, load_plain_jsonl, load_squad
+from qatbe.bench.loaders import jsonl_rows, load, load_layout, load_plain_jsonl, load_squad
 from qatbe.errors import DataError
 
 SAMPLE = Path(__file__).resolve().parents[1] / "corpora"
@@ -201,3 +201,12 @@ def test_shared_qa_sets_load(corpora: Path, name: str) -> None:
     assert len(ds.items) == lines
     assert all(item.document_id in ds.documents for item in ds.items)
     assert all(item.answers for item in ds.items if item.answer_type == "span")
+
+
+def test_jsonl_rows_skip_blank_lines_and_name_a_bad_one(tmp_path: Path) -> None:
+    path = tmp_path / "index.jsonl"
+    path.write_text('{"id": 1}\n\n{"id": 2}\n', encoding="utf-8")
+    assert [row["id"] for row in jsonl_rows(path)] == [1, 2]
+    path.write_text('{"id": 1}\n{"id": \n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"index\.jsonl:2: invalid JSON"):
+        list(jsonl_rows(path))

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .args import ArgumentParser, count, default_corpora, positive_int, subset_of
+from .loaders import jsonl_rows
 
 DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "readability-testpages", "conditionalqa-dev",
             "wikitablequestions")
@@ -86,10 +87,7 @@ def load_scrapinghub(root: Path) -> list[Page]:
 
 def load_wcxb(root: Path) -> list[Page]:
     pages = []
-    for line in (root / "index.jsonl").read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    for row in jsonl_rows(root / "index.jsonl"):
         gt = json.loads((root / row["ground_truth"]).read_text(encoding="utf-8"))["ground_truth"]
         pages.append(Page("wcxb", row["id"], _read_gz(root / row["html"]), row.get("page_type", ""),
                           row.get("url", ""), gt.get("main_content") or "", tuple(gt.get("with") or ()),
@@ -120,10 +118,7 @@ def html_text(html: bytes) -> str:
 
 def load_readability(root: Path) -> list[Page]:
     pages = []
-    for line in (root / "index.jsonl").read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    for row in jsonl_rows(root / "index.jsonl"):
         kind = "fixture" if row.get("likely_synthetic_fixture") else "real"
         pages.append(Page("readability-testpages", row["id"], (root / row["source"]).read_bytes(), kind, "",
                           html_text((root / row["expected"]).read_bytes())))
@@ -132,18 +127,14 @@ def load_readability(root: Path) -> list[Page]:
 
 def _qa_pages(root: Path, name: str, keep: Callable[[dict[str, Any]], bool]) -> list[Page]:
     answers: dict[str, list[tuple[str, ...]]] = {}
-    for line in (root / "queries.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            if keep(row) and row.get("answers"):
-                answers.setdefault(row["doc_id"], []).append(tuple(str(a) for a in row["answers"]))
+    for row in jsonl_rows(root / "queries.jsonl"):
+        if keep(row) and row.get("answers"):
+            answers.setdefault(row["doc_id"], []).append(tuple(str(a) for a in row["answers"]))
     pages = []
-    for line in (root / "documents.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            if row["doc_id"] in answers and row.get("html"):
-                pages.append(Page(name, row["doc_id"], row["html"].encode("utf-8"), "", row.get("url", ""),
-                                  answers=tuple(answers[row["doc_id"]])))
+    for row in jsonl_rows(root / "documents.jsonl"):
+        if row["doc_id"] in answers and row.get("html"):
+            pages.append(Page(name, row["doc_id"], row["html"].encode("utf-8"), "", row.get("url", ""),
+                              answers=tuple(answers[row["doc_id"]])))
     return pages
 
 

@@ -107,6 +107,12 @@ def _where(path: Path, line: int | None) -> str:
     return f"{path}:{line}" if line is not None else str(path)
 
 
+def jsonl_rows(path: Path) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a JSONL file (blank lines skipped); a line that is not one is a ``DataError`` naming it."""
+    for _, row in _iter_jsonl(path):
+        yield row
+
+
 def _iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yields (line number, object) for every non-blank line; anything but a JSON object is an error."""
     try:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .args import ArgumentParser, count, default_corpora, positive_int, subset_of
+from .loaders import jsonl_rows
 from .report import markdown_table
 
 FIELDS = ("title", "author", "date")
@@ -94,10 +95,7 @@ class Page:
 
 def load_wcxb(root: Path) -> list[Page]:
     pages = []
-    for line in (root / "index.jsonl").read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    for row in jsonl_rows(root / "index.jsonl"):
         gt = json.loads((root / row["ground_truth"]).read_text(encoding="utf-8"))["ground_truth"]
         gold: Values = {f: (str(gt[k]).strip() or None) if gt.get(k) else None for f, k in _GOLD_KEYS.items()}
         with gzip.open(root / row["html"], "rb") as handle:

@@ -12,6 +12,7 @@ real pages), so ``read_from`` runs the same code on either.
 """
 
 from cpython.unicode cimport PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.stdint cimport uintptr_t
 from libc.string cimport memcmp
 
@@ -113,18 +114,25 @@ cdef inline void* _skip(void* node, void* top) noexcept nogil:
     return NULL
 
 
-cdef bint _in_foreign(void* node) noexcept nogil:
+cdef bint _under(void* node, uintptr_t first, uintptr_t second, Py_ssize_t limit) noexcept nogil:
+    """Whether an element among ``node``'s first ``limit`` ancestors has the tag ``first`` or ``second``."""
+    cdef void* up = parent_of(_api, node)
+    cdef uintptr_t tag
+    cdef Py_ssize_t i = 0
+    while up != NULL and i < limit:
+        if node_type(_api, up) == NODE_ELEMENT:
+            tag = tag_id(_api, up)
+            if tag == first or tag == second:
+                return True
+        up = parent_of(_api, up)
+        i += 1
+    return False
+
+
+cdef inline bint _in_foreign(void* node) noexcept nogil:
     """Whether ``node`` sits inside an ``<svg>`` or ``<math>`` (``html_metadata._in_foreign``): an icon's ``<title>``
     is not the page's."""
-    cdef uintptr_t tag
-    node = parent_of(_api, node)
-    while node != NULL:
-        if node_type(_api, node) == NODE_ELEMENT:
-            tag = tag_id(_api, node)
-            if tag == T_SVG or tag == T_MATH:
-                return True
-        node = parent_of(_api, node)
-    return False
+    return _under(node, T_SVG, T_MATH, PY_SSIZE_T_MAX)
 
 
 # Which element a search wants.
@@ -414,20 +422,9 @@ cdef bint _published_class(const uchar* value, size_t n) except -1:
             or contains_ci(value, n, b"entry-date", 10))
 
 
-cdef bint _in_main(void* node) noexcept nogil:
+cdef inline bint _in_main(void* node) noexcept nogil:
     """``html_metadata._in_main``: an ``<article>`` or ``<main>`` among the first 64 ancestors."""
-    cdef void* up = parent_of(_api, node)
-    cdef uintptr_t tag
-    cdef int i
-    for i in range(64):
-        if up == NULL:
-            return False
-        if node_type(_api, up) == NODE_ELEMENT:
-            tag = tag_id(_api, up)
-            if tag == T_ARTICLE or tag == T_MAIN:
-                return True
-        up = parent_of(_api, up)
-    return False
+    return _under(node, T_ARTICLE, T_MAIN, 64)
 
 
 cdef object _maybe(void* node, object owner):
