@@ -224,17 +224,15 @@ def score_page(page: Page, system: str, text: str, seconds: float) -> PageScore:
     if page.dataset == "scrapinghub-aeb":
         precision, recall = shingle_scores(page.truth, text)
         score.values.update(precision=precision, recall=recall, f1=f1(precision, recall))
-    elif page.dataset == "readability-testpages":
+    elif page.dataset in ("wcxb", "readability-testpages"):
         precision, recall, value = word_f1(page.truth, text)
         score.values.update(precision=precision, recall=recall, f1=value)
-    elif page.dataset == "wcxb":
-        precision, recall, value = word_f1(page.truth, text)
-        low = _norm_lower(text)
-        found = sum(1 for s in page.with_ if _norm_lower(s) in low)
-        leaked = sum(1 for s in page.without if _norm_lower(s) in low)
-        score.values.update(precision=precision, recall=recall, f1=value)
-        score.counts.update(with_found=found, with_total=len(page.with_), without_found=leaked,
-                            without_total=len(page.without))
+        if page.dataset == "wcxb":
+            low = _norm_lower(text)
+            found = sum(1 for s in page.with_ if _norm_lower(s) in low)
+            leaked = sum(1 for s in page.without if _norm_lower(s) in low)
+            score.counts.update(with_found=found, with_total=len(page.with_), without_found=leaked,
+                                without_total=len(page.without))
     elif page.dataset == "trafilatura-eval":
         norm = _norm(text)
         tp = sum(1 for s in page.with_ if _norm(s) in norm)

@@ -489,7 +489,8 @@ cdef class MetadataSource:
                 if in_head and _wanted(node, Q_HEAD):
                     self.in_head.append(<uintptr_t> node)
                     self.head_titled = self.head_titled or tag == T_TITLE
-                elif in_body and _wanted(node, Q_HEAD) and not _in_foreign(node):
+                elif in_body and not self.head_titled and _wanted(node, Q_HEAD) and not _in_foreign(node):
+                    # Only read when the head has no <title>, which is known by now: the head comes first.
                     self.in_body_head.append(<uintptr_t> node)
                 if tag == T_SCRIPT and _wanted(node, Q_JSONLD):
                     self.scripts.append(<uintptr_t> node)
