@@ -75,7 +75,9 @@ class Metadata:
 
     ``date`` is the publication date in ISO 8601: ``YYYY-MM-DD``, or ``YYYY-MM-DDTHH:MM:SS[+HH:MM]`` when the page
     gives a time (in the page's own zone, so the calendar day is the one it shows); the modification date stands in
-    only when no publication date is found (``extra["modified"]`` always holds it). The page's own text of the date
+    only when no publication date is found (``extra["modified"]`` always holds it), and the page's first ``<time>``
+    (``extra["first_time"]``, kept when the date was searched for in the body) only when neither is. The page's
+    own text of the date
     is in ``extra["date_text"]`` when it differs. ``title`` has the site name dropped ("How to X | Example" → "How
     to X") when the page says which part is the site's.
     """

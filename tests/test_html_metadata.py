@@ -161,6 +161,21 @@ def test_a_time_outside_article_is_not_the_date_unless_the_page_is_a_discussion(
     assert read_metadata(LexborHTMLParser(_page(forum, body))).date == "2024-09-11T16:36:25+00:00"
 
 
+def test_the_first_time_anywhere_is_the_last_resort() -> None:
+    """A page that marks no main text and no discussion (a link aggregator's story) still dates its post with its
+    first ``<time>``: after every other source, the modification date included."""
+    body = ('<div><a href="/u/val">val</a> <time datetime="2024-08-12 10:00:23">1 year ago</time></div>'
+            '<p>The story text, long enough to be the page.</p><time datetime="2025-01-01">a reply</time>')
+    meta = _meta(_page(body=body))
+    assert (meta.date, meta.extra["first_time"]) == ("2024-08-12T10:00:23", "2024-08-12T10:00:23")
+    modified = _meta(_page('<meta property="article:modified_time" content="2025-03-05">', body))
+    assert (modified.date, modified.extra["first_time"]) == ("2025-03-05", "2024-08-12T10:00:23")
+    dateline = _meta(_page(body="<h1>Story</h1><p>May 25, 2023</p>" + body))
+    assert dateline.date == "2023-05-25"
+    published = _meta(_page('<meta property="article:published_time" content="2022-02-02">', body))
+    assert (published.date, "first_time" in published.extra) == ("2022-02-02", False)  # not searched for
+
+
 def test_dateline_near_the_title_gives_a_date_and_a_sentence_does_not() -> None:
     body = "<main><h1>Sleep training</h1><p>May 25, 2023</p><p>Body text of the article goes here.</p></main>"
     assert _meta(_page(body=body)).date == "2023-05-25"

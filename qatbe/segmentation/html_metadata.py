@@ -8,8 +8,9 @@ Dates are ISO 8601 (``dates.parse_date``); the page's own text is kept in ``extr
 Publication dates, in order: JSON-LD ``datePublished``/``dateCreated``/``uploadDate``; ``<meta>`` such as
 ``article:published_time``; an element marked ``itemprop=datePublished`` or a ``<time>`` whose class says
 "publish"; the first ``<time datetime>`` inside ``<article>``/``<main>`` (on a discussion page, the first on the
-page: the opening post's); then (in the segmenter) a byline's date; only then the modification date. The body is
-searched only when the machine-written sources have no date, so most pages pay nothing for it.
+page: the opening post's); then (in the segmenter) a byline's date; only then the modification date, and last the
+first ``<time datetime>`` anywhere on the page. The body is searched only when the machine-written sources have
+no date, so most pages pay nothing for it.
 
 Titles lose a site-name part ("How to X | Example Blog" → "How to X") when a part separated by `` | ``, `` - ``,
 `` – ``, `` — ``, `` • `` or `` :: `` is the site's name (``og:site_name`` or the host name) or the other part is
@@ -225,22 +226,30 @@ def _in_main(node: Any) -> bool:
 
 
 def _body_marks(source: Any, discussion: bool, want_date: bool, want_author: bool
-                ) -> tuple[tuple[str, str] | None, str | None]:
-    """(date, author) from the body's markup, when no machine-written value gave one (see the module doc).
+                ) -> tuple[tuple[str, str] | None, str | None, str | None]:
+    """(date, author, last-resort date) from the body's markup, when no machine-written value gave one (see the
+    module doc).
 
     Date: an element marked ``itemprop=datePublished``/``dateCreated`` or a ``<time>`` marked as published, else
     the first ``<time datetime>`` inside ``<article>``/``<main>`` (on a discussion page, the first on the page).
     Author: the first ``itemprop=author`` or ``rel=author`` link. The source picks the candidates
-    (``CssSource.body_picks``).
+    (``CssSource.body_picks``). Last resort: with no date, the first ``<time datetime>`` anywhere on the page
+    (``with_byline`` takes it after every other source: a page without ``<article>`` or ``<main>`` -- a link
+    aggregator's story, a forum thread not marked as one -- dates its post with the first ``<time>``, but on
+    another page it may be a sidebar's).
     """
     published, main_time, first_time, author_node = source.body_picks(_MAX_BODY_NODES)
-    date = None
+    date = last = None
     if want_date:
         for node in (published, main_time if main_time is not None else (first_time if discussion else None)):
             date = _node_date(node) if node is not None else None
             if date is not None:
                 break
-    return date, (_node_author(source, author_node) if want_author and author_node is not None else None)
+        if date is None and first_time is not None:
+            found = _node_date(first_time)
+            last = found[0] if found is not None else None
+    author = _node_author(source, author_node) if want_author and author_node is not None else None
+    return date, author, last
 
 
 def _node_author(source: Any, node: Any) -> str | None:
@@ -483,8 +492,9 @@ def read_from(source: Any) -> Metadata:
     author = ld.get("author") or next(
         (a for a in map(_author, map(_clean, filter(None, map(raw_meta.get, _AUTHOR_META)))) if a), None)
     dated = _first_date(chain(map(_clean, ld_dates), map(_clean, filter(None, map(raw_meta.get, _PUBLISHED_META)))))
+    first_time = None
     if author is None or dated is None:
-        body_date, body_author = _body_marks(source, discussion, dated is None, author is None)
+        body_date, body_author, first_time = _body_marks(source, discussion, dated is None, author is None)
         dated = dated or body_date
         author = author or body_author
     modified = _first_date(chain(map(_clean, ld_modified), map(_clean, filter(None, map(raw_meta.get, _MODIFIED_META)))))
@@ -496,7 +506,8 @@ def read_from(source: Any) -> Metadata:
     if dated is not None and dated[1] != dated[0]:
         extra["date_text"] = dated[1]
     for key, value in (("site_name", meta("og:site_name")), ("modified", modified[0] if modified else None),
-                       ("keywords", meta("keywords")), ("type", meta("og:type")), ("html_title", title_tag)):
+                       ("first_time", first_time), ("keywords", meta("keywords")), ("type", meta("og:type")),
+                       ("html_title", title_tag)):
         if value:
             extra[key] = value
     return Metadata(title=title, author=author, date=dated[0] if dated else None, description=description,
@@ -600,7 +611,8 @@ def with_byline(metadata: Metadata, bylines: Iterable[str], datelines: Iterable[
                 pruned: Iterable[str] = ()) -> Metadata:
     """Fill a missing author or date from the page's bylines, then from short lines near its title, then from
     bylines the page left out of its text (the last resort, after every machine-written source), then a still
-    missing date from the modification date; ``metadata`` is returned unchanged when nothing changes.
+    missing date from the modification date, else from the page's first ``<time>`` (``extra["first_time"]``,
+    ``_body_marks``); ``metadata`` is returned unchanged when nothing changes.
 
     The iterables are lazy: they are only read while something is missing. Bylines give an author after "By" (or a
     bare name, the line being marked as a byline) and any date they hold; datelines (short blocks around the first
@@ -624,8 +636,8 @@ def with_byline(metadata: Metadata, bylines: Iterable[str], datelines: Iterable[
                 if iso is not None:
                     date = iso
                     extra = {**extra, "date_text": text}
-    if date is None and extra.get("modified"):
-        date = extra["modified"]
+    if date is None:
+        date = extra.get("modified") or extra.get("first_time")
     if author is metadata.author and date is metadata.date:
         return metadata
     return replace(metadata, author=author, date=date, extra=extra)
