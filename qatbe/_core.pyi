@@ -61,6 +61,7 @@ def page_scores(
     heading: float = ...,
     sibling: float = ...,
     floor: float = ...,
+    inherit_words: float = ...,
 ) -> PageScores: ...
 def tokenize(
     texts: list[str] | tuple[str, ...],

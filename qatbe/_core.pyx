@@ -396,7 +396,7 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
                 texts, heads, levels, groups, double k1=1.2, double b=0.75, int variant=0, double delta=0.5,
                 double prior_n=0.0, const double[::1] prior_df=None, Py_ssize_t n_near=0, Py_ssize_t window=8,
                 double proximity=0.0, double lead_in=0.0, double heading=0.0, double sibling=0.0,
-                double floor=0.0):
+                double floor=0.0, double inherit_words=0.0):
     """A page's scores in one call: ``(raw, bm25, proximity, lead_in, heading, sibling, relevant, best, df, up)``.
 
     Why one call: per page, the scorer made some twenty small array operations around its two kernels, each a
@@ -411,6 +411,9 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
       "：" and this text is not a heading;
     - heading: ``heading`` x the best score of the headings above (the chain of ``up``);
     - sibling: ``sibling`` x the score of the adjacent text of the same group (>= 0), the later one when higher.
+
+    With ``inherit_words`` > 0, what a text inherits (lead_in, heading, sibling) is multiplied by
+    min(1, ``doc_lengths[i]`` / ``inherit_words``): a text of fewer words carries less of what it sits under.
 
     A part that is 0 everywhere comes back as None (and adding it would change nothing: x + 0.0 is x here).
     ``heads`` are the indices of the headings (increasing), ``levels`` their levels; ``up[i]`` is, for a heading,
@@ -430,8 +433,10 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
     if window < 1:
         raise ValueError("window must be >= 1")
     if not (isfinite(proximity) and isfinite(lead_in) and isfinite(heading) and isfinite(sibling)
-            and isfinite(floor)):
+            and isfinite(floor) and isfinite(inherit_words)):
         raise ValueError("the shares and the floor must be finite")
+    if inherit_words < 0.0:
+        raise ValueError("inherit_words must be >= 0")
     heads_list = list(heads)
     n_heads = len(heads_list)
     cdef _Parts pt
@@ -473,7 +478,7 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
             _page(&c, &query_weights[0] if c.n_q else NULL, k1, b, variant, delta, prior_n,
                   &prior_df[0] if prior_df is not None and c.n_q else NULL,
                   &doc_lengths[0] if n else NULL, n_near, window, proximity, lead_in, heading, sibling, floor,
-                  &pt, found, &best, df_ptr)
+                  inherit_words, &pt, found, &best, df_ptr)
         relevant_arr = _copy_array(pt.relevant, n, np.uint8).view(np.bool_)
         return (_copy_array(pt.raw, n, np.float64), _copy_array(pt.base, n, np.float64),
                 _copy_array(pt.prox, n, np.float64) if found[0] else None,
@@ -521,26 +526,34 @@ cdef struct _Parts:
     uint8_t* relevant
 
 
-cdef inline bint _add(double* part, double share, double* raw, Py_ssize_t n) noexcept nogil:
-    """``share`` x ``part`` added to ``raw`` when ``part`` is non-zero somewhere (the part scaled in place);
-    whether it was."""
+cdef inline double _carried(const _Csr* c, const double* lengths, Py_ssize_t i, double words) noexcept nogil:
+    """The share of an inherited score that text ``i`` keeps: min(1, its length / ``words``), its length being
+    ``lengths[i]`` or, without lengths, its number of terms; 1 when ``words`` is 0."""
+    cdef double length
+    if words <= 0.0:
+        return 1.0
+    length = lengths[i] if lengths != NULL else <double> (c.offsets[i + 1] - c.offsets[i])
+    return 1.0 if length >= words else length / words
+
+
+cdef inline bint _add(double* part, double share, double* raw, Py_ssize_t n, const _Csr* c, const double* lengths,
+                      double words) noexcept nogil:
+    """``share`` x ``part`` (x ``_carried``) added to ``raw``, the part scaled in place; whether it is non-zero
+    somewhere (adding a part that is 0 everywhere changes nothing: the scores are >= 0, so x + 0.0 is x)."""
     cdef Py_ssize_t i
     cdef bint found = False
     for i in range(n):
+        part[i] = share * part[i] * _carried(c, lengths, i, words)
         if part[i] != 0.0:
             found = True
-            break
-    if found:
-        for i in range(n):
-            part[i] = share * part[i]
-            raw[i] = raw[i] + part[i]
+        raw[i] = raw[i] + part[i]
     return found
 
 
 cdef int _page(const _Csr* c, const double* query_weights, double k1, double b, int variant, double delta,
                double prior_n, const double* prior_df, const double* doc_lengths, Py_ssize_t n_near,
                Py_ssize_t window, double proximity, double lead_in, double heading, double sibling, double floor,
-               _Parts* pt, bint* found, double* best_out, long long* df) except -1 nogil:
+               double inherit_words, _Parts* pt, bint* found, double* best_out, long long* df) except -1 nogil:
     """The loops of ``page_scores`` (arguments checked there; the rows zeroed; ``n`` >= 0)."""
     cdef Py_ssize_t n = c.n_docs, i, depth = 0, next_head = 0, n_heads = pt.n_heads
     cdef long long k
@@ -557,7 +570,7 @@ cdef int _page(const _Csr* c, const double* query_weights, double k1, double b, 
         raw[i] = pt.base[i]
     if proximity > 0.0 and n_near >= 2:
         _pairs(c, n_near, window, pt.prox)
-        found[0] = _add(pt.prox, proximity, raw, n)
+        found[0] = _add(pt.prox, proximity, raw, n, c, doc_lengths, 0.0)  # a text's own words: not inherited
     # heading chains (heading_ancestors): a stack of the open headings, by level; `inherited` holds up for now
     for i in range(n):
         if next_head < n_heads and pt.head_idx[next_head] == i:
@@ -578,7 +591,7 @@ cdef int _page(const _Csr* c, const double* query_weights, double k1, double b, 
                 next_head += 1
             if pt.colon[i - 1] and not (next_head < n_heads and pt.head_idx[next_head] == i):
                 pt.lead[i] = raw[i - 1]
-        found[1] = _add(pt.lead, lead_in, raw, n)
+        found[1] = _add(pt.lead, lead_in, raw, n, c, doc_lengths, inherit_words)
     if heading > 0.0 and n_heads:
         for i in range(n):
             value = 0.0
@@ -591,11 +604,8 @@ cdef int _page(const _Csr* c, const double* query_weights, double k1, double b, 
                         value = raw[k]
                     k = up[k]
             pt.inherited[i] = value
-        for i in range(n):
-            pt.head[i] = heading * pt.inherited[i]
-            raw[i] = raw[i] + pt.head[i]
-            if pt.head[i] != 0.0:
-                found[2] = True
+        found[2] = _add(pt.inherited, heading, raw, n, c, doc_lengths, inherit_words)
+        memcpy(pt.head, pt.inherited, n * sizeof(double))
     if sibling > 0.0:
         for i in range(n):
             value = 0.0
@@ -605,7 +615,7 @@ cdef int _page(const _Csr* c, const double* query_weights, double k1, double b, 
                 if i + 1 < n and pt.group[i + 1] == pt.group[i] and raw[i + 1] > value:
                     value = raw[i + 1]
             pt.sib[i] = value
-        found[3] = _add(pt.sib, sibling, raw, n)
+        found[3] = _add(pt.sib, sibling, raw, n, c, doc_lengths, inherit_words)
     for i in range(n):
         if raw[i] > best:
             best = raw[i]

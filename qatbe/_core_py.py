@@ -220,6 +220,7 @@ def page_scores(
     heading: float = 0.0,
     sibling: float = 0.0,
     floor: float = 0.0,
+    inherit_words: float = 0.0,
 ) -> PageScores:
     """A page's scores in one call; see ``qatbe._core.page_scores`` for what each part is (None: 0 everywhere)."""
     base = bm25_scores(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
@@ -235,8 +236,10 @@ def page_scores(
         raise ValueError("n_near must lie in [0, len(query_terms)]")
     if window < 1:
         raise ValueError("window must be >= 1")
-    if not all(math.isfinite(x) for x in (proximity, lead_in, heading, sibling, floor)):
+    if not all(math.isfinite(x) for x in (proximity, lead_in, heading, sibling, floor, inherit_words)):
         raise ValueError("the shares and the floor must be finite")
+    if inherit_words < 0.0:
+        raise ValueError("inherit_words must be >= 0")
     head_idx, head_level, group = [int(h) for h in heads], [int(v) for v in levels], [int(g) for g in groups]
     if len(head_level) != len(head_idx):
         raise ValueError(f"levels must have {len(head_idx)} entries, not {len(head_level)}")
@@ -251,19 +254,23 @@ def page_scores(
                      for q in range(len(query_terms))], dtype=np.int64)
     raw = [float(x) for x in base]
     zeros = [0.0] * n
+    lengths = ([float(x) for x in doc_lengths] if doc_lengths is not None
+               else [float(offsets[d + 1] - offsets[d]) for d in range(n)])
+    keep = [1.0 if inherit_words <= 0.0 or x >= inherit_words else x / inherit_words for x in lengths]
 
-    def added(part: list[float], share: float) -> list[float]:
-        """``share`` x ``part`` added to ``raw`` when ``part`` is non-zero somewhere; zeros otherwise."""
-        if not any(x != 0.0 for x in part):
+    def added(part: list[float], share: float, inherited: bool = True) -> list[float]:
+        """``share`` x ``part`` (x the share a text keeps of what it inherits) added to ``raw``; zeros when that
+        is 0 everywhere."""
+        scaled = [share * x * k for x, k in zip(part, keep)] if inherited else [share * x * 1.0 for x in part]
+        if not any(x != 0.0 for x in scaled):
             return zeros
-        scaled = [share * x for x in part]
         raw[:] = [r + x for r, x in zip(raw, scaled)]
         return scaled
 
     prox = zeros
     if proximity > 0.0 and n_near >= 2:
         pairs = proximity_pairs(doc_terms, doc_offsets, n_terms, query_terms[:n_near], window)
-        prox = added([float(x) for x in pairs], proximity)
+        prox = added([float(x) for x in pairs], proximity, inherited=False)
     is_head = set(head_idx)
     level_of = dict(zip(head_idx, head_level))
     up = [-1] * n
@@ -289,8 +296,7 @@ def page_scores(
                 chain.append(raw[k])
                 k = up[k]
             chains.append(max(chain) if chain else 0.0)
-        head = [heading * x for x in chains]
-        raw[:] = [r + x for r, x in zip(raw, head)]
+        head = added(chains, heading)
     sib = zeros
     if sibling > 0.0:
         parts = []

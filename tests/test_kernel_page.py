@@ -60,6 +60,7 @@ def pages(draw: st.DrawFn) -> dict[str, Any]:
         "proximity": draw(st.sampled_from([0.0, 0.25, 1.7])), "lead_in": draw(st.sampled_from([0.0, 1.0, 0.5])),
         "heading": draw(st.sampled_from([0.0, 0.3])), "sibling": draw(st.sampled_from([0.0, 0.15])),
         "floor": draw(st.sampled_from([0.0, 0.1, 1.0])),
+        "inherit_words": draw(st.sampled_from([0.0, 4.0, 2.5, 1.0])),
     }
 
 
@@ -91,15 +92,18 @@ def composed(kernel: ModuleType, p: dict[str, Any]) -> tuple[npt.NDArray[np.floa
     """The scorer's steps one after the other: the BM25 and proximity kernels, then each bonus as a plain loop
     over the sum so far, added (scaled by its share) when it is non-zero somewhere."""
     csr = (p["doc_terms"], p["doc_offsets"], p["n_terms"])
+    words = p.get("inherit_words", 0.0)
+    keep = [1.0 if not words or x >= words else x / words for x in p["doc_lengths"].tolist()]
     base = kernel.bm25_scores(*csr, p["query_terms"], p["query_weights"], p["k1"], p["b"], p["variant"],
                               p["delta"], p["prior_n"], p["prior_df"], p["doc_lengths"])
     n = len(base)
     raw = base.tolist()
     parts = []
 
-    def add(part: list[float], share: float, always: bool = False) -> None:
+    def add(part: list[float], share: float, always: bool = False, inherited: bool = True) -> None:
+        """An inherited part is scaled by the share a text keeps (its words / inherit_words, at most 1)."""
         if always or any(part):
-            part = [share * x for x in part]
+            part = [share * x * (k if inherited else 1.0) for x, k in zip(part, keep)]
             raw[:] = [r + x for r, x in zip(raw, part)]
         else:
             part = [0.0] * n
@@ -108,7 +112,7 @@ def composed(kernel: ModuleType, p: dict[str, Any]) -> tuple[npt.NDArray[np.floa
     pairs = [0.0] * n
     if p["proximity"] > 0 and p["n_near"] >= 2:
         pairs = kernel.proximity_pairs(*csr, p["query_terms"][: p["n_near"]], p["window"]).tolist()
-    add(pairs, p["proximity"])
+    add(pairs, p["proximity"], inherited=False)
     is_heading = [i in p["heads"] for i in range(n)]
     add(_lead_in(p["texts"], is_heading, raw) if p["lead_in"] > 0 else [0.0] * n, p["lead_in"])
     if p["heading"] > 0 and p["heads"]:
@@ -187,6 +191,7 @@ def _page(**changes: Any) -> dict[str, Any]:
     {"texts": ["a"]}, {"texts": ["a", 1]}, {"heads": [2]}, {"heads": [0, 0], "levels": [1, 1]},
     {"levels": []}, {"groups": [0]}, {"n_near": 2}, {"window": 0}, {"proximity": float("nan")},
     {"query_terms": np.asarray([5], dtype=np.int32)}, {"doc_lengths": np.ones(3)}, {"variant": 7},
+    {"inherit_words": -1.0}, {"inherit_words": float("inf")},
 ])
 def test_page_scores_reject_bad_input(kernel: ModuleType, changes: dict[str, Any]) -> None:
     with pytest.raises((ValueError, TypeError)):
@@ -199,3 +204,22 @@ def test_a_lead_in_passes_its_score_on_but_not_to_a_heading(kernel: ModuleType) 
     _, base, _, lead, head, *_ = kernel.page_scores(**p)
     assert base[0] > 0 and lead.tolist() == [0.0, base[0]] and head is None
     assert kernel.page_scores(**_page(heads=[1], levels=[2], lead_in=1.0))[3] is None
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_a_short_text_inherits_less_and_an_empty_one_nothing(kernel: ModuleType) -> None:
+    """Under a matching heading, texts of 0, 1, 2 and 8 words inherit 0, 1/4, 1/2 and all of the heading share
+    (inherit_words=4); their own BM25 is untouched. Without doc_lengths the term count is the length."""
+    p = _page(doc_terms=np.asarray([1, 0, 0, 0], dtype=np.int32),
+              doc_offsets=np.asarray([0, 1, 1, 2, 3, 4], dtype=np.int64),
+              doc_lengths=np.asarray([1.0, 0.0, 1.0, 2.0, 8.0]), texts=["h", "", "a", "a b", "a b c d e f g h"],
+              heads=[0], levels=[1], groups=[-1] * 5, heading=0.3, inherit_words=4.0)
+    raw, base, _, _, head, *_ = kernel.page_scores(**p)
+    full = 0.3 * base[0]
+    assert head.tolist() == [0.0, 0.0, full * 0.25, full * 0.5, full]
+    assert raw.tolist() == (base + head).tolist()
+    off = kernel.page_scores(**{**p, "inherit_words": 0.0})[4]
+    assert off.tolist() == [0.0] + [full] * 4
+    counted = kernel.page_scores(**{**p, "doc_lengths": None})
+    full = 0.3 * counted[1][0]  # the heading's BM25 differs too: its length is its term count
+    assert counted[4].tolist() == [0.0, 0.0, full * 0.25, full * 0.25, full * 0.25]

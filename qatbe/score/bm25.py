@@ -70,6 +70,13 @@ NAME_BRIDGE = 2.0
 NAME_SECTION = 4.0
 # Languages that capitalise every noun, where a capital does not mark a name (German, Luxembourgish).
 NOUNS_CAPITALISED = frozenset({"de", "lb"})
+# What a segment inherits (lead-in, heading, adjacent parts) is scaled by min(1, its words / INHERIT_WORDS). Why:
+# inheritance gives every segment under a matching heading the same score, whatever it holds, and the selector
+# ranks by score per square root of cost, so the smallest ones won: under a page title that matches the query,
+# a 200-token answer was "[CTA_MODULE]", a lone zero-width joiner and "$7,000" twice, beside one real paragraph.
+# A segment of no words now inherits nothing, one of one word a quarter. Retention on the dev QA sets is the same
+# at 4 (at 8 and more, ConditionalQA lost two answers at 200 tokens: fees such as "£335" under their heading).
+INHERIT_WORDS = 4.0
 
 
 @dataclass(frozen=True)
@@ -551,7 +558,7 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
             flat, offs, len(vocab), ids, np.array(w, dtype=np.float64), lengths, texts, heads, levels, groups,
             settings.k1, settings.b,
             _VARIANT[settings.bm25], 0.5, prior_n, prior_df, n_query, PROXIMITY_WINDOW, scale, LEADIN_SHARE,
-            settings.heading_share, SIBLING_SHARE, settings.relevance_floor)
+            settings.heading_share, SIBLING_SHARE, settings.relevance_floor, INHERIT_WORDS)
         return page, params
 
     ids = np.arange(len(q_terms), dtype=np.int32)
