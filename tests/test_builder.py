@@ -135,3 +135,24 @@ def test_sentence_ends_are_where_the_regex_ends(text: str) -> None:
     from qatbe.segmentation.builder import _SENTENCE_END, sentence_ends
 
     assert sentence_ends(text) == [m.end() for m in _SENTENCE_END.finditer(text)]
+
+
+@given(st.text(st.characters(), max_size=8))
+def test_invisible_means_only_format_control_and_space_characters(text: str) -> None:
+    import unicodedata
+
+    from qatbe.segmentation.builder import invisible
+
+    assert invisible(text) == (not text.isprintable() and all(unicodedata.category(c)[0] in "CZ" for c in text))
+    assert not invisible(text + "a")
+
+
+def test_a_block_that_shows_nothing_is_no_segment() -> None:
+    """What a page leaves of an emptied element (a zero-width joiner, a word joiner, a bidi mark) is no segment;
+    the same characters inside words stay."""
+    import qatbe
+
+    html = "<h2>Fees \u200e</h2><p>\u200d</p><h2>\u2060</h2><p>\u200f \u200b</p><p>a\u200db</p>"
+    assert [(s.kind, s.text) for s in qatbe.segment(html)] == [
+        (SegmentKind.HEADING, "Fees \u200e"), (SegmentKind.PARAGRAPH, "a\u200db")]
+    assert [s.text for s in qatbe.segment("Intro.\n\n\u200d\n\nEnd.", format="text")] == ["Intro.", "End."]

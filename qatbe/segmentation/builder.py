@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from .._backend import kernel
@@ -26,6 +27,8 @@ _NAVIGATION = SegmentKind.NAVIGATION
 
 # Texts up to this long are checked for double spaces in place (a kernel call costs about as much as that).
 _TIDY_INLINE = 48
+# Texts up to this long are checked for showing nothing (``invisible``): what is left of an emptied element.
+_INVISIBLE_MAX = 8
 # A sentence ends at . ! ? … (with closing quotes or brackets) followed by space, or right after a CJK full stop.
 # The pattern starts with a character class so the scan is fast; lookbehinds at every position were 3x slower.
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*\s+|[。！？]")
@@ -40,6 +43,13 @@ def clean_inline(text: str) -> str:
     if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text
     return " ".join(text.split())
+
+
+def invisible(text: str) -> bool:
+    """Does ``text`` show nothing: format and control characters and spaces only (a lone zero-width joiner, a
+    word joiner, a bidi mark)? Such a block is no segment. Only short texts are asked (what a page leaves of an
+    emptied element); a printable one shows something, so the category lookup runs for the rare rest."""
+    return not text.isprintable() and all(unicodedata.category(c)[0] in "CZ" for c in text)
 
 
 def escape_cell(text: str) -> str:
@@ -196,7 +206,7 @@ class SegmentBuilder:
 
     def add_heading(self, text: str, level: int, position: int, boilerplate: bool) -> None:
         text = clean_inline(text) if self._clean else _tidy(text)
-        if not text:
+        if not text or (len(text) <= _INVISIBLE_MAX and invisible(text)):
             return
         level = min(max(level, 1), 6)
         if boilerplate:
@@ -222,7 +232,7 @@ class SegmentBuilder:
 
     def add_paragraph(self, text: str, position: int, kind: SegmentKind, boilerplate: bool) -> None:
         text = clean_inline(text) if self._clean else _tidy(text)
-        if not text:
+        if not text or (len(text) <= _INVISIBLE_MAX and invisible(text)):
             return
         if boilerplate:
             if not self._navigation:
