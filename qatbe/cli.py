@@ -1,4 +1,5 @@
-"""Command line: ``qatbe extract``, ``qatbe segment`` and ``qatbe bench``.
+"""Command line: ``qatbe extract``, ``qatbe segment`` and ``qatbe bench``. What a result prints and how several
+files are run is ``cli_batch``'s; reading a file is ``cli_input``'s.
 
 ``main(argv) -> int`` is the whole CLI, so tests call it in-process. Errors are one readable line on stderr
 and a non-zero exit code; a traceback only with ``--debug``.
@@ -12,12 +13,12 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from importlib import resources
-from pathlib import Path
 
 from . import __version__
 from ._backend import BACKEND
-from .errors import InputError, QatbeError
+from .cli_batch import Options, extractor_for, many_status, run_each, run_many, show, show_many, status_line
+from .cli_input import STDIN, demo_page, read_source
+from .errors import QatbeError
 from .pipeline import Extractor
 from .segmentation.listing import listing_line
 from .settings import TIERS
@@ -27,36 +28,6 @@ EXIT_USAGE = 2
 EXIT_ERROR = 1
 
 
-def _read_source(path: str, limit: int) -> bytes:
-    """The bytes of ``path`` ('-': standard input), a .gz file decompressed; at most ``limit`` bytes are
-    decompressed (a few kilobytes of gzip can expand to gigabytes), more is refused as the API refuses it."""
-    if path == "-":
-        return sys.stdin.buffer.read()
-    file = Path(path)
-    if file.is_dir():
-        raise InputError(f"{path} is a directory, not a file")
-    if not file.is_file():
-        raise InputError(f"no such file: {path}")
-    data = file.read_bytes()
-    if file.suffix == ".gz":
-        import gzip
-        import zlib
-
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-                data = stream.read(limit + 1)
-        except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError; a cut file ends in EOFError
-            raise InputError(f"{path} is not a readable gzip file ({exc})") from None
-        if len(data) > limit:
-            raise InputError(f"{path} decompresses to more than {limit:,} bytes; the limit is max_input_chars x 4")
-    return data
-
-
-def demo_page() -> bytes:
-    """The bundled sample page (written for this project, free to redistribute)."""
-    return resources.files("qatbe.data").joinpath("demo.html").read_bytes()
-
-
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qatbe", description="Query-aware, token-budgeted extraction.")
     parser.add_argument("--version", action="version", version=f"qatbe {__version__} ({BACKEND} core)")
@@ -64,7 +35,9 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     ex = sub.add_parser("extract", help="cut a document down to a token budget for a query")
-    ex.add_argument("path", nargs="?", help="HTML, markdown or text file ('-' for stdin; .gz is decompressed)")
+    ex.add_argument("paths", nargs="*", metavar="path",
+                    help="HTML, markdown or text files ('-' for stdin; .gz is decompressed); with several, each is "
+                         "extracted on its own (--format json: one JSON object per line, naming its file)")
     ex.add_argument("--demo", action="store_true", help="run on the bundled sample page")
     ex.add_argument("-q", "--query", default=None, help="the question (omit for main content in reading order)")
     size = ex.add_mutually_exclusive_group()
@@ -76,6 +49,10 @@ def _build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--language", default=None, help="language code of the document (default: detected)")
     ex.add_argument("--explain", action="store_true",
                     help="print, per segment, matched terms, weights and why it is in or out (instead of the text)")
+    ex.add_argument("--jobs", type=_jobs, default=1,
+                    help="worker processes for several files (0: one per CPU); the output is the same for any")
+    ex.add_argument("--many", action="store_true",
+                    help="one cited context from all the files (extract_many) instead of one extract each")
 
     seg = sub.add_parser("segment", help="list every typed segment of a document")
     seg.add_argument("path", nargs="?", help="file ('-' for stdin)")
@@ -87,6 +64,16 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of processes (0 or more), not {text!r}")
+    return value or os.cpu_count() or 1
+
+
 def _source(args: argparse.Namespace, extractor: Extractor) -> bytes:
     if args.demo and args.path:
         raise QatbeError("give either a PATH or --demo, not both")
@@ -94,7 +81,58 @@ def _source(args: argparse.Namespace, extractor: Extractor) -> bytes:
         return demo_page()
     if not args.path:
         raise QatbeError("give a PATH (or '-' for stdin), or --demo for the bundled sample page")
-    return _read_source(args.path, extractor.settings.max_input_chars * 4)
+    return read_source(args.path, extractor.settings.max_input_chars * 4)
+
+
+def _extract(args: argparse.Namespace) -> int:
+    paths: list[str] = args.paths
+    if args.demo and paths:
+        raise QatbeError("give either a PATH or --demo, not both")
+    if not args.demo and not paths:
+        raise QatbeError("give a PATH (or '-' for stdin), or --demo for the bundled sample page")
+    if paths.count(STDIN) > 1:
+        raise QatbeError("standard input ('-') can be read only once")
+    if args.many and args.explain:
+        raise QatbeError("--explain explains one extract per file; it does not combine with --many")
+    query = args.query if args.query is not None or not args.demo else DEMO_QUERY
+    choices = (("tier", args.tier), ("budget", args.budget), ("format", args.input_format),
+               ("render", "text" if args.format == "text" else "markdown"), ("estimator", args.estimator),
+               ("language", args.language))
+    options = Options(query, choices, args.format, args.explain, lines=len(paths) > 1 and not args.many)
+    extractor = extractor_for(choices)  # the options are checked here, before any file is read
+    if args.many:
+        if not paths:
+            raise QatbeError("--many combines files: give their PATHs")
+        many = run_many(paths, options)
+        print(show_many(many, options))
+        if args.format != "json":
+            print(f"\n[qatbe: {many_status(many)}]", file=sys.stderr)
+        return 0
+    if len(paths) <= 1:
+        source = demo_page() if args.demo else read_source(paths[0], options.input_limit)
+        result = extractor.extract(source, query)
+        print(show(result, options))
+        if not args.explain and args.format != "json":
+            print(f"\n[qatbe: {status_line(result)}]", file=sys.stderr)
+        return 0
+    failed = 0
+    for n, done in enumerate(run_each(paths, options, args.jobs)):
+        if done.error:
+            failed += 1
+            print(f"qatbe: error: {done.path}: {done.error}", file=sys.stderr)
+            if options.lines and args.format == "json":
+                print(json.dumps({"source": done.path, "error": done.error}, ensure_ascii=False))
+            continue
+        if args.format == "json":
+            print(done.out)
+        else:
+            gap = "\n" if n else ""  # head(1)'s way of telling files apart: a blank line, then "==> path <=="
+            print(f"{gap}==> {done.path} <==\n{done.out}")
+            if not args.explain:
+                print(f"[qatbe: {done.path}: {done.status}]", file=sys.stderr)
+    if failed:
+        print(f"qatbe: {failed} of {len(paths)} files failed", file=sys.stderr)
+    return EXIT_ERROR if failed else 0
 
 
 def _run(argv: list[str]) -> int:
@@ -104,28 +142,7 @@ def _run(argv: list[str]) -> int:
         return bench_main(argv[1:])
     args = _build_parser().parse_args(argv)
     if args.command == "extract":
-        query = args.query if args.query is not None or not args.demo else DEMO_QUERY
-        extractor = Extractor(tier=args.tier, budget=args.budget, format=args.input_format,
-                              render="text" if args.format == "text" else "markdown",
-                              estimator=args.estimator, language=args.language)
-        result = extractor.extract(_source(args, extractor), query)
-        if args.explain:
-            from .explain import format_reports
-
-            reports = result.explain()
-            if args.format == "json":
-                print(json.dumps([r.to_dict() for r in reports], ensure_ascii=False, indent=2))
-            else:
-                print(format_reports(reports))
-        elif args.format == "json":
-            print(result.to_json())
-        else:
-            print(result.text)
-            note = "no segment matched the query; main content shown" if result.no_match else ""
-            kept = len(result.segments)
-            print(f"\n[qatbe: {result.total_tokens}/{result.budget} tokens, {kept} segment{'' if kept == 1 else 's'} "
-                  f"kept, {result.dropped_count} dropped{'; ' + note if note else ''}]", file=sys.stderr)
-        return 0
+        return _extract(args)
     if args.command == "segment":
         segmenter = Extractor(format=args.input_format)
         segments = segmenter.segment(_source(args, segmenter))

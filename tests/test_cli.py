@@ -90,7 +90,7 @@ def test_a_broken_gzip_file_is_a_one_line_error(tmp_path: Path, name: str, conte
 
 
 def test_a_gzip_file_is_read_and_its_expansion_is_bounded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from qatbe.cli import _read_source
+    from qatbe.cli_input import read_source
     from qatbe.errors import InputError
 
     f = tmp_path / "doc.html.gz"
@@ -98,11 +98,11 @@ def test_a_gzip_file_is_read_and_its_expansion_is_bounded(tmp_path: Path, capsys
     f.write_bytes(_gzip(page))
     assert main(["extract", str(f), "-q", "fee", "--budget", "6"]) == 0
     assert capsys.readouterr().out.strip() == "Gamma fee delta."
-    assert _read_source(str(f), len(page)) == page
+    assert read_source(str(f), len(page)) == page
     bomb = tmp_path / "bomb.txt.gz"
     bomb.write_bytes(_gzip(b"a" * 100_000))  # 100 kB from a few hundred bytes
     with pytest.raises(InputError, match="more than 99,999 bytes"):
-        _read_source(str(bomb), 99_999)
+        read_source(str(bomb), 99_999)
 
 
 def test_a_directory_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
