@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import qatbe
 from qatbe import ConfigError, Settings
 from qatbe.select import select
 from qatbe.select.knapsack import priority_order
@@ -127,3 +128,14 @@ def test_cost_exponent_is_validated(value: float) -> None:
     else:
         with pytest.raises(ConfigError, match="cost_exponent"):
             Settings(cost_exponent=value)
+
+
+def test_a_wordless_segment_fills_only_once_all_else_is_in() -> None:
+    """A segment without a letter or a digit ("* * *", a lone "►") may not stand alone: the fill spends the budget on
+    the next words first, and takes it only when everything else is in."""
+    doc = ("The fee is five crowns.\n\n* * *\n\nMaps of the town are sold here.\n\n"
+           "More words about other things entirely, at length.")
+    texts = [s.text for s in qatbe.extract(doc, "fee", budget=16, format="text").segments]
+    assert texts == ["The fee is five crowns.", "Maps of the town are sold here."]
+    every = qatbe.extract(doc, "fee", budget=100, format="text")
+    assert [s.text for s in every.segments][1] == "* * *" and every.dropped_count == 0
