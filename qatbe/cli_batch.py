@@ -79,7 +79,7 @@ def show(result: Result, options: Options, path: str | None = None) -> str:
     elif options.format == "json":
         data = result.to_dict()
         if options.lines:
-            data = {"source": path, **result.to_dict()}
+            data = {"source": path, **data}
     else:
         return result.text
     return json.dumps(data, ensure_ascii=False, indent=None if options.lines else 2)
