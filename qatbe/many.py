@@ -51,6 +51,7 @@ from .render.citations import (
 from .score import score_segments
 from .select.dedupe import find_duplicates
 from .select.knapsack import priority_order
+from .select.plan import wordless
 from .select.truncate import truncate
 from .settings import Settings
 from .types import Segment, SegmentKind
@@ -496,10 +497,21 @@ def extract_many(
         else:  # nothing matched (or nothing that matched fits): the main content in reading order, as extract does
             filler = [i for d in _doc_rank(docs, settings.ranking) for i in docs[d].slots
                       if live[i] and i not in packer.chosen]
+        # A segment without a letter or a digit fills only once every other one is in, as in extract (plan.lone).
+        bare = [i for i in filler if wordless(pool[i].text)]
+        if bare:
+            skip = set(bare)
+            filler = [i for i in filler if i not in skip]
         for i in filler:
             charge = packer.price([i])
             if charge is not None:
                 packer.take([i], charge)
+        if bare and all(i in packer.chosen for i in filler):
+            for i in bare:
+                charge = packer.price([i])
+                if charge is not None:
+                    packer.take([i], charge)
+        filler += bare  # last in what a larger budget would bring in, too
 
     # 8. Render: documents in ranking order, segments in document order, envelope around.
     first_pick: dict[int, int] = {}

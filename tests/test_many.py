@@ -232,3 +232,17 @@ def test_to_json_is_ready_for_a_log() -> None:
     assert data["text"] == r.text and data["dropped_count"] == r.dropped_count
     assert [s["tokens"] for s in data["sources"]] == [r.tokens_per_source[0], r.tokens_per_source[1]]
     assert data["passages"][0]["citation"] == 1 and data["sources"][0]["url"] == "https://example.org/r"
+
+
+def test_a_wordless_segment_fills_only_once_all_else_is_in() -> None:
+    """As in extract: "* * *" next to the match does not take the room the next sentence needs, and comes in
+    when everything else is in."""
+    doc = qatbe.Document("The fee is five crowns.\n\n* * *\n\nMaps of the town are sold here.\n\n"
+                         "More words about other things entirely, at length.", id="d")
+
+    def texts(budget: int) -> list[str]:
+        return [p.segment.text for p in qatbe.extract_many([doc], "fee", budget=budget, format="text",
+                                                           citation_buffer=0).passages]
+
+    assert texts(24) == ["The fee is five crowns.", "Maps of the town are sold here."]
+    assert "* * *" in texts(400)

@@ -60,7 +60,7 @@ WORDLESS_LAST = True
 _ALNUM = re.compile(r"[^\W_]")
 
 
-def _wordless(text: str) -> bool:
+def wordless(text: str) -> bool:
     """No letter and no digit: a rule, a bracket, a bullet left alone. (Most texts start with one: one test.)"""
     return not text[:1].isalnum() and _ALNUM.search(text) is None
 
@@ -164,7 +164,7 @@ def plan(
     computed when asked, from ``weighted`` and ``costs``)."""
     # With headings brought along as context, a heading never competes on its own (see knapsack.fill_neighbors).
     # Nor does a segment without a letter or a digit ("___", ")", "* * *"): it fills only once all else is in.
-    lone: set[int] = {i for i, s in enumerate(candidates) if _wordless(s.text)} if WORDLESS_LAST else set()
+    lone: set[int] = {i for i, s in enumerate(candidates) if wordless(s.text)} if WORDLESS_LAST else set()
     if settings.include_headings:
         heading = SegmentKind.HEADING
         lone |= {i for i, s in enumerate(candidates) if s.kind is heading}
