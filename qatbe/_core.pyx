@@ -603,9 +603,8 @@ cdef int _page(const _Csr* c, const double* query_weights, double k1, double b, 
                     if raw[k] > value:
                         value = raw[k]
                     k = up[k]
-            pt.inherited[i] = value
-        found[2] = _add(pt.inherited, heading, raw, n, c, doc_lengths, inherit_words)
-        memcpy(pt.head, pt.inherited, n * sizeof(double))
+            pt.head[i] = value
+        found[2] = _add(pt.head, heading, raw, n, c, doc_lengths, inherit_words)
     if sibling > 0.0:
         for i in range(n):
             value = 0.0

@@ -74,22 +74,22 @@ def _jobs(text: str) -> int:
     return value or os.cpu_count() or 1
 
 
-def _source(args: argparse.Namespace, extractor: Extractor) -> bytes:
-    if args.demo and args.path:
+def _check_source(demo: bool, given: bool) -> None:
+    """One input: a PATH (or several, for extract) or --demo."""
+    if demo and given:
         raise QatbeError("give either a PATH or --demo, not both")
-    if args.demo:
-        return demo_page()
-    if not args.path:
+    if not demo and not given:
         raise QatbeError("give a PATH (or '-' for stdin), or --demo for the bundled sample page")
-    return read_source(args.path, extractor.settings.max_input_chars * 4)
+
+
+def _source(args: argparse.Namespace, extractor: Extractor) -> bytes:
+    _check_source(args.demo, bool(args.path))
+    return demo_page() if args.demo else read_source(args.path, extractor.settings.max_input_chars * 4)
 
 
 def _extract(args: argparse.Namespace) -> int:
     paths: list[str] = args.paths
-    if args.demo and paths:
-        raise QatbeError("give either a PATH or --demo, not both")
-    if not args.demo and not paths:
-        raise QatbeError("give a PATH (or '-' for stdin), or --demo for the bundled sample page")
+    _check_source(args.demo, bool(paths))
     if paths.count(STDIN) > 1:
         raise QatbeError("standard input ('-') can be read only once")
     if args.many and args.explain:

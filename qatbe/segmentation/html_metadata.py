@@ -213,16 +213,22 @@ def _node_date(node: Any) -> tuple[str, str] | None:
     return found
 
 
-def _in_main(node: Any) -> bool:
-    """Whether ``node`` sits inside ``<article>`` or ``<main>`` (ancestors looked at: a bounded number)."""
+def _under(node: Any, tags: tuple[str, str], limit: int | None) -> bool:
+    """Whether one of ``node``'s ancestors (the first ``limit``; all with None) has one of ``tags``: the CSS twin
+    of ``lexbor_dom._under``."""
     parent = node.parent
-    for _ in range(_MAX_ANCESTORS):
-        if parent is None:
-            return False
-        if parent.tag in ("article", "main"):
+    depth = 0
+    while parent is not None and (limit is None or depth < limit):
+        if parent.tag in tags:
             return True
         parent = parent.parent
+        depth += 1
     return False
+
+
+def _in_main(node: Any) -> bool:
+    """Whether ``node`` sits inside ``<article>`` or ``<main>`` (ancestors looked at: a bounded number)."""
+    return _under(node, ("article", "main"), _MAX_ANCESTORS)
 
 
 def _body_marks(source: Any, discussion: bool, want_date: bool, want_author: bool
@@ -324,12 +330,7 @@ def _host(url: str | None) -> str | None:
 
 def _in_foreign(node: Any) -> bool:
     """Whether ``node`` sits inside an ``<svg>`` or ``<math>`` (whose elements are not HTML ones)."""
-    up = node.parent
-    while up is not None:
-        if up.tag in ("svg", "math"):
-            return True
-        up = up.parent
-    return False
+    return _under(node, ("svg", "math"), None)
 
 
 class CssSource:
