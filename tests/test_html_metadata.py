@@ -255,6 +255,17 @@ def test_discussion_types_mark_the_page(kind: str) -> None:
     assert "page_kind" not in _meta(_page('<script type="application/ld+json">{"@type": "Organization"}</script>')).extra
 
 
+
+@pytest.mark.parametrize(("html", "discussion"), [
+    ('<html itemscope itemtype="https://schema.org/QAPage"><body><p>Q</p></body></html>', True),
+    ('<html><body itemscope itemtype="http://schema.org/DiscussionForumPosting"><p>Q</p></body></html>', True),
+    # A type on an inner element is a part's: a product page's FAQ marks its questions and answers.
+    ('<html><body><div itemscope itemtype="https://schema.org/QAPage"><p>Q</p></div></body></html>', False),
+    ('<html itemscope itemtype="https://schema.org/Product"><body><p>Q</p></body></html>', False),
+])
+def test_the_page_microdata_type_marks_a_discussion(html: str, discussion: bool) -> None:
+    assert (_meta(html).extra.get("page_kind") == "discussion") is discussion
+
 def test_a_head_cut_short_is_read_on_into_the_body() -> None:
     # An <iframe> in the head ends it: the parser puts the <title> and <meta>s after it into the body. An icon's
     # <title> in the body comes first and is not the page's.

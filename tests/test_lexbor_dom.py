@@ -39,7 +39,8 @@ def _node(node: Any) -> tuple[object, ...] | None:
 
 def _answers(source: Any) -> tuple[object, ...]:
     picks = source.body_picks(_MAX_BODY_NODES)
-    return (source.head(_META_KEYS), source.jsonld_texts(), source.language(), source.first_h1_text(),
+    return (source.head(_META_KEYS), source.jsonld_texts(), source.language(), source.page_types(),
+            source.first_h1_text(),
             [_node(n) for n in picks], [_node(source.itemprop_name(n)) if n is not None else None for n in picks],
             [_node(n) for n in source.body_picks(3)])
 
@@ -57,7 +58,8 @@ _ATTRS = ["", ' name="description" content="A page"', ' property="og:title" cont
           ' rel="canonical" href="https://e.x/a"', ' rel="Canonical stylesheet" href="/b"', ' rel="author"',
           ' type="application/ld+json"', ' type="Application/LD+JSON"', ' type="text/javascript"',
           ' itemprop="author"', ' itemprop="NAME"', ' itemprop', ' datetime="2023-01-02"', ' class="pubdate"',
-          ' lang="fr"', ' name="" property="og:url" content="u"', ' content=""']
+          ' lang="fr"', ' name="" property="og:url" content="u"', ' content=""',
+          ' itemscope itemtype="https://schema.org/QAPage"', ' itemtype=""']
 _WORDS = ["alpha", "2024-03-04", '{"@type": "NewsArticle", "headline": "H", "datePublished": "2022-02-02"}',
           "By Jo Poe", "é", "  ", "Site | Name"]
 markup = html_markup(_TAGS, _ATTRS, _WORDS, 60)
@@ -75,9 +77,9 @@ def test_same_answers_on_generated_pages(html: str) -> None:
 _PIECES = ["author", "Author", "datePublished", "DATECREATED", "og:title", "OG:Description", "description",
            "keywords", "canonical", "Canonical", "publish", "post-date", "Entry-Date", "nofollow", "2024-01-02",
            "application/ld+json", " ", "\t", "\n", "\xa0", "\x1c", "\u2003", "\u212a", "&amp;", "&nbsp;", "&", "é",
-           "x", "", "ke", "ywords"]
+           "x", "", "ke", "ywords", "https://schema.org/QAPage"]
 _NAMES = ["property", "name", "itemprop", "http-equiv", "content", "rel", "class", "datetime", "pubdate", "lang",
-          "href", "type"]
+          "href", "type", "itemtype"]
 _ELEMENTS = ["meta", "link", "time", "a", "span", "article", "main", "head", "body", "title", "script", "html", "h1"]
 
 

@@ -390,6 +390,16 @@ class CssSource:
         root = self.tree.root
         return root.attributes.get("lang") if root is not None else None
 
+    def page_types(self) -> list[str]:
+        """The microdata ``itemtype`` of ``<html>`` and of ``<body>`` (the page's own, as in
+        ``<html itemscope itemtype="https://schema.org/QAPage">``), where set and not empty."""
+        out = []
+        for node in (self.tree.root, self.tree.body):
+            value = node.attributes.get("itemtype") if node is not None else None
+            if value:
+                out.append(value)
+        return out
+
     def first_h1_text(self) -> str | None:
         node = self.tree.css_first("h1")
         return node.text(deep=True) if node is not None else None
@@ -481,7 +491,11 @@ def read_from(source: Any) -> Metadata:
         language = meta("content-language") or meta("og:locale") or meta("language")
 
     # Below, "a or b or c" is the first non-empty of a, b, c, and reads (so cleans) no more than it needs.
-    discussion = discussion or "forum" in (meta("og:type") or "").lower()
+    # A page declares itself a discussion in JSON-LD, in its og:type, or as the microdata type of its <html> or
+    # <body> (Stack Exchange's sites: itemtype="https://schema.org/QAPage"). A microdata type on an inner element
+    # is a part's (a product page's FAQ is a list of Questions), so only the page's own counts.
+    discussion = (discussion or "forum" in (meta("og:type") or "").lower()
+                  or any(_DISCUSSION_KIND.search(kind.lower()) is not None for kind in source.page_types()))
     url = canonical or meta("og:url") or _clean(ld.get("url"))
     title = meta("og:title") or _clean(ld.get("title")) or meta("twitter:title") or title_tag
     if title is not None:

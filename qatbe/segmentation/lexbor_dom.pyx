@@ -445,6 +445,7 @@ cdef class MetadataSource:
     cdef bint head_titled  # the head holds a <title>
     cdef list scripts
     cdef void* root
+    cdef void* body
     cdef void* h1
     # The body's marks: how many were met (an element once per selector it matches, as Lexbor's query lists it)
     # and the picks; only marks among the first ``limit`` count.
@@ -477,6 +478,7 @@ cdef class MetadataSource:
         body = tree.body
         head_top = _address(head) if head is not None else document
         body_top = _address(body) if body is not None else document
+        self.body = _address(body) if body is not None else NULL
         # Document order with enter/leave tracking, so that each element is tested once for every query.
         node = document
         while node != NULL:
@@ -583,6 +585,17 @@ cdef class MetadataSource:
 
     def language(self):
         return _text_of(self.root, b"lang", 4) if self.root != NULL else None
+
+    def page_types(self):
+        """``html_metadata.CssSource.page_types``."""
+        cdef list out = []
+        root = _text_of(self.root, b"itemtype", 8) if self.root != NULL else None
+        body = _text_of(self.body, b"itemtype", 8) if self.body != NULL else None
+        if root:
+            out.append(root)
+        if body:
+            out.append(body)
+        return out
 
     def first_h1_text(self):
         return _element(self.h1, self.tree).text() if self.h1 != NULL else None
