@@ -180,6 +180,34 @@ def test_comments_are_content_on_a_discussion_page() -> None:
     assert readers(html) == 0 and readers(marked) == 4
 
 
+
+def _qa_page(page_type: str) -> str:
+    """A Stack Exchange-like question page: a short question with its code, then answers that hold most of the
+    prose, all inside role=main."""
+    question = ('<div class="question"><div class="s-prose"><p>I have the following example:</p>'
+                '<pre><code>import asyncio\nasyncio.run(main())</code></pre>'
+                '<p>Why does it block?</p></div></div>')
+    answers = "".join(
+        '<div class="answer"><div class="s-prose">'
+        + "".join(f"<p>Answer {a} paragraph {i} explains at length how the event loop schedules coroutines and "
+                  f"why a CPU-bound call never yields control back to it.</p>" for i in range(4))
+        + "</div></div>" for a in range(3))
+    return (f'<html itemscope itemtype="{page_type}"><body><div id="mainbar" role="main">{question}'
+            f'<div id="answers">{answers}</div></div><div class="sidebar"><p>Hot network questions</p></div>'
+            "</body></html>")
+
+
+@pytest.mark.parametrize("page_type", ["https://schema.org/QAPage", "https://schema.org/WebPage"])
+def test_a_question_stays_beside_answers_that_outweigh_it(page_type: str) -> None:
+    """The tightest box holding most of the prose is the answers'. A code block inside the main element is kept
+    outside it on any page; on a discussion page (here its microdata type) the box widens to hold the question,
+    so the question's short lines stay too (wcxb 4309, a Stack Overflow page, lost them)."""
+    segments = segment_html(_qa_page(page_type), Settings()).segments
+    kept = " ".join(s.text for s in segments if s.kind is not SegmentKind.NAVIGATION)
+    assert "asyncio.run(main())" in kept and "Answer 2 paragraph 3" in kept
+    assert ("I have the following example:" in kept) is page_type.endswith("QAPage")
+    assert "Hot network questions" not in kept
+
 def test_text_before_an_empty_flagged_icon_keeps_its_own_context() -> None:
     """A product card's price ends with an empty ``modal-icon`` span (strong negative evidence): the price is
     the card's text, not the icon's (wcxb 1371 lost every product of a listing this way)."""

@@ -14,7 +14,7 @@ import re
 from .._backend import kernel
 from .html_boilerplate import STRONG, WEAK
 from .html_tables import TableData
-from .html_walk import Block, Ctx, Walked
+from .html_walk import Block, Box, Ctx, Walked
 
 _BYLINE_MAX = 200
 # A short caption that only credits an image ("Foto: dpa", "Photo: Getty Images", "© Reuters") is not text.
@@ -430,6 +430,8 @@ def decide(walker: Walked, discussion: bool = False) -> None:
     for box in boxes:
         if box.prose >= need and box.prose <= main_box.prose:
             main_box = box
+    if discussion:
+        main_box = _around_first_post(blocks, main, main_box)
     for box in boxes:
         box.inside = box is main_box or (box.parent is not None and box.parent.inside)
     # With only a line or two of prose on the page, where it sits says nothing about where the content is.
@@ -458,7 +460,8 @@ def decide(walker: Walked, discussion: bool = False) -> None:
         if not boiler and pruning_box and block.box is not None and not block.box.inside:
             boiler = ctx.flagged or not (_near_prose(block, density) or (
                 # Inside the <article>, a list without a single link (ingredients, facts) is the article's.
-                ctx.main and block.kind == "list" and block.link == 0 and len(block.items) >= 3))
+                ctx.main and block.kind == "list" and block.link == 0 and len(block.items) >= 3)
+                or (ctx.main and block.kind == "code"))
         if not boiler and density > _LINKY and block.kind != "h" and block.kind != "code":
             if block.kind == "table":
                 # Data tables link their entities (Wikipedia); only a grid of links is a menu.
@@ -658,6 +661,30 @@ def _stands_alone(block: Block, density: float) -> bool:
     if block.kind == "p":
         return block.chars >= 250 and density < 0.2
     return False
+
+
+
+def _around_first_post(blocks: list[Block], main: Ctx | None, box: Box) -> Box:
+    """On a discussion page, ``box`` widened to the nearest box that also holds the first post (its first block of
+    prose or code, inside ``main`` when there is one). Why: a thread's answers or replies can outweigh its
+    question, and the tightest box holding most of the prose then held the answers only; the question's short
+    lines and its code fell outside and were pruned (a Stack Overflow question's example, a forum's opening post)."""
+    first: Box | None = None
+    for block in blocks:
+        if (block.box is not None and not block.ctx.boiler and (_prose(block) > 0 or block.kind == "code")
+                and (main is None or block.ctx.main)):
+            first = block.box
+            break
+    if first is None:
+        return box
+    around: set[int] = set()
+    up: Box | None = first
+    while up is not None:
+        around.add(id(up))
+        up = up.parent
+    while box.parent is not None and id(box) not in around:
+        box = box.parent
+    return box
 
 
 def _near_prose(block: Block, density: float) -> bool:
