@@ -295,10 +295,12 @@ def test_furniture_lines_stay_out() -> None:
              "Upvote 0 Downvote", "Code: Select all", "Add to Cart", "24 Reviews", "(Image credit: Wareable)",
              "You might like", "We earn a commission for products purchased through some links in this article.",
              "Please note that Javascript is turned off in your web browser. To use this site, you must turn it on.",
-             "Aktivieren Sie JavaScript um das Video zu sehen."]
+             "Aktivieren Sie JavaScript um das Video zu sehen.", "Loading...", "Learn more",
+             "Already have an account? Log in", "Join Our Genius Newsletter", "More to explore :"]
     furniture = "".join(f"<div><span>{line}</span></div>" for line in lines)
     kept_lines = ["Posts: the heater's two mounting posts were rusted through.", "Advertisement budgets fell.",
-                  "Advert breaks were cut to two minutes.",
+                  "Advert breaks were cut to two minutes.", "Loading the heater takes two people.",
+                  "Learn more about the thermostat in chapter 3.", "Join the two wires of the same colour.",
                   "1.", "9.1", "Reply within 14 days to keep the warranty.",
                   "JavaScript is turned off by default in the kiosk browser, so the heater panel uses plain HTML."]
     html = (f"<body><main><h1>Heater repair</h1>{furniture}"

@@ -31,7 +31,7 @@ _CREDIT = re.compile(
 _CREDIT_MAX = 120
 # Short lines that open with words naming page furniture (en, de, fr, es, it, pl: the evaluation languages).
 _FURNITURE_TEXT = re.compile(
-    r"\W*(?:read more|read also|see also|related (?:articles|posts|stories|content)|more (?:from|on|stories)\b"
+    r"\W*(?:read more|read also|see also|related (?:articles|posts|stories|content)|more (?:from|on|stories|to explore)\b"
     r"|you (?:may|might) (?:also )?(?:like|enjoy)|share this|leave a (?:comment|reply)|post a comment"
     r"|trending (?:news|now|stories)|most (?:read|popular|viewed)|top stories|popular (?:stories|posts|articles)"
     r"|lesen sie auch|mehr zum thema|das könnte (?:dich|sie)|weitere (?:artikel|beiträge|themen|nachrichten"
@@ -42,7 +42,8 @@ _FURNITURE_TEXT = re.compile(
     r"|keep reading|continue reading|lire la suite|sigue leyendo|seguir leyendo|continua a leggere"
     r"|about the author|über (?:den autor|die autorin)|zurück zu[mr]?|back to (?:top|overview|home|the (?:top|list))"
     r"|tags(?=\s*:)|schlagw[öo]rte?|stichw[öo]rte?(?=\s*:)|bild (?:anzeigen|schließen|vergrößern)|noch keine bewertungen"
-    r"|(?:%d|\d+)?\s*bloggern gefällt das|(?:\d+\s+)?bloggers? like this)\b",
+    r"|(?:%d|\d+)?\s*bloggern gefällt das|(?:\d+\s+)?bloggers? like this"
+    r"|(?:join|subscribe to|sign up (?:for|to)) (?:our|the|my) (?:\w+ ){0,3}newsletter)\b",
     re.IGNORECASE,
 )
 # Whole lines that are page furniture wherever they stand: an ad slot's label, a quote expander, a reading-time
@@ -55,7 +56,9 @@ _FURNITURE_LINE = re.compile(
     r"|(?:\d+\W*)?(?:reply|flag|quote|report|permalink|upvote|downvote)(?:\W+(?:reply|flag|quote|report|permalink"
     r"|upvote|downvote|like|\d+)){0,4}|code\W+select all"
     r"|add to (?:cart|basket|bag|wish ?list)|in den warenkorb|ajouter au panier|\d+ (?:reviews?|ratings?)"
-    r"|(?:continue|sign (?:up|in)|log ?in) with (?:e-?mail|google|apple|facebook|microsoft|github|x|phone(?: number)?))\W*",
+    r"|(?:continue|sign (?:up|in)|log ?in) with (?:e-?mail|google|apple|facebook|microsoft|github|x|phone(?: number)?)"
+    r"|loading|please wait|learn more"
+    r"|(?:already have|don't have|do not have) an account\W+(?:log ?in|sign (?:in|up)|register)(?: here| now)?)\W*",
     re.IGNORECASE,
 )
 # A link or button alone on its line that asks the reader to do something ("Get started", "Book a demo",
@@ -149,12 +152,13 @@ _FURNITURE_TEXT_HEADS = frozenset({
     "keep", "continue", "sigue", "seguir", "continua", "about", "über", "zurück", "back", "tags",
     "schlagwort", "schlagworte", "schlagwört", "schlagwörte", "stichwort", "stichworte", "stichwört", "stichwörte",
     "bild", "noch", "d", "dbloggern", "bloggern", "blogger", "bloggers",  # "%d bloggern", "%dbloggern"
+    "join", "subscribe", "sign",
 })
 _FURNITURE_LINE_HEADS = frozenset({
     "advertisement", "advert", "anzeige", "werbung", "publicité", "publicidad", "pubblicità", "reklama", "sponsored", "click",
     "on", "in", "join", "joined", "posts", "threads", "messages", "reaction", "reputation", "likes", "trophy",
     "reply", "flag", "quote", "report", "permalink", "upvote", "downvote", "code", "add", "ajouter", "continue",
-    "sign", "log", "login",
+    "sign", "log", "login", "loading", "please", "learn", "already", "don", "do",
 })
 _PAGE_NOTICE_HEADS = frozenset({
     "we", "i", "as", "this", "our", "please", "javascript", "enable", "activate", "turn", "bitte", "aktivieren",
