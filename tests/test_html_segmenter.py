@@ -296,7 +296,8 @@ def test_furniture_lines_stay_out() -> None:
              "You might like", "We earn a commission for products purchased through some links in this article.",
              "Please note that Javascript is turned off in your web browser. To use this site, you must turn it on.",
              "Aktivieren Sie JavaScript um das Video zu sehen.", "Loading...", "Learn more",
-             "Already have an account? Log in", "Join Our Genius Newsletter", "More to explore :"]
+             "Already have an account? Log in", "Join Our Genius Newsletter", "More to explore :",
+             "Last edited by Minoa on Tue Aug 27, 2019 10:03 pm, edited 1 time in total."]
     furniture = "".join(f"<div><span>{line}</span></div>" for line in lines)
     kept_lines = ["Posts: the heater's two mounting posts were rusted through.", "Advertisement budgets fell.",
                   "Advert breaks were cut to two minutes.", "Loading the heater takes two people.",

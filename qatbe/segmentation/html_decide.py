@@ -112,10 +112,11 @@ _COOKIE_NOTICE = re.compile(
 )
 _COOKIE_NOTICE_MAX = 600
 # A post's filing line ("This entry was posted in News on May 3", "Dieser Eintrag wurde veröffentlicht in ...",
-# "Erstellt am ...", "Publié le ..."): what the blog software says about the text, not the text.
+# "Erstellt am ...", "Publié le ...", a forum's "Last edited by X on ..., edited 3 times in total."): what the blog
+# or forum software says about the text, not the text.
 _POST_META = re.compile(
     r"\W*(?:this (?:entry|post|article) was (?:posted|published|filed)|filed under\b|posted in\b"
-    r"|last (?:updated|modified)\b|(?:dieser|der) (?:eintrag|beitrag|artikel|text) wurde\b"
+    r"|last (?:updated|modified|edited by)\b|(?:dieser|der) (?:eintrag|beitrag|artikel|text) wurde\b"
     r"|(?:veröffentlicht|erstellt|aktualisiert|geschrieben) am\b|zuletzt (?:aktualisiert|geändert)\b"
     r"|publié le\b|mis à jour le\b|publicado (?:el|por)\b|actualizado el\b|pubblicato il\b|opublikowano\b)",
     re.IGNORECASE,
@@ -665,7 +666,6 @@ def _stands_alone(block: Block, density: float) -> bool:
     if block.kind == "p":
         return block.chars >= 250 and density < 0.2
     return False
-
 
 
 def _around_first_post(blocks: list[Block], main: Ctx | None, box: Box) -> Box:
