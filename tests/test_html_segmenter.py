@@ -297,11 +297,13 @@ def test_furniture_lines_stay_out() -> None:
              "Please note that Javascript is turned off in your web browser. To use this site, you must turn it on.",
              "Aktivieren Sie JavaScript um das Video zu sehen.", "Loading...", "Learn more",
              "Already have an account? Log in", "Join Our Genius Newsletter", "More to explore :",
-             "Last edited by Minoa on Tue Aug 27, 2019 10:03 pm, edited 1 time in total."]
+             "Last edited by Minoa on Tue Aug 27, 2019 10:03 pm, edited 1 time in total.", "Caption",
+             "Follow us On Twitter"]
     furniture = "".join(f"<div><span>{line}</span></div>" for line in lines)
     kept_lines = ["Posts: the heater's two mounting posts were rusted through.", "Advertisement budgets fell.",
                   "Advert breaks were cut to two minutes.", "Loading the heater takes two people.",
                   "Learn more about the thermostat in chapter 3.", "Join the two wires of the same colour.",
+                  "Caption the photo of the fuse box before you remove it.", "Follow usage limits on the label.",
                   "1.", "9.1", "Reply within 14 days to keep the warranty.",
                   "JavaScript is turned off by default in the kiosk browser, so the heater panel uses plain HTML."]
     html = (f"<body><main><h1>Heater repair</h1>{furniture}"

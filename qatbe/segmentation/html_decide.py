@@ -43,7 +43,7 @@ _FURNITURE_TEXT = re.compile(
     r"|about the author|über (?:den autor|die autorin)|zurück zu[mr]?|back to (?:top|overview|home|the (?:top|list))"
     r"|tags(?=\s*:)|schlagw[öo]rte?|stichw[öo]rte?(?=\s*:)|bild (?:anzeigen|schließen|vergrößern)|noch keine bewertungen"
     r"|(?:%d|\d+)?\s*bloggern gefällt das|(?:\d+\s+)?bloggers? like this"
-    r"|(?:join|subscribe to|sign up (?:for|to)) (?:our|the|my) (?:\w+ ){0,3}newsletter)\b",
+    r"|(?:join|subscribe to|sign up (?:for|to)) (?:our|the|my) (?:\w+ ){0,3}newsletter|follow us)\b",
     re.IGNORECASE,
 )
 # Whole lines that are page furniture wherever they stand: an ad slot's label, a quote expander, a reading-time
@@ -57,7 +57,7 @@ _FURNITURE_LINE = re.compile(
     r"|upvote|downvote|like|\d+)){0,4}|code\W+select all"
     r"|add to (?:cart|basket|bag|wish ?list)|in den warenkorb|ajouter au panier|\d+ (?:reviews?|ratings?)"
     r"|(?:continue|sign (?:up|in)|log ?in) with (?:e-?mail|google|apple|facebook|microsoft|github|x|phone(?: number)?)"
-    r"|loading|please wait|learn more"
+    r"|loading|please wait|learn more|caption"
     r"|(?:already have|don't have|do not have) an account\W+(?:log ?in|sign (?:in|up)|register)(?: here| now)?)\W*",
     re.IGNORECASE,
 )
@@ -153,13 +153,13 @@ _FURNITURE_TEXT_HEADS = frozenset({
     "keep", "continue", "sigue", "seguir", "continua", "about", "über", "zurück", "back", "tags",
     "schlagwort", "schlagworte", "schlagwört", "schlagwörte", "stichwort", "stichworte", "stichwört", "stichwörte",
     "bild", "noch", "d", "dbloggern", "bloggern", "blogger", "bloggers",  # "%d bloggern", "%dbloggern"
-    "join", "subscribe", "sign",
+    "join", "subscribe", "sign", "follow",
 })
 _FURNITURE_LINE_HEADS = frozenset({
     "advertisement", "advert", "anzeige", "werbung", "publicité", "publicidad", "pubblicità", "reklama", "sponsored", "click",
     "on", "in", "join", "joined", "posts", "threads", "messages", "reaction", "reputation", "likes", "trophy",
     "reply", "flag", "quote", "report", "permalink", "upvote", "downvote", "code", "add", "ajouter", "continue",
-    "sign", "log", "login", "loading", "please", "learn", "already", "don", "do",
+    "sign", "log", "login", "loading", "please", "learn", "already", "don", "do", "caption",
 })
 _PAGE_NOTICE_HEADS = frozenset({
     "we", "i", "as", "this", "our", "please", "javascript", "enable", "activate", "turn", "bitte", "aktivieren",
