@@ -47,7 +47,8 @@ _FURNITURE_TEXT = re.compile(
     re.IGNORECASE,
 )
 # Whole lines that are page furniture wherever they stand: an ad slot's label, a quote expander, a reading-time
-# estimate, a table of contents' title, a forum author's post counters.
+# estimate, a table of contents' title, a forum author's post counters, a placeholder ("Loading..."), a button's
+# "Learn more", an image's "Caption" toggle, a sign-in prompt.
 _FURNITURE_LINE = re.compile(
     r"\W*(?:advertisement|advert|anzeige|werbung|publicité|publicidad|pubblicità|reklama|sponsored(?: content)?"
     r"|click to expand\W*|\d+\s*(?:min|mins|minutes?)\s+read|on this page|in this article"
@@ -466,6 +467,7 @@ def decide(walker: Walked, discussion: bool = False) -> None:
             boiler = ctx.flagged or not (_near_prose(block, density) or (
                 # Inside the <article>, a list without a single link (ingredients, facts) is the article's.
                 ctx.main and block.kind == "list" and block.link == 0 and len(block.items) >= 3)
+                # So is its code: a question's example beside answers that hold most of the prose.
                 or (ctx.main and block.kind == "code"))
         if not boiler and density > _LINKY and block.kind != "h" and block.kind != "code":
             if block.kind == "table":
