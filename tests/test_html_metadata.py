@@ -255,7 +255,6 @@ def test_discussion_types_mark_the_page(kind: str) -> None:
     assert "page_kind" not in _meta(_page('<script type="application/ld+json">{"@type": "Organization"}</script>')).extra
 
 
-
 @pytest.mark.parametrize(("html", "discussion"), [
     ('<html itemscope itemtype="https://schema.org/QAPage"><body><p>Q</p></body></html>', True),
     ('<html><body itemscope itemtype="http://schema.org/DiscussionForumPosting"><p>Q</p></body></html>', True),
@@ -265,6 +264,7 @@ def test_discussion_types_mark_the_page(kind: str) -> None:
 ])
 def test_the_page_microdata_type_marks_a_discussion(html: str, discussion: bool) -> None:
     assert (_meta(html).extra.get("page_kind") == "discussion") is discussion
+
 
 def test_a_head_cut_short_is_read_on_into_the_body() -> None:
     # An <iframe> in the head ends it: the parser puts the <title> and <meta>s after it into the body. An icon's

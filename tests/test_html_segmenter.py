@@ -180,7 +180,6 @@ def test_comments_are_content_on_a_discussion_page() -> None:
     assert readers(html) == 0 and readers(marked) == 4
 
 
-
 def _qa_page(page_type: str) -> str:
     """A Stack Exchange-like question page: a short question with its code, then answers that hold most of the
     prose, all inside role=main."""
@@ -207,6 +206,7 @@ def test_a_question_stays_beside_answers_that_outweigh_it(page_type: str) -> Non
     assert "asyncio.run(main())" in kept and "Answer 2 paragraph 3" in kept
     assert ("I have the following example:" in kept) is page_type.endswith("QAPage")
     assert "Hot network questions" not in kept
+
 
 def test_text_before_an_empty_flagged_icon_keeps_its_own_context() -> None:
     """A product card's price ends with an empty ``modal-icon`` span (strong negative evidence): the price is
