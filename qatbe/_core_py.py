@@ -261,7 +261,7 @@ def page_scores(
     def added(part: list[float], share: float, inherited: bool = True) -> list[float]:
         """``share`` x ``part`` (x the share a text keeps of what it inherits) added to ``raw``; zeros when that
         is 0 everywhere."""
-        scaled = [share * x * k for x, k in zip(part, keep)] if inherited else [share * x * 1.0 for x in part]
+        scaled = [share * x * k for x, k in zip(part, keep)] if inherited else [share * x for x in part]
         if not any(x != 0.0 for x in scaled):
             return zeros
         raw[:] = [r + x for r, x in zip(raw, scaled)]

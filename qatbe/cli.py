@@ -82,9 +82,9 @@ def _check_source(demo: bool, given: bool) -> None:
         raise QatbeError("give a PATH (or '-' for stdin), or --demo for the bundled sample page")
 
 
-def _source(args: argparse.Namespace, extractor: Extractor) -> bytes:
-    _check_source(args.demo, bool(args.path))
-    return demo_page() if args.demo else read_source(args.path, extractor.settings.max_input_chars * 4)
+def _read(demo: bool, path: str, extractor: Extractor) -> bytes:
+    """The one input of a command, once ``_check_source`` has passed: the demo page or ``path``."""
+    return demo_page() if demo else read_source(path, extractor.settings.max_input_bytes)
 
 
 def _extract(args: argparse.Namespace) -> int:
@@ -109,8 +109,7 @@ def _extract(args: argparse.Namespace) -> int:
             print(f"\n[qatbe: {many_status(many)}]", file=sys.stderr)
         return 0
     if len(paths) <= 1:
-        source = demo_page() if args.demo else read_source(paths[0], options.input_limit)
-        result = extractor.extract(source, query)
+        result = extractor.extract(_read(args.demo, paths[0] if paths else "", extractor), query)
         print(show(result, options))
         if not args.explain and args.format != "json":
             print(f"\n[qatbe: {status_line(result)}]", file=sys.stderr)
@@ -145,7 +144,8 @@ def _run(argv: list[str]) -> int:
         return _extract(args)
     if args.command == "segment":
         segmenter = Extractor(format=args.input_format)
-        segments = segmenter.segment(_source(args, segmenter))
+        _check_source(args.demo, bool(args.path))
+        segments = segmenter.segment(_read(args.demo, args.path or "", segmenter))
         for seg in segments:
             if args.json:
                 print(json.dumps(seg.to_dict(), ensure_ascii=False))

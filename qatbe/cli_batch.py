@@ -42,11 +42,6 @@ class Options:
     def settings(self) -> Settings:
         return extractor_for(self.extractor).settings
 
-    @property
-    def input_limit(self) -> int:
-        """The most bytes read of one file (a .gz one expands at most to this): what the API accepts."""
-        return self.settings.max_input_chars * 4
-
 
 @dataclass(frozen=True)
 class Done:
@@ -94,7 +89,7 @@ def extractor_for(options: tuple[tuple[str, str | int | None], ...]) -> Extracto
 def _run_file(task: tuple[str, bytes | None, Options]) -> Done:
     path, data, options = task
     try:
-        source = read_source(path, options.input_limit) if data is None else data
+        source = read_source(path, options.settings.max_input_bytes) if data is None else data
         result = extractor_for(options.extractor).extract(source, options.query)
         return Done(path, show(result, options, path), status_line(result))
     except QatbeError as exc:
@@ -105,7 +100,7 @@ def _run_file(task: tuple[str, bytes | None, Options]) -> Done:
 
 def run_each(paths: Sequence[str], options: Options, jobs: int = 1) -> Iterator[Done]:
     """Every file on its own, outcomes in the order of ``paths``; standard input ('-') is read here, once."""
-    stdin = read_source(STDIN, options.input_limit) if STDIN in paths else None
+    stdin = read_source(STDIN, options.settings.max_input_bytes) if STDIN in paths else None
     tasks = [(p, stdin if p == STDIN else None, options) for p in paths]
     if jobs <= 1 or len(tasks) < 2:
         yield from map(_run_file, tasks)
@@ -120,7 +115,7 @@ _DOCUMENT_ERROR = re.compile(r"documents\[(\d+)\]: ")
 
 def run_many(paths: Sequence[str], options: Options) -> ManyResult:
     """One cited context from all ``paths`` (``extract_many``); a document is cited by its title, else its path."""
-    limit = options.input_limit
+    limit = options.settings.max_input_bytes
     stdin = read_source(STDIN, limit) if STDIN in paths else None
     docs = [Document(stdin if p == STDIN and stdin is not None else read_source(p, limit), id=p) for p in paths]
     try:

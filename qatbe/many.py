@@ -313,6 +313,13 @@ class _Packer:
             self.chosen.add(i)
             self.order.append(i)
 
+    def fill(self, slots: Sequence[int]) -> None:
+        """Each of ``slots`` that still fits, alone and in order (fill is context: no heading is brought along)."""
+        for i in slots:
+            charge = self.price([i])
+            if charge is not None:
+                self.take([i], charge)
+
     def admit(self, i: int) -> bool:
         if i in self.chosen:
             if i in self.heads:
@@ -502,15 +509,9 @@ def extract_many(
         if bare:
             skip = set(bare)
             filler = [i for i in filler if i not in skip]
-        for i in filler:
-            charge = packer.price([i])
-            if charge is not None:
-                packer.take([i], charge)
+        packer.fill(filler)
         if bare and all(i in packer.chosen for i in filler):
-            for i in bare:
-                charge = packer.price([i])
-                if charge is not None:
-                    packer.take([i], charge)
+            packer.fill(bare)
         filler += bare  # last in what a larger budget would bring in, too
 
     # 8. Render: documents in ranking order, segments in document order, envelope around.

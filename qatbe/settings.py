@@ -236,6 +236,12 @@ class Settings:
         return max(self.token_budget - self.reserve_tokens, 0)
 
     @property
+    def max_input_bytes(self) -> int:
+        """The most bytes accepted before decoding (and the most a .gz file may expand to on the command line):
+        ``max_input_chars`` x 4, UTF-8's longest character."""
+        return self.max_input_chars * 4
+
+    @property
     def estimate(self) -> Estimator:
         return ESTIMATORS[self.estimator] if isinstance(self.estimator, str) else self.estimator
 

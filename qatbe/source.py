@@ -36,7 +36,7 @@ def load_source(source: object, settings: Settings) -> tuple[str, str]:
     """Return ``(text, format)`` with format one of ``html``, ``markdown``, ``text``."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        if len(data) > settings.max_input_chars * 4:
+        if len(data) > settings.max_input_bytes:
             raise InputError(f"input is {len(data):,} bytes; the limit is max_input_chars={settings.max_input_chars:,}")
         if not data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16/32 text is full of NUL bytes
             looks_binary(data[:_SNIFF_CHARS].decode("latin-1"))

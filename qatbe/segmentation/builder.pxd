@@ -40,6 +40,8 @@ cpdef str clean_inline(str text)
 
 cpdef str _tidy(str text)
 
+cpdef bint _shows_nothing(str text) except -1
+
 
 @cython.locals(n=Py_ssize_t, i=Py_ssize_t, j=Py_ssize_t, c=Py_UCS4)
 cpdef list sentence_ends(str text)

@@ -52,6 +52,11 @@ def invisible(text: str) -> bool:
     return not text.isprintable() and all(unicodedata.category(c)[0] in "CZ" for c in text)
 
 
+def _shows_nothing(text: str) -> bool:
+    """Empty, or a short text that is ``invisible``: no segment is made of it."""
+    return not text or (len(text) <= _INVISIBLE_MAX and invisible(text))
+
+
 def escape_cell(text: str) -> str:
     return clean_inline(text).replace("|", "\\|")
 
@@ -206,7 +211,7 @@ class SegmentBuilder:
 
     def add_heading(self, text: str, level: int, position: int, boilerplate: bool) -> None:
         text = clean_inline(text) if self._clean else _tidy(text)
-        if not text or (len(text) <= _INVISIBLE_MAX and invisible(text)):
+        if _shows_nothing(text):
             return
         level = min(max(level, 1), 6)
         if boilerplate:
@@ -232,7 +237,7 @@ class SegmentBuilder:
 
     def add_paragraph(self, text: str, position: int, kind: SegmentKind, boilerplate: bool) -> None:
         text = clean_inline(text) if self._clean else _tidy(text)
-        if not text or (len(text) <= _INVISIBLE_MAX and invisible(text)):
+        if _shows_nothing(text):
             return
         if boilerplate:
             if not self._navigation:

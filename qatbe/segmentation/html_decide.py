@@ -465,10 +465,10 @@ def decide(walker: Walked, discussion: bool = False) -> None:
             boiler = ctx.flagged or not _stands_alone(block, density)
         if not boiler and pruning_box and block.box is not None and not block.box.inside:
             boiler = ctx.flagged or not (_near_prose(block, density) or (
-                # Inside the <article>, a list without a single link (ingredients, facts) is the article's.
-                ctx.main and block.kind == "list" and block.link == 0 and len(block.items) >= 3)
-                # So is its code: a question's example beside answers that hold most of the prose.
-                or (ctx.main and block.kind == "code"))
+                # Inside the <article>, a list without a single link (ingredients, facts) is the article's, and so
+                # is its code (a question's example beside answers that hold most of the prose).
+                ctx.main and (block.kind == "code" or (
+                    block.kind == "list" and block.link == 0 and len(block.items) >= 3))))
         if not boiler and density > _LINKY and block.kind != "h" and block.kind != "code":
             if block.kind == "table":
                 # Data tables link their entities (Wikipedia); only a grid of links is a menu.
@@ -683,12 +683,12 @@ def _around_first_post(blocks: list[Block], main: Ctx | None, box: Box) -> Box:
             break
     if first is None:
         return box
-    around: set[int] = set()
+    around: set[Box] = set()
     up: Box | None = first
     while up is not None:
-        around.add(id(up))
+        around.add(up)
         up = up.parent
-    while box.parent is not None and id(box) not in around:
+    while box.parent is not None and box not in around:
         box = box.parent
     return box
 
