@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qatbe.score.bm25 import _best_above, _chain, _section_sizes, _under, heading_ancestors
+from qatbe.score.bm25 import _best_above, _chain, _section_sizes, heading_ancestors
 from qatbe.types import Segment, SegmentKind
 
 
@@ -24,6 +24,16 @@ def _segments(levels: list[int]) -> list[Segment]:
 def _up(levels: list[int]) -> list[int]:
     """``page_scores``'s ``up``: the first of each segment's heading ancestors (-1: none)."""
     return [anc[0] if anc else -1 for anc in heading_ancestors(_segments(levels))]
+
+
+def _under(up: list[int], i: int, h: int) -> bool:
+    """Does segment ``i`` sit in the section of heading ``h``: is ``h`` on its walk up the chain of headings?"""
+    k = up[i]
+    while k >= 0:
+        if k == h:
+            return True
+        k = up[k]
+    return False
 
 
 @settings(max_examples=200, deadline=None)

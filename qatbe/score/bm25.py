@@ -367,18 +367,8 @@ def _name_terms(an: Analyzer, text: str) -> set[str]:
     return set(an.terms(kernel.capitalised_words(text)))
 
 
-def _under(up: Sequence[int], i: int, h: int) -> bool:
-    """Does segment ``i`` sit in the section of heading ``h`` (is ``h`` on its chain of headings above)?"""
-    k = up[i]
-    while k >= 0:
-        if k == h:
-            return True
-        k = up[k]
-    return False
-
-
 def _chain(up: Sequence[int], i: int) -> set[int]:
-    """The headings segment ``i`` sits under (``h`` for which ``_under(up, i, h)``)."""
+    """The headings segment ``i`` sits under: ``up[i]``, the heading above that, and so on."""
     out: set[int] = set()
     k = up[i]
     while k >= 0:
@@ -388,13 +378,18 @@ def _chain(up: Sequence[int], i: int) -> set[int]:
 
 
 def _section_sizes(up: Sequence[int], is_heading: Sequence[bool]) -> dict[int, int]:
-    """Per heading, how many non-heading segments sit under it (at any depth)."""
+    """Per heading, how many non-heading segments sit under it (at any depth); headings with none are left out.
+
+    Each segment counts once for the heading right above it, and each heading's total is then added to the heading
+    above it, last heading first (a heading comes after the headings above it, so its sub-sections are done by
+    then): one step per segment and per heading, not per segment per level."""
     sizes: dict[int, int] = {}
     for i, k in enumerate(up):
-        if not is_heading[i]:
-            while k >= 0:
-                sizes[k] = sizes.get(k, 0) + 1
-                k = up[k]
+        if k >= 0 and not is_heading[i]:
+            sizes[k] = sizes.get(k, 0) + 1
+    for h in range(len(up) - 1, -1, -1):
+        if is_heading[h] and up[h] >= 0 and h in sizes:
+            sizes[up[h]] = sizes.get(up[h], 0) + sizes[h]
     return sizes
 
 
@@ -446,7 +441,7 @@ def bridge_credits(
     if not body:
         return credit
     top = sorted(body, key=values.__getitem__, reverse=True)[:BRIDGE_TOP]  # stable: ties in page order
-    # The headings each best segment sits under, walked once (not once per heading: ``_under``).
+    # The headings each best segment sits under, walked once (not once per heading).
     top_sections = [_chain(up, i) for i in top]
     # Only a heading with a best segment outside its section can be credited. On most pages every best segment
     # sits under every heading (an article's title over its text: 49 of the 73 scrapinghub-aeb pages that get here),
@@ -495,18 +490,35 @@ def bridge_credits(
     k = len(vocab)
     flat, offs, _ = an.index(texts, dict(vocab), False, list(vocab))
     hits = np.flatnonzero(flat < k)  # positions of candidate words; their segments by binary search
-    # The candidate words each segment other than a heading holds, from the hits alone (a page mentions them a
-    # few dozen times at most): a (segments x words) matrix cost more to build than this loop over the hits.
-    held: dict[int, set[int]] = {}
-    for i, w in zip((np.searchsorted(offs, hits, side="right") - 1).tolist(), flat[hits].tolist()):
+    # Each (segment, word) pair once, from the hits alone (a page mentions the candidate words a few hundred times
+    # at most, mostly the same words in the same segments): a (segments x words) matrix cost more to build.
+    pairs = np.unique((np.searchsorted(offs, hits, side="right") - 1) * k + flat[hits])
+    held: dict[int, list[int]] = {}
+    for pair in pairs.tolist():
+        i, w = divmod(pair, k)
         if not is_heading[i]:
-            held.setdefault(i, set()).add(w)
+            held.setdefault(i, []).append(w)
     # A segment mentions a heading when it holds BRIDGE_MIN of its words; the credit is divided by the mentions
-    # outside the heading's section.
+    # outside the heading's section. Counted per segment over the words it holds (each word's headings), not per
+    # heading over every segment: a page with many candidates asked each of them of every segment.
+    of_word: dict[int, list[int]] = {}
     for h, words in wanted.items():
-        mine = {vocab[t] for t in words}
-        need = BRIDGE_MIN * len(words)
-        count = sum(1 for i, got in held.items() if len(got & mine) >= need and not _under(up, i, h))
+        for word in words:
+            of_word.setdefault(vocab[word], []).append(h)
+    mentions = dict.fromkeys(wanted, 0)
+    for i, got in held.items():
+        found: dict[int, int] = {}
+        for w in got:
+            for h in of_word[w]:
+                found[h] = found.get(h, 0) + 1
+        chain = None
+        for h, c in found.items():
+            if c >= BRIDGE_MIN * len(wanted[h]):
+                if chain is None:
+                    chain = _chain(up, i)
+                if h not in chain:
+                    mentions[h] += 1
+    for h, count in mentions.items():
         credit[h] /= max(1, count)
     return credit
 
