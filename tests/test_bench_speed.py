@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from qatbe.bench.cli import main
-from qatbe.bench.speed import loglog_slope, percentile, read_pages, run_speed
+from qatbe.bench.speed import loglog_slope, percentile, read_pages, run_speed, systems
 from qatbe.errors import DataError
 
 PAGE = "<html><head><title>Tide tables</title></head><body><h1>Tides</h1><p>{}</p></body></html>"
@@ -50,10 +50,24 @@ def test_read_pages_decodes_and_keeps_the_biggest(tmp_path: Path) -> None:
         read_pages([tmp_path / "bad.html.gz"])
 
 
+def test_bm25_qatbe_scores_the_page_as_segmented_and_qatbe_text_its_texts_only(tmp_path: Path) -> None:
+    """The two qatbe scorer rows differ only in what they are given: the segments as qatbe made them (the heading
+    lends its words to the paragraph under it) or their texts as plain paragraphs (no heading to lend any)."""
+    (tmp_path / "p.html").write_text("<html><head><title>Tide tables</title></head><body><h1>Tide tables</h1>"
+                                     "<p>High water at noon and low water at six.</p></body></html>", encoding="utf-8")
+    page = read_pages([tmp_path])[0]
+    table = systems()
+    as_segmented = table["bm25:qatbe"][0](page)()
+    as_text = table["bm25:qatbe-text"][0](page)()
+    assert as_segmented.heading is not None and as_segmented.heading[-1] > 0  # type: ignore[attr-defined]
+    assert as_text.heading is None or not as_text.heading.any()  # type: ignore[attr-defined]
+    assert as_text.raw[-1] == 0 < as_segmented.raw[-1]  # type: ignore[attr-defined]
+
+
 def test_run_speed_reports_every_page(tmp_path: Path) -> None:
     write_pages(tmp_path, [1, 8, 30])
-    report = run_speed(read_pages([tmp_path]), names=["parse", "bm25:qatbe"], repeat=1)
-    assert [set(p["seconds"]) for p in report.pages] == [{"parse", "bm25:qatbe"}] * 3
+    report = run_speed(read_pages([tmp_path]), names=["parse", "bm25:qatbe", "bm25:qatbe-text"], repeat=1)
+    assert [set(p["seconds"]) for p in report.pages] == [{"parse", "bm25:qatbe", "bm25:qatbe-text"}] * 3
     summary = report.summary()
     assert summary["systems"]["parse"]["pages"] == 3
     assert "parse" in report.table()
