@@ -5,12 +5,14 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from qatbe.bench.cli import main
 from qatbe.bench.speed import loglog_slope, percentile, read_pages, run_speed, systems
 from qatbe.errors import DataError
+from qatbe.score import Scores
 
 PAGE = "<html><head><title>Tide tables</title></head><body><h1>Tides</h1><p>{}</p></body></html>"
 
@@ -57,11 +59,11 @@ def test_bm25_qatbe_scores_the_page_as_segmented_and_qatbe_text_its_texts_only(t
                                      "<p>High water at noon and low water at six.</p></body></html>", encoding="utf-8")
     page = read_pages([tmp_path])[0]
     table = systems()
-    as_segmented = table["bm25:qatbe"][0](page)()
-    as_text = table["bm25:qatbe-text"][0](page)()
-    assert as_segmented.heading is not None and as_segmented.heading[-1] > 0  # type: ignore[attr-defined]
-    assert as_text.heading is None or not as_text.heading.any()  # type: ignore[attr-defined]
-    assert as_text.raw[-1] == 0 < as_segmented.raw[-1]  # type: ignore[attr-defined]
+    as_segmented = cast(Scores, table["bm25:qatbe"][0](page)())
+    as_text = cast(Scores, table["bm25:qatbe-text"][0](page)())
+    assert as_segmented.heading is not None and as_segmented.heading[-1] > 0
+    assert as_text.heading is None or not as_text.heading.any()
+    assert as_text.raw[-1] == 0 < as_segmented.raw[-1]
 
 
 def test_run_speed_reports_every_page(tmp_path: Path) -> None:

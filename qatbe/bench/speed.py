@@ -145,6 +145,7 @@ def page_segments(page: Page) -> list[Segment]:
 
 
 def segment_texts(page: Page) -> list[str]:
+    """The texts of ``page_segments``: what the peers' scorers (and benchmarks/kernel_ab.py) are given."""
     return [s.text for s in page_segments(page)]
 
 
