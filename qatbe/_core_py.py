@@ -447,6 +447,43 @@ def tokenize(
 _LOWER_ASCII = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
+class Scan:
+    """The texts of a page, scanned once; see ``qatbe._core.Scan``. The twin keeps the texts and tokenizes them
+    again on each use: the results are the same, only the saving is the compiled core's."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self._texts = texts
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    @property
+    def texts(self) -> list[str]:
+        return list(self._texts)
+
+
+def scan(texts: Sequence[str]) -> Scan:
+    """The texts checked (str only) and kept for ``TermMemo.index`` / ``TermMemo.terms``."""
+    items = list(texts)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    return Scan(items)
+
+
+def _texts_of(texts: Sequence[str] | Scan, which: Sequence[int] | None = None) -> list[str]:
+    """The texts of a Scan or a sequence, or those at ``which`` (indices into them), in that order."""
+    items = texts.texts if isinstance(texts, Scan) else list(texts)
+    if which is None:
+        return items
+    out = []
+    for t in which:
+        if not 0 <= t < len(items):
+            raise IndexError(f"text index {t} out of range [0, {len(items)})")
+        out.append(items[t])
+    return out
+
+
 def remap(
     tok_ids: npt.NDArray[np.int32],
     tok_offsets: npt.NDArray[np.int64],
@@ -512,6 +549,100 @@ def holds_either(text: str, first: bytes, second: bytes) -> bool:
     if not (first.isascii() and second.isascii()):
         raise ValueError("the needles must be ASCII")
     return first.decode() in text or second.decode() in text
+
+
+def bridge_shares(
+    ids: npt.NDArray[np.int32], offsets: npt.NDArray[np.int64], n_heads: int, bad: npt.NDArray[np.int32],
+    top_rows: npt.NDArray[np.int64], top_offsets: npt.NDArray[np.int64], head_at: npt.NDArray[np.int64],
+    top_at: npt.NDArray[np.int64], up: npt.NDArray[np.int64], min_share: float,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """Which best segments name which candidate headings; see ``qatbe._core.bridge_shares``."""
+    n_rows, n_tops, n = len(offsets) - 1, len(top_offsets) - 1, len(up)
+    _check_offsets(offsets.tolist(), len(ids), "offsets", "len(ids)")
+    _check_offsets(top_offsets.tolist(), len(top_rows), "top_offsets", "len(top_rows)")
+    if not 0 <= n_heads <= n_rows:
+        raise ValueError("n_heads must lie in [0, number of rows]")
+    if n_tops > 64:
+        raise ValueError("at most 64 best segments")
+    if len(head_at) != n_heads or len(top_at) != n_tops:
+        raise ValueError("head_at needs one entry per heading, top_at one per best segment")
+    rows = [ids[offsets[r]:offsets[r + 1]].tolist() for r in range(n_rows)]
+    if any(x < 0 for row in rows for x in row):
+        raise ValueError("term ids must be >= 0")
+    if any(not 0 <= r < n_rows for r in top_rows.tolist()):
+        raise ValueError(f"rows must lie in [0, {n_rows})")
+    if any(not 0 <= a < n for a in head_at.tolist()) or any(not 0 <= a < n for a in top_at.tolist()):
+        raise ValueError("head_at and top_at must be segments")
+    ups = up.tolist()
+    if any(not -1 <= a < i for i, a in enumerate(ups)):
+        raise ValueError("up must hold, per segment, an earlier segment's index or -1")
+    excluded = set(bad.tolist())
+    tops = [set().union(*(rows[r] for r in top_rows[top_offsets[t]:top_offsets[t + 1]].tolist()))
+            for t in range(n_tops)]
+    sections = []
+    for t in range(n_tops):
+        chain, a = set(), ups[int(top_at[t])]
+        while a >= 0:
+            chain.add(a)
+            a = ups[a]
+        sections.append(chain)
+    out_k: list[int] = []
+    out_t: list[int] = []
+    out_s: list[float] = []
+    n_new = np.zeros(n_heads, dtype=np.int64)
+    for k in range(n_heads):
+        new = {x for x in rows[k] if x not in excluded}
+        n_new[k] = len(new)
+        if not new:
+            continue
+        for t in range(n_tops):
+            if int(head_at[k]) in sections[t]:
+                continue
+            share = len(tops[t] & new) / len(new)
+            if share >= min_share:
+                out_k.append(k)
+                out_t.append(t)
+                out_s.append(share)
+    return (np.array(out_k, dtype=np.int64), np.array(out_t, dtype=np.int64), np.array(out_s, dtype=np.float64),
+            n_new)
+
+
+def bridge_mentions(
+    ids: npt.NDArray[np.int32], offsets: npt.NDArray[np.int64], n_words: int, head_words: npt.NDArray[np.int32],
+    head_offsets: npt.NDArray[np.int64], need: npt.NDArray[np.float64], head_at: npt.NDArray[np.int64],
+    up: npt.NDArray[np.int64], skip: npt.NDArray[np.uint8],
+) -> npt.NDArray[np.int64]:
+    """How many segments outside each candidate heading's section mention it; see ``qatbe._core.bridge_mentions``."""
+    n, n_heads = len(offsets) - 1, len(head_offsets) - 1
+    _check_offsets(offsets.tolist(), len(ids), "offsets", "len(ids)")
+    _check_offsets(head_offsets.tolist(), len(head_words), "head_offsets", "len(head_words)")
+    if n_words < 0:
+        raise ValueError("n_words must be >= 0")
+    if len(need) != n_heads or len(head_at) != n_heads:
+        raise ValueError("need and head_at must have one entry per heading")
+    if len(up) != n or len(skip) != n:
+        raise ValueError("up and skip must have one entry per segment")
+    words_of = [set(head_words[head_offsets[h]:head_offsets[h + 1]].tolist()) for h in range(n_heads)]
+    if any(not 0 <= w < n_words for ws in words_of for w in ws):
+        raise ValueError(f"head words must lie in [0, {n_words})")
+    ups = up.tolist()
+    if any(not -1 <= a < i for i, a in enumerate(ups)):
+        raise ValueError("up must hold, per segment, an earlier segment's index or -1")
+    out = np.zeros(n_heads, dtype=np.int64)
+    for i in range(n):
+        if skip[i]:
+            continue
+        held = {w for w in ids[offsets[i]:offsets[i + 1]].tolist() if 0 <= w < n_words}
+        chain = set()
+        a = ups[i]
+        while a >= 0:
+            chain.add(a)
+            a = ups[a]
+        for h in range(n_heads):
+            c = len(words_of[h] & held)
+            if c and c >= need[h] and int(head_at[h]) not in chain:
+                out[h] += 1
+    return out
 
 
 def has_decimal(texts: Sequence[str]) -> npt.NDArray[np.uint8]:
@@ -583,12 +714,17 @@ class TermMemo:
     def __len__(self) -> int:
         return len(self._known)
 
+    def term_ids_of(self, terms: Sequence[str]) -> list[int]:
+        """The id of each term in ``terms``' numbering (-1 for a term not met yet)."""
+        number = {t: i for i, t in enumerate(self._names)}
+        return [number.get(t, -1) for t in terms]
+
     def index(
-        self, texts: Sequence[str], prefixes: Sequence[str] | None, vocab: dict[str, int],
+        self, texts: Sequence[str] | Scan, prefixes: Sequence[str] | None, vocab: dict[str, int],
         analyse: Callable[[list[str], bytes], Sequence[Told]],
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.float64], list[str]]:
         """Term ids of every text in CSR form, ``(ids, offsets, lengths, new_terms)``."""
-        tok_ids, tok_offsets, tokens, simple = tokenize(texts, prefixes)
+        tok_ids, tok_offsets, tokens, simple = tokenize(_texts_of(texts), prefixes)
         if not isinstance(vocab, dict):
             raise TypeError("vocab must be a dict")
         _check_vocab(vocab)
@@ -613,11 +749,12 @@ class TermMemo:
                 np.diff(tok_offsets).astype(np.float64), new)
 
     def terms(
-        self, texts: Sequence[str], analyse: Callable[[list[str], bytes], Sequence[Told]],
+        self, texts: Sequence[str] | Scan, analyse: Callable[[list[str], bytes], Sequence[Told]],
+        which: Sequence[int] | None = None,
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str]]:
         """Every text's terms as ids of this memo's own numbering, ``(ids, offsets, names)``; see
         ``qatbe._core.TermMemo.terms`` (the numbering may differ, ``names[ids]`` may not)."""
-        tok_ids, tok_offsets, tokens, simple = tokenize(texts)
+        tok_ids, tok_offsets, tokens, simple = tokenize(_texts_of(texts, which))
         self._learn(tokens, simple, analyse)
         number = {t: i for i, t in enumerate(self._names)}
         ids: list[int] = []

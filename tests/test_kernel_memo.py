@@ -148,3 +148,50 @@ def test_memo_is_not_reentrant(kernel: ModuleType) -> None:
     with pytest.raises(RuntimeError):
         memo.index(["a"], None, {}, analyse)
     assert memo.index(["a"], None, {}, _bad((("a",), (None,))))[3] == ["a"]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 12), texts, st.lists(st.tuples(prefixes, st.booleans()), min_size=1, max_size=4), st.data())
+def test_a_scan_reads_as_its_texts_however_often_it_is_read(kernel: ModuleType, max_entries: int, items: list[str],
+                                                            reads: list[tuple[list[str] | None, bool]],
+                                                            data: st.DataObject) -> None:
+    """A page's ``scan`` stands for its texts in every read, in any order: ``index`` with any prefixes, and
+    ``terms`` of all texts or of any of them (``which``), give what the same reads of the texts give."""
+    scan = kernel.scan(items)
+    assert len(scan) == len(items) and scan.texts == items
+    with_scan, with_texts = kernel.TermMemo(max_entries), kernel.TermMemo(max_entries)
+    for pre, as_index in reads:
+        if as_index:
+            got = with_scan.index(scan, pre, {"": 0}, fake_analyse)
+            want = with_texts.index(items, pre, {"": 0}, fake_analyse)
+            for x, y in zip(got[:3], want[:3]):
+                np.testing.assert_array_equal(x, y)
+            assert got[3] == want[3]
+        else:
+            which = data.draw(st.lists(st.integers(0, len(items) - 1), max_size=5)) if items else []
+            ids, offsets, names = with_scan.terms(scan, fake_analyse, which)
+            w_ids, w_offsets, w_names = with_texts.terms([items[t] for t in which], fake_analyse)
+            assert [names[i] for i in ids.tolist()] == [w_names[i] for i in w_ids.tolist()]
+            np.testing.assert_array_equal(offsets, w_offsets)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_a_scan_takes_only_strings_and_indices_in_range(kernel: ModuleType) -> None:
+    with pytest.raises(TypeError):
+        kernel.scan(["a", b"b"])
+    scan = kernel.scan(["a b", "c"])
+    memo = kernel.TermMemo(8)
+    with pytest.raises(IndexError):
+        memo.terms(scan, fake_analyse, [2])
+    with pytest.raises(IndexError):
+        memo.terms(scan, fake_analyse, [-1])
+    assert memo.terms(scan, fake_analyse, [1])[1].tolist() == [0, len(fake_analyse(["c"], b"\x01")[0][0])]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_term_ids_of_names_the_terms_by_the_numbering_terms_uses(kernel: ModuleType) -> None:
+    memo = kernel.TermMemo(100)
+    ids, _, names = memo.terms(["alpha beta", "beta"], fake_analyse)
+    wanted = [names[i] for i in ids.tolist()] + ["never met"]
+    assert [names[i] if i >= 0 else None for i in memo.term_ids_of(wanted)] == wanted[:-1] + [None]

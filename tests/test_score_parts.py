@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qatbe.score.bm25 import _best_above, _chain, _section_sizes, heading_ancestors
+from qatbe.score.bm25 import _by_section, _chain, _section_sizes, heading_ancestors
 from qatbe.types import Segment, SegmentKind
 
 
@@ -38,15 +38,15 @@ def _under(up: list[int], i: int, h: int) -> bool:
 
 @settings(max_examples=200, deadline=None)
 @given(st.data(), st.lists(st.integers(0, 3), max_size=12))
-def test_credits_as_a_list_give_the_best_credited_heading_above(data: st.DataObject, levels: list[int]) -> None:
-    """The bridges pass heading credits as a plain list with 0 for uncredited segments: credits are never
-    negative, so those zeros cannot beat a credited heading, and a section with no credited heading gets 0."""
+def test_each_segment_gets_the_best_credit_of_the_headings_above_it(data: st.DataObject, levels: list[int]) -> None:
+    """A segment's bridge credit is the best credit among its heading ancestors (0 with none credited): read per
+    heading down the chains and then off ``up``, it must equal the definition over the ancestors."""
     heads = [i for i, lv in enumerate(levels) if lv]
     credit = data.draw(st.dictionaries(st.sampled_from(heads), st.floats(0.0, 5.0))) if heads else {}
     ancestors = heading_ancestors(_segments(levels))
     want = [max((credit[h] for h in anc if h in credit), default=0.0) for anc in ancestors]
-    values = [credit.get(i, 0.0) for i in range(len(levels))]
-    assert _best_above(_up(levels), values) == want
+    got = _by_section(np.array(_up(levels), dtype=np.int64), heads, credit)
+    assert got.tolist() == want
 
 
 @settings(max_examples=200, deadline=None)

@@ -21,12 +21,16 @@ import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache, partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from .._backend import kernel
 from . import languages
+
+if TYPE_CHECKING:
+    from .._core import Scan
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NUMBER = re.compile(r"v?\d+(?:[.,]\d+)*", re.IGNORECASE)
@@ -165,7 +169,7 @@ class Analyzer:
 
     def index(
         self,
-        texts: Sequence[str],
+        texts: Sequence[str] | Scan,
         vocab: dict[str, int],
         keep_stopwords: bool = False,
         only: Sequence[str] | None = None,
@@ -180,7 +184,8 @@ class Analyzer:
         endings (all Snowball stemmers but Arabic, Indonesian and Irish; the English exceptions dying/lying/tying
         -> die/lie/tie are the known misses). The kernel's ``TermMemo`` tokenizes, looks every distinct token of
         the page up in its memo (kept across pages) and writes the term ids of every occurrence; Python analyses
-        only the tokens it has never seen (``_analyse``).
+        only the tokens it has never seen (``_analyse``). ``texts`` may be a ``kernel.scan`` of the texts, which a
+        caller that reads the page more than once makes once.
         """
         prefixes = None
         if only is not None and self._filters and (not only or min(map(len, only)) >= 2):
@@ -194,13 +199,21 @@ class Analyzer:
             vocab.update(zip(new, range(len(vocab), len(vocab) + len(new))))
         return ids, offsets, lengths
 
-    def term_ids(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str]]:
+    def term_ids(
+        self, texts: Sequence[str] | Scan, which: Sequence[int] | None = None
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str]]:
         """The index terms of every text as ids, ``(ids, offsets, names)`` (``names[ids[i]]`` is the term, "" for a
         stopword; text t's at ``ids[offsets[t]:offsets[t + 1]]``): ``index`` without a page numbering, for a
         caller that compares the term sets of a few texts. ``names`` is the memo's own list: read it, never
-        change it."""
+        change it. With ``which`` (indices into ``texts``, typically a page's ``kernel.scan``), only those texts,
+        the k-th at ``ids[offsets[k]:offsets[k + 1]]``."""
         with self._memo_lock:
-            return self._memos[False].terms(texts, self._analysers[False])  # type: ignore[no-any-return]
+            return self._memos[False].terms(texts, self._analysers[False], which)  # type: ignore[no-any-return]
+
+    def term_numbers(self, terms: Sequence[str]) -> list[int]:
+        """The ids ``term_ids`` gives these terms (-1 for a term it has not met yet)."""
+        with self._memo_lock:
+            return self._memos[False].term_ids_of(terms)  # type: ignore[no-any-return]
 
     def _analyse(self, keep_stopwords: bool, tokens: list[str], simple: bytes) -> list[_TokenTerms]:
         """For ``TermMemo.index``: the index terms of each raw token ("" for none), and per term the prefix the

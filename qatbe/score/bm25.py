@@ -22,6 +22,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +35,9 @@ from . import languages
 from .analyze import Analyzer, analyzer, raw_terms
 from .expand import expansions
 from .question import read_question
+
+if TYPE_CHECKING:
+    from .._core import Scan
 
 _VARIANT = {"lucene": 0, "okapi": 1, "plus": 2, "l": 3}
 
@@ -60,7 +65,7 @@ NUMBER_CUE = 0.2
 PREFIX_MIN = 6
 PREFIX_WEIGHT = 0.8
 BRIDGE_MIN = 0.5
-# A best segment that is one part of a split paragraph or table names what its adjacent parts name (_with_parts).
+# A best segment that is one part of a split paragraph or table names what its adjacent parts name (_parts).
 BRIDGE_PARTS = True
 # A mention written as a name (at least BRIDGE_MIN of the heading's new words capitalised in the mentioning text:
 # "Buddy Hield was named the tournament's MVP") is a pointer, like a link's anchor text: its credit is multiplied
@@ -343,28 +348,33 @@ def _lines_starting(lines: str, head: str) -> list[str]:
     return out
 
 
-def _with_parts(segments: Sequence[Segment], texts: Sequence[str], i: int) -> str:
-    """The text of segment ``i`` with the adjacent parts of its split unit (same ``Segment.group``).
+def _parts(segments: Sequence[Segment], i: int) -> list[int]:
+    """Segment ``i`` with the adjacent parts of its split unit (same ``Segment.group``), in page order.
 
     Why: the splitter cuts a paragraph where the budget says, not where its meaning does: "The 2015 Diamond Head
     Classic was ..." matches the question, and the sentence that names the second hop ("Buddy Hield was named
     the tournament's MVP") may open the next part. A mention anywhere in the paragraph is the paragraph's."""
     if not BRIDGE_PARTS:
-        return texts[i]
+        return [i]
     g = segments[i].group
     if g < 0:
-        return texts[i]
-    parts = [texts[i]]
+        return [i]
+    out = [i]
     if i > 0 and segments[i - 1].group == g:
-        parts.insert(0, texts[i - 1])
+        out.insert(0, i - 1)
     if i + 1 < len(segments) and segments[i + 1].group == g:
-        parts.append(texts[i + 1])
-    return " ".join(parts)
+        out.append(i + 1)
+    return out
 
 
 def _name_terms(an: Analyzer, text: str) -> set[str]:
-    """The index terms of the words of ``text`` written with a capital (names, and each sentence's first word)."""
-    return set(an.terms(kernel.capitalised_words(text)))
+    """The index terms of the words of ``text`` written with a capital (names, and each sentence's first word).
+
+    The same set as ``set(an.terms(...))`` of those words, through the analyzer's compiled memo (``term_ids``):
+    the best segments with their parts run to thousands of characters, and term by term in Python this was the
+    largest part of the bridges' time on pages where a mention reaches the share."""
+    flat, _, names = an.term_ids([kernel.capitalised_words(text)])
+    return {names[x] for x in set(flat.tolist())} - {""}
 
 
 def _chain(up: Sequence[int], i: int) -> set[int]:
@@ -393,28 +403,25 @@ def _section_sizes(up: Sequence[int], is_heading: Sequence[bool]) -> dict[int, i
     return sizes
 
 
-def _best_above(up: Sequence[int], values: Sequence[float]) -> list[float]:
-    """Per segment, the best of ``values`` over the headings above it (0 with none): the best of a heading's
-    chain is its own value or the best of the chain above it, so one step per heading, not per segment."""
-    chain: dict[int, float] = {}
-    for h in sorted({k for k in up if k >= 0}):  # a heading comes after the headings above it
-        above = up[h]
-        chain[h] = values[h] if above < 0 else max(values[h], chain[above])
-    return [chain[k] if k >= 0 else 0.0 for k in up]
-
-
-def _by_section(up: Sequence[int], credit: dict[int, float]) -> npt.NDArray[np.float64]:
-    """Per segment, the best credit of the sections it sits in (0 for none)."""
-    values = [0.0] * len(up)
-    for h, value in credit.items():
-        values[h] = value
-    # Credits are positive, so a 0 for every other segment leaves each section's best credit as it is.
-    return np.array(_best_above(up, values), dtype=np.float64)
+def _by_section(up: npt.NDArray[np.int64], heads: Sequence[int], credit: dict[int, float]
+                ) -> npt.NDArray[np.float64]:
+    """Per segment, the best credit of the sections it sits in (0 for none): each heading's best over its chain,
+    one step per heading (a heading comes after the headings above it), then read off per segment through ``up``
+    (the heading above it). Credits are positive, so a 0 for every other heading leaves each section's best."""
+    ups = up.tolist()
+    best: dict[int, float] = {}
+    for h in heads:
+        above = ups[h]
+        value = credit.get(h, 0.0)
+        best[h] = value if above < 0 else max(value, best[above])
+    table = np.zeros(len(ups) + 1, dtype=np.float64)  # the last slot answers up == -1 (no heading: 0)
+    table[list(best)] = list(best.values())
+    return table[up]
 
 
 def bridge_credits(
     an: Analyzer, segments: Sequence[Segment], texts: Sequence[str], raw: npt.NDArray[np.float64],
-    asked: set[str], heads: Sequence[int], up: Sequence[int],
+    asked: set[str], heads: Sequence[int], up_array: npt.NDArray[np.int64], scan: Scan | None = None,
 ) -> dict[int, float]:
     """Second-hop relevance: a best-matching segment that names another section's heading points to it.
 
@@ -423,16 +430,20 @@ def bridge_credits(
     section shares no word with the question. Like a hyperlink, the mention carries the mentioning segment's
     score over to that section. Only the heading's words that the question does not already use count (a
     heading made of the question's words is found by BM25 and the heading share), at least ``BRIDGE_MIN`` of
-    them must be in the mentioning segment (or in an adjacent part of its split unit: ``_with_parts``), a mention
+    them must be in the mentioning segment (or in an adjacent part of its split unit: ``_parts``), a mention
     written as a name counts more (``NAME_BRIDGE``), and the credit is divided by how many segments outside the
     section mention the heading: a heading named everywhere ("How to apply") is no pointer. ``heads`` are the
-    headings' indices and ``up`` the heading chains (``page_scores``: for each segment the heading above it).
+    headings' indices and ``up_array`` the heading chains (``page_scores``: for each segment the heading above it);
+    ``scan`` the page's ``kernel.scan`` (made here when not given).
     Returns the credited headings' credits (not yet multiplied by ``settings.bridge``); most pages have none.
     """
     n = len(segments)
     credit: dict[int, float] = {}
     if not heads:
         return credit
+    if scan is None:
+        scan = kernel.scan(texts)
+    up = up_array.tolist()
     is_heading = [False] * n
     for h in heads:
         is_heading[h] = True
@@ -446,79 +457,68 @@ def bridge_credits(
     # Only a heading with a best segment outside its section can be credited. On most pages every best segment
     # sits under every heading (an article's title over its text: 49 of the 73 scrapinghub-aeb pages that get here),
     # and there is nothing to tokenize.
-    heads = [h for h in heads if any(h not in section for section in top_sections)]
-    if not heads:
+    candidates = [h for h in heads if any(h not in section for section in top_sections)]
+    if not candidates:
         return credit
-    tops = [_with_parts(segments, texts, i) for i in top]
-    # The terms of the headings and of the best segments, from one pass, as sets of term ids (the same sets as of
-    # the terms themselves; stopwords are the term "").
-    flat, offs, names = an.term_ids([texts[h] for h in heads] + tops)
-    ids = flat.tolist()
+    # The terms of the headings and of the best segments with the adjacent parts of their split units
+    # (``_parts``), read off the page's scan, as sets of term ids (the same sets as of the terms themselves;
+    # stopwords are the term ""). A split unit's parts hold its whole text between them: no token spans two.
+    parts = [_parts(segments, i) for i in top]
+    taken = sorted({j for p in parts for j in p})
+    flat, offs, names = an.term_ids(scan, candidates + taken)
+    # No heading's new words: stopwords (the term "") and the question's own terms (a heading made of those is
+    # found by BM25 and the heading share).
+    bad = an.term_numbers(["", *sorted(asked)])
+    at = {j: len(candidates) + k for k, j in enumerate(taken)}
+    top_rows = np.array([at[j] for p in parts for j in p], dtype=np.int64)
+    top_bounds = np.array(list(accumulate((len(p) for p in parts), initial=0)), dtype=np.int64)
+    rows_k, rows_t, shares, _ = kernel.bridge_shares(
+        flat, offs, len(candidates), np.array(bad, dtype=np.int32), top_rows, top_bounds,
+        np.array(candidates, dtype=np.int64), np.array(top, dtype=np.int64), up_array, BRIDGE_MIN)
+    if not len(rows_k):
+        return credit
     bounds = offs.tolist()
-    top_terms = [set(ids[bounds[k]:bounds[k + 1]]) for k in range(len(heads), len(heads) + len(top))]
     by_name = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
     named_terms: dict[int, set[str]] = {}  # filled when a mention reaches the share (rare: most pages never do)
     sizes: dict[int, int] | None = None
+    best: dict[int, float] = {}  # per heading row with a pair, the best share x score x name factor
+    new_of: dict[int, set[str]] = {}
+    for k, t, share in zip(rows_k.tolist(), rows_t.tolist(), shares.tolist()):
+        if k not in new_of:
+            new_of[k] = {names[x] for x in flat[bounds[k]:bounds[k + 1]].tolist()} - asked - {""}
+        h, i = candidates[k], top[t]
+        named = False
+        if by_name:
+            if i not in named_terms:
+                named_terms[i] = _name_terms(an, " ".join(texts[j] for j in parts[t]))
+            named = sum(x in named_terms[i] for x in new_of[k]) >= BRIDGE_MIN * len(new_of[k])
+        factor = 1.0
+        if named:
+            if sizes is None:
+                sizes = _section_sizes(up, is_heading)
+            factor += (NAME_BRIDGE - 1.0) / max(1.0, sizes.get(h, 0) / NAME_SECTION) ** 0.5
+        best[k] = max(best.get(k, 0.0), share * values[i] * factor)
     wanted: dict[int, list[str]] = {}
-    for k, h in enumerate(heads):
-        new = {x for x in set(ids[bounds[k]:bounds[k + 1]]) if names[x] and names[x] not in asked}
-        if not new:
-            continue
-        best = 0.0
-        for t, i in enumerate(top):
-            if h not in top_sections[t]:
-                share = len(top_terms[t].intersection(new)) / len(new)
-                if share >= BRIDGE_MIN:
-                    named = False
-                    if by_name:
-                        if i not in named_terms:
-                            named_terms[i] = _name_terms(an, tops[t])
-                        named = sum(names[x] in named_terms[i] for x in new) >= BRIDGE_MIN * len(new)
-                    factor = 1.0
-                    if named:
-                        if sizes is None:
-                            sizes = _section_sizes(up, is_heading)
-                        factor += (NAME_BRIDGE - 1.0) / max(1.0, sizes.get(h, 0) / NAME_SECTION) ** 0.5
-                    best = max(best, share * values[i] * factor)
-        if best > 0:
-            credit[h] = best
-            wanted[h] = sorted(names[x] for x in new)
+    for k, value in best.items():
+        if value > 0:
+            credit[candidates[k]] = value
+            wanted[candidates[k]] = sorted(new_of[k])
     if not credit:
         return credit
-    # How many segments mention each candidate heading: one compiled pass over the page for their words only.
+    # How many segments mention each candidate heading: the page's candidate words read off its scan, then one
+    # compiled pass over them (``bridge_mentions``).
     vocab = {t: k for k, t in enumerate(sorted({t for ts in wanted.values() for t in ts}))}
-    k = len(vocab)
-    flat, offs, _ = an.index(texts, dict(vocab), False, list(vocab))
-    hits = np.flatnonzero(flat < k)  # positions of candidate words; their segments by binary search
-    # Each (segment, word) pair once, from the hits alone (a page mentions the candidate words a few hundred times
-    # at most, mostly the same words in the same segments): a (segments x words) matrix cost more to build.
-    pairs = np.unique((np.searchsorted(offs, hits, side="right") - 1) * k + flat[hits])
-    held: dict[int, list[int]] = {}
-    for pair in pairs.tolist():
-        i, w = divmod(pair, k)
-        if not is_heading[i]:
-            held.setdefault(i, []).append(w)
-    # A segment mentions a heading when it holds BRIDGE_MIN of its words; the credit is divided by the mentions
-    # outside the heading's section. Counted per segment over the words it holds (each word's headings), not per
-    # heading over every segment: a page with many candidates asked each of them of every segment.
-    of_word: dict[int, list[int]] = {}
-    for h, words in wanted.items():
-        for word in words:
-            of_word.setdefault(vocab[word], []).append(h)
-    mentions = dict.fromkeys(wanted, 0)
-    for i, got in held.items():
-        found: dict[int, int] = {}
-        for w in got:
-            for h in of_word[w]:
-                found[h] = found.get(h, 0) + 1
-        chain = None
-        for h, c in found.items():
-            if c >= BRIDGE_MIN * len(wanted[h]):
-                if chain is None:
-                    chain = _chain(up, i)
-                if h not in chain:
-                    mentions[h] += 1
-    for h, count in mentions.items():
+    flat, offs, _ = an.index(scan, dict(vocab), False, list(vocab))
+    credited = list(wanted)
+    words = [vocab[w] for h in credited for w in wanted[h]]
+    bounds_of = np.array(list(accumulate((len(wanted[h]) for h in credited), initial=0)), dtype=np.int64)
+    skip = np.zeros(n, dtype=np.uint8)
+    skip[heads] = 1  # the headings themselves mention nothing
+    mentions = kernel.bridge_mentions(
+        flat, offs, len(vocab), np.array(words, dtype=np.int32), bounds_of,
+        np.array([BRIDGE_MIN * len(wanted[h]) for h in credited], dtype=np.float64),
+        np.array(credited, dtype=np.int64), up_array, skip)
+    for h, count in zip(credited, mentions.tolist()):
         credit[h] /= max(1, count)
     return credit
 
@@ -548,7 +548,8 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
         surfaces += [x for _, x, _ in expanded]
         weights += [w for _, _, w in expanded]
     vocab: dict[str, int] = {t: i for i, t in enumerate(q_terms)}
-    flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
+    scan = kernel.scan(texts)  # the page's tokens, found once for every read below
+    flat, offs, lengths = an.index(scan, vocab, only_stopwords, q_terms)
     prior_n = settings.background_prior if an.lexicon.zipf else 0.0
     n_query = len(q)  # proximity counts pairs of the words the user typed
 
@@ -592,7 +593,7 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
             surfaces = surfaces + [x for _, x in extra]
             weights = weights + [settings.feedback] * len(extra)
             vocab = {t: i for i, t in enumerate(q_terms)}
-            flat, offs, lengths = an.index(texts, vocab, only_stopwords, q_terms)
+            flat, offs, lengths = an.index(scan, vocab, only_stopwords, q_terms)
             ids = np.arange(len(q_terms), dtype=np.int32)
             page, params = run(q_terms, ids, weights)
     raw, base, *parts, relevant, best, _, up_array = page
@@ -602,10 +603,9 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     changed = False
     # Without headings no section can be bridged to.
     if settings.bridge > 0 and up_array is not None and best > 0:
-        up = up_array.tolist()
-        credit = bridge_credits(an, segments, texts, raw, set(q_terms), heads, up)
+        credit = bridge_credits(an, segments, texts, raw, set(q_terms), heads, up_array, scan)
         if credit:  # no credit: the bridge part is 0 everywhere and leaves raw as it is
-            bridge = settings.bridge * _by_section(up, credit)
+            bridge = settings.bridge * _by_section(up_array, heads, credit)
             raw = raw + bridge
             changed = True
     answer_type = zeros

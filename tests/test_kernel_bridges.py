@@ -1,0 +1,222 @@
+"""The bridges' two kernels (``bridge_shares``: which best segments name which headings; ``bridge_mentions``: how
+many segments outside a heading's section mention it): the compiled core and its twin agree, both give what the
+definition with Python sets gives (the loops ``bridge_credits`` ran before they were compiled), and both refuse
+input that would send them out of bounds or round a cycle."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qatbe import _core_py
+
+try:
+    from qatbe import _core as _compiled
+except ImportError:
+    _compiled = None
+
+KERNELS: list[ModuleType] = [_core_py] + ([_compiled] if _compiled is not None else [])
+
+
+def _csr(rows: list[list[int]]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+    flat = np.asarray([x for r in rows for x in r], dtype=np.int32)
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(r) for r in rows])
+    return flat, offsets
+
+
+def _chain(up: list[int], i: int) -> set[int]:
+    out: set[int] = set()
+    a = up[i]
+    while a >= 0:
+        out.add(a)
+        a = up[a]
+    return out
+
+
+@st.composite
+def outlines(draw: st.DrawFn, max_n: int = 12) -> tuple[list[int], list[int]]:
+    """A page's headings and ``up`` (for each segment an earlier heading or -1), as ``page_scores`` reads them
+    from heading levels: a heading's parent is the last heading before it of a lower level, anything else's is
+    the last heading before it."""
+    levels = draw(st.lists(st.integers(0, 3), min_size=1, max_size=max_n))  # 0: not a heading
+    up: list[int] = []
+    stack: list[tuple[int, int]] = []
+    last = -1
+    for i, lv in enumerate(levels):
+        if lv:
+            while stack and stack[-1][0] >= lv:
+                stack.pop()
+            up.append(stack[-1][1] if stack else -1)
+            stack.append((lv, i))
+            last = i
+        else:
+            up.append(last)
+    return [i for i, lv in enumerate(levels) if lv], up
+
+
+@st.composite
+def share_cases(draw: st.DrawFn) -> dict[str, Any]:
+    heads, up = draw(outlines())
+    n = len(up)
+    body = [i for i in range(n) if i not in heads]
+    if not heads or not body:
+        heads, up, body = [0], [-1, 0], [1]
+        n = 2
+    cand = draw(st.lists(st.sampled_from(heads), min_size=1, max_size=len(heads), unique=True))
+    top = draw(st.lists(st.sampled_from(body), min_size=1, max_size=3, unique=True))
+    words = st.integers(0, 9) | st.sampled_from([10 ** 6, 2 ** 31 - 1])  # memo ids: small and far apart
+    head_rows = [draw(st.lists(words, max_size=5)) for _ in cand]
+    part_rows = [draw(st.lists(st.lists(words, max_size=6), min_size=1, max_size=3)) for _ in top]
+    rows = head_rows + [r for parts in part_rows for r in parts]
+    top_rows, at = [], len(head_rows)
+    for parts in part_rows:
+        top_rows.append(list(range(at, at + len(parts))))
+        at += len(parts)
+    bad = draw(st.lists(words | st.just(-1), max_size=4))
+    return {"rows": rows, "n_heads": len(cand), "bad": bad, "top_rows": top_rows, "head_at": cand, "top_at": top,
+            "up": up, "min_share": draw(st.sampled_from([0.5, 0.0, 1.0, 0.34]))}
+
+
+def _share_args(c: dict[str, Any]) -> tuple[Any, ...]:
+    flat, offsets = _csr(c["rows"])
+    t_flat, t_offsets = _csr(c["top_rows"])
+    return (flat, offsets, c["n_heads"], np.asarray(c["bad"], dtype=np.int32), t_flat.astype(np.int64), t_offsets,
+            np.asarray(c["head_at"], dtype=np.int64), np.asarray(c["top_at"], dtype=np.int64),
+            np.asarray(c["up"], dtype=np.int64), c["min_share"])
+
+
+def _shares_by_definition(c: dict[str, Any]) -> tuple[list[int], list[int], list[float], list[int]]:
+    excluded = set(c["bad"])
+    tops = [set().union(*(c["rows"][r] for r in rows)) for rows in c["top_rows"]]
+    sections = [_chain(c["up"], i) for i in c["top_at"]]
+    out_k, out_t, out_s, n_new = [], [], [], []
+    for k in range(c["n_heads"]):
+        new = set(c["rows"][k]) - excluded
+        n_new.append(len(new))
+        for t in range(len(tops)):
+            if new and c["head_at"][k] not in sections[t]:
+                share = len(tops[t] & new) / len(new)
+                if share >= c["min_share"]:
+                    out_k.append(k)
+                    out_t.append(t)
+                    out_s.append(share)
+    return out_k, out_t, out_s, n_new
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=400, deadline=None)
+@given(share_cases())
+def test_shares_are_the_set_definition(kernel: ModuleType, case: dict[str, Any]) -> None:
+    rows_k, rows_t, shares, n_new = kernel.bridge_shares(*_share_args(case))
+    want = _shares_by_definition(case)
+    assert (rows_k.tolist(), rows_t.tolist(), shares.tolist(), n_new.tolist()) == want
+    assert rows_k.dtype == rows_t.dtype == n_new.dtype == np.int64 and shares.dtype == np.float64
+
+
+@st.composite
+def mention_cases(draw: st.DrawFn) -> dict[str, Any]:
+    heads, up = draw(outlines())
+    n = len(up)
+    n_words = draw(st.integers(1, 6))
+    docs = [draw(st.lists(st.integers(0, n_words + 2), max_size=8)) for _ in range(n)]  # ids >= n_words: other terms
+    cand = draw(st.lists(st.sampled_from(heads), max_size=len(heads), unique=True)) if heads else []
+    words = [draw(st.lists(st.integers(0, n_words - 1), min_size=1, max_size=n_words, unique=True)) for _ in cand]
+    need = [draw(st.sampled_from([0.5, 1.0, 1.5, 2.0, 0.0])) * len(w) for w in words]
+    skip = [1 if i in heads else 0 for i in range(n)]
+    return {"docs": docs, "n_words": n_words, "words": words, "need": need, "head_at": cand, "up": up, "skip": skip}
+
+
+def _mention_args(c: dict[str, Any]) -> tuple[Any, ...]:
+    flat, offsets = _csr(c["docs"])
+    w_flat, w_offsets = _csr(c["words"])
+    return (flat, offsets, c["n_words"], w_flat, w_offsets, np.asarray(c["need"], dtype=np.float64),
+            np.asarray(c["head_at"], dtype=np.int64), np.asarray(c["up"], dtype=np.int64),
+            np.asarray(c["skip"], dtype=np.uint8))
+
+
+def _mentions_by_definition(c: dict[str, Any]) -> list[int]:
+    out = [0] * len(c["head_at"])
+    for i, doc in enumerate(c["docs"]):
+        if c["skip"][i]:
+            continue
+        held = set(doc)
+        chain = _chain(c["up"], i)
+        for h, (at, words) in enumerate(zip(c["head_at"], c["words"])):
+            count = len(held & set(words))
+            if count and count >= c["need"][h] and at not in chain:
+                out[h] += 1
+    return out
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=400, deadline=None)
+@given(mention_cases())
+def test_mentions_are_the_set_definition(kernel: ModuleType, case: dict[str, Any]) -> None:
+    got = kernel.bridge_mentions(*_mention_args(case))
+    assert got.tolist() == _mentions_by_definition(case) and got.dtype == np.int64
+
+
+def _mentions(**change: Any) -> tuple[Any, ...]:
+    c = {"docs": [[0], [0, 1]], "n_words": 2, "words": [[0, 1]], "need": [1.0], "head_at": [0], "up": [-1, 0],
+         "skip": [1, 0]}
+    c.update(change)
+    return _mention_args(c)
+
+
+def _shares(**change: Any) -> tuple[Any, ...]:
+    c = {"rows": [[1, 2], [2]], "n_heads": 1, "bad": [], "top_rows": [[1]], "head_at": [0], "top_at": [1],
+         "up": [-1, -1], "min_share": 0.5}
+    c.update(change)
+    return _share_args(c)
+
+
+BAD: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("mentions: up after the segment (a cycle)", "bridge_mentions", _mentions(up=[1, 0])),
+    ("mentions: up out of range", "bridge_mentions", _mentions(up=[-1, 5])),
+    ("mentions: head word out of range", "bridge_mentions", _mentions(words=[[0, 2]])),
+    ("mentions: need per heading", "bridge_mentions", _mentions(need=[1.0, 1.0])),
+    ("mentions: skip per segment", "bridge_mentions", _mentions(skip=[1])),
+    ("mentions: negative word count", "bridge_mentions", _mentions(n_words=-1, words=[])),
+    ("shares: up after the segment (a cycle)", "bridge_shares", _shares(up=[1, 0])),
+    ("shares: top row out of range", "bridge_shares", _shares(top_rows=[[2]])),
+    ("shares: more headings than rows", "bridge_shares", _shares(n_heads=3, head_at=[0, 0, 0])),
+    ("shares: head_at per heading", "bridge_shares", _shares(head_at=[0, 1])),
+    ("shares: top not a segment", "bridge_shares", _shares(top_at=[2])),
+    ("shares: negative term id", "bridge_shares", _shares(rows=[[-2], [2]])),
+]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("case", BAD, ids=lambda c: c[0])
+def test_bridge_kernels_refuse_what_they_cannot_read(kernel: ModuleType, case: tuple[str, str, tuple[Any, ...]]
+                                                     ) -> None:
+    with pytest.raises(ValueError):
+        getattr(kernel, case[1])(*case[2])
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_bridge_kernels_on_a_small_page(kernel: ModuleType) -> None:
+    """Heading 0 ("Texas A&M", words 1 and 2) is named in full by best segment 3, which sits under heading 2,
+    and half by segment 4 outside its section: a share of 1.0 from segment 3, two mentions."""
+    up = np.asarray([-1, 0, -1, 2, 2], dtype=np.int64)
+    rows = [[1, 2], [1, 2, 7], [2, 9]]  # heading 0; then best segments 3 and 1
+    flat, offsets = _csr(rows)
+    rows_k, rows_t, shares, n_new = kernel.bridge_shares(
+        flat, offsets, 1, np.asarray([9], dtype=np.int32), np.asarray([1, 2], dtype=np.int64),
+        np.asarray([0, 1, 2], dtype=np.int64), np.asarray([0], dtype=np.int64), np.asarray([3, 1], dtype=np.int64),
+        up, 0.5)
+    # segment 1 sits in heading 0's own section: only segment 3 (t = 0) counts
+    assert (rows_k.tolist(), rows_t.tolist(), shares.tolist(), n_new.tolist()) == ([0], [0], [1.0], [2])
+    docs = [[0, 1], [0, 1], [], [0, 1, 2], [1]]  # word ids 0, 1 are the heading's words; segment 1 is inside
+    d_flat, d_offsets = _csr(docs)
+    w_flat, w_offsets = _csr([[0, 1]])
+    got = kernel.bridge_mentions(d_flat, d_offsets, 2, w_flat, w_offsets, np.asarray([1.0]), np.asarray([0]),
+                                 up, np.asarray([1, 0, 1, 0, 0], dtype=np.uint8))
+    assert got.tolist() == [2]
