@@ -65,6 +65,21 @@ def test_expansion_finds_a_segment_with_no_query_word() -> None:
     assert user.raw[0] > 0 and "automobil" in user.query_terms
 
 
+@pytest.mark.parametrize("options", [{"expand_query": True}, {"synonyms": {"honour": ["honor", "glory"]}},
+                                     {"synonyms": {"3": ["three", "3", "trio"]}, "expand_query": True}])
+def test_a_synonym_the_query_already_searches_for_is_searched_once(options: dict[str, object]) -> None:
+    """"3" has the synonym "three", which the number's other writing already searches for; "honor" is the other
+    spelling of "honour". Each term is searched once (a term twice in the query used to be a ValueError from
+    the index), and the page that uses it scores as it does without the synonym."""
+    doc = segs("The honor of three layers.", "Honour guard of 3 men.", "Nothing here at all.")
+    query = "How many layers of honour did DEC have, 3?"
+    got = score_segments(doc, query, Settings(language="en", **options))  # type: ignore[arg-type]
+    assert len(got.query_terms) == len(set(got.query_terms))
+    plain = score_segments(doc, query, Settings(language="en"))
+    assert set(plain.query_terms) <= set(got.query_terms)
+    assert got.raw[0] > 0 and got.raw[1] > 0 and got.raw[2] == 0
+
+
 @pytest.mark.parametrize("bad", [{"car": "auto"}, {"car": [1]}, ["car"], {1: ["a"]}])
 def test_bad_user_synonyms_are_a_config_error(bad: object) -> None:
     with pytest.raises(ConfigError):

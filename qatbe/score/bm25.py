@@ -543,7 +543,7 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     surfaces = list(question.surfaces[:k])
     weights = list(question.searched[:k])  # an array only when the kernel reads it
     if settings.expand_query or settings.synonyms:
-        expanded = expansions(an, q, weights, settings.synonyms, settings.expand_query)
+        expanded = expansions(an, q, weights, settings.synonyms, settings.expand_query, q_terms)
         q_terms += [t for t, _, _ in expanded]
         surfaces += [x for _, x, _ in expanded]
         weights += [w for _, _, w in expanded]

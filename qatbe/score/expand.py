@@ -8,7 +8,7 @@ weight): a synonym is evidence that a segment is about the same thing, not proof
 from __future__ import annotations
 
 import gzip
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
 
@@ -100,13 +100,18 @@ def expansions(
     weights: Sequence[float],
     user: Mapping[str, Sequence[str]] | None = None,
     builtin: bool = True,
+    searched: Iterable[str] = (),
 ) -> list[tuple[str, str, float]]:
     """(index term, surface, weight) of every expansion of the query's words that is not already a query term.
 
     ``query_terms`` are the analyser's (index term, surface) pairs; ``user`` maps a word (matched case-folded)
     to its synonyms (words or phrases) and applies in any language; the built-in table only for English.
+    ``searched`` are index terms the query already searches for besides ``query_terms`` (the other spelling of
+    a word, a number in its other writing): a synonym that is one of them is not searched twice ("3" has the
+    synonym "three", which the number's other writing already is; a term twice in the query was a ValueError
+    from the index).
     """
-    known = {t for t, _ in query_terms}
+    known = {t for t, _ in query_terms} | set(searched)
     out: dict[str, tuple[str, float]] = {}
     lookup = table() if builtin and an.language == "en" else {}
     mine = {k.casefold(): tuple(v) for k, v in (user or {}).items()}
