@@ -73,9 +73,10 @@ def detect_format(text: str) -> str:
     head = text[:_FORMAT_CHARS]
     tags = len(_HTML_TAG.findall(head))
     stripped = head.strip()
-    if tags and stripped.startswith("<") and stripped.endswith(">"):
+    # A fragment that opens and closes with markup (the end of the whole text: the head may stop inside a tag).
+    if tags and stripped.startswith("<") and text[-256:].rstrip().endswith(">"):
         return "html"
-    if tags >= 3 and tags * 40 >= len(head.strip()) / 10:
+    if tags >= 3 and tags * 40 >= len(stripped) / 10:
         return "html"
     if _MD_SIGNAL.search(head) or read_front_matter(head) is not None:
         return "markdown"

@@ -27,15 +27,20 @@ def _binary_by_count(sample: str) -> bool:
     ("# Title\n\nSome text with a [link](https://example.org).", "markdown"),
     ("Just a sentence or two of plain text.", "text"),
     ("<!--" + "x" * 20_000 + "--><html><body><p>x</p></body></html>", "text"),  # the start is not seen in the head
+    # A long fragment that opens with a tag and ends with one, even when the head stops inside a tag.
+    ("<p>Deep " + "<mrow>" * 4000 + "z" + "</mrow>" * 4000 + " end.</p>", "html"),
 ])
 def test_detect_format(text: str, fmt: str) -> None:
     assert detect_format(text) == fmt
 
 
-@pytest.mark.parametrize("tail", ["", "<html><body>", "\n# heading\n", "<p>" * 50])
-def test_detect_format_reads_only_the_first_20000_characters(tail: str) -> None:
-    for head in ("<!-- " + "y" * 19_980 + " -->", "x" * 19_999 + "<", "<!doctype html" + " " * 19_990):
-        assert detect_format(head + tail) == detect_format((head + tail)[:20_000])
+@pytest.mark.parametrize("tail", ["", "<html><body>", "\n# heading\n", "<p>" * 50, "</p>" * 100])
+def test_detect_format_reads_only_the_first_20000_characters_and_the_end(tail: str) -> None:
+    """What lies between the first 20,000 characters and the last 256 never changes the answer (the cost of
+    telling a format apart does not grow with the input)."""
+    for head in ("<!-- " + "y" * 19_980 + " -->", "x" * 19_999 + "<", "<!doctype html" + " " * 19_990, "<p>x"):
+        text = head + "z" * 30_000 + tail
+        assert detect_format(text) == detect_format(text[:20_000] + "<b>" * 500 + text[-256:])
 
 
 @settings(max_examples=300, deadline=None)
