@@ -20,6 +20,7 @@ from .builder import SegmentBuilder, clean_inline
 from .html_decide import decide, rescue
 from .html_emit import _emit
 from .html_guard import at_risk, limit_nesting
+from .html_math import has_math, replace_math
 from .html_metadata import CssSource, read_from, read_metadata, with_byline
 from .html_structured import EMPTY_BODY, body_text_chars, structured_html
 from .html_walk import SCRIPT_LIKE, Block, Walker
@@ -123,6 +124,8 @@ def segment_html(html: str, settings: Settings, navigation: bool = True) -> Pars
         data = kernel.utf8_encode(source)
     tree = LexborHTMLParser(data)
     metadata = page_metadata(tree)
+    if has_math(data):  # formulas become TeX text before the walk, which skips <math> (html_math says why)
+        replace_math(tree)
     # The Python walk strips scripts first: JSON-LD is read before, in case the body has no text (see below).
     scripts = None if FAST_WALK else CssSource(tree).jsonld_texts()
     walker = _walk(tree)
