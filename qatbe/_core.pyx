@@ -1276,9 +1276,9 @@ cdef class Scan:
     Why: the scorer reads the page's words more than once -- the query's index, the headings and best segments
     that the second-hop bridges compare, the mentions of a bridged heading over the whole page -- and finding
     the tokens (the pass over every code point) was most of each read. The first read of a Scan finds the tokens
-    as it goes (one pass, as without a Scan) and keeps them; each later read only interns the occurrences it keeps
-    (``TermMemo.index``/``terms`` take a Scan in place of the texts). The texts are kept referenced, so the
-    buffers the occurrences point into live as long as the Scan.
+    and keeps them; each read then only interns the occurrences it keeps (``TermMemo.index``/``terms`` take a
+    Scan in place of the texts). The texts are kept referenced, so the buffers the occurrences point into live
+    as long as the Scan. Each occurrence costs 16 bytes while the Scan lives (a 10 MB text of short words: ~30 MB).
     """
 
     cdef list items
