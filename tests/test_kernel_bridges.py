@@ -9,12 +9,15 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_kernel import _csr
 
 from qatbe import _core_py
+from qatbe.pipeline import parent_slots
+from qatbe.score.bm25 import _chain
+from qatbe.types import Segment, SegmentKind
 
 try:
     from qatbe import _core as _compiled
@@ -24,41 +27,14 @@ except ImportError:
 KERNELS: list[ModuleType] = [_core_py] + ([_compiled] if _compiled is not None else [])
 
 
-def _csr(rows: list[list[int]]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
-    flat = np.asarray([x for r in rows for x in r], dtype=np.int32)
-    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([len(r) for r in rows])
-    return flat, offsets
-
-
-def _chain(up: list[int], i: int) -> set[int]:
-    out: set[int] = set()
-    a = up[i]
-    while a >= 0:
-        out.add(a)
-        a = up[a]
-    return out
-
-
 @st.composite
 def outlines(draw: st.DrawFn, max_n: int = 12) -> tuple[list[int], list[int]]:
-    """A page's headings and ``up`` (for each segment an earlier heading or -1), as ``page_scores`` reads them
-    from heading levels: a heading's parent is the last heading before it of a lower level, anything else's is
-    the last heading before it."""
+    """A page's headings and ``up`` (for each segment the heading above it, or -1), as the scorer reads them from
+    heading levels (``parent_slots``, which tests/test_pipeline_parts.py checks against the heading ancestors)."""
     levels = draw(st.lists(st.integers(0, 3), min_size=1, max_size=max_n))  # 0: not a heading
-    up: list[int] = []
-    stack: list[tuple[int, int]] = []
-    last = -1
-    for i, lv in enumerate(levels):
-        if lv:
-            while stack and stack[-1][0] >= lv:
-                stack.pop()
-            up.append(stack[-1][1] if stack else -1)
-            stack.append((lv, i))
-            last = i
-        else:
-            up.append(last)
-    return [i for i, lv in enumerate(levels) if lv], up
+    segments = [Segment(SegmentKind.HEADING if lv else SegmentKind.PARAGRAPH, "t", "t", i, i, level=lv)
+                for i, lv in enumerate(levels)]
+    return [i for i, lv in enumerate(levels) if lv], parent_slots(segments)
 
 
 @st.composite

@@ -34,6 +34,10 @@ _MAX_DEPTH = 60
 # A formula longer than this (characters of TeX) is cut with an ellipsis: a page that draws a whole table as one
 # MathML formula must not become one line of ten thousand characters.
 _MAX_CHARS = 2000
+# Script elements: what stands before each script after the base (over- and underscripts as super- and subscripts:
+# the limits of a sum read the same either way).
+_SCRIPTS = {"msup": ("^",), "msub": ("_",), "msubsup": ("_", "^"), "mover": ("^",), "munder": ("_",),
+            "munderover": ("_", "^")}
 _DISPLAY_WRAP = re.compile(r"^\{\\(?:display|text)style\s*(.*)\}$", re.DOTALL)
 _SPACES = re.compile(r"\s+")
 
@@ -121,18 +125,9 @@ def mathml_tex(node: LexborNode, depth: int = 0) -> str:
     parts = [mathml_tex(c, depth + 1) for c in kids]
     if tag == "semantics":
         return parts[0] if parts else ""
-    if tag == "msup" and len(parts) == 2:
-        return f"{parts[0]}^{_group(parts[1])}"
-    if tag == "msub" and len(parts) == 2:
-        return f"{parts[0]}_{_group(parts[1])}"
-    if tag == "msubsup" and len(parts) == 3:
-        return f"{parts[0]}_{_group(parts[1])}^{_group(parts[2])}"
-    if tag == "mover" and len(parts) == 2:
-        return f"{parts[0]}^{_group(parts[1])}"
-    if tag == "munder" and len(parts) == 2:
-        return f"{parts[0]}_{_group(parts[1])}"
-    if tag == "munderover" and len(parts) == 3:
-        return f"{parts[0]}_{_group(parts[1])}^{_group(parts[2])}"
+    marks = _SCRIPTS.get(tag)
+    if marks is not None and len(parts) == len(marks) + 1:
+        return parts[0] + "".join(mark + _group(part) for mark, part in zip(marks, parts[1:]))
     if tag == "mfrac" and len(parts) == 2:
         return f"\\frac{{{parts[0]}}}{{{parts[1]}}}"
     if tag == "msqrt":
