@@ -1275,18 +1275,18 @@ cdef class Scan:
 
     Why: the scorer reads the page's words more than once -- the query's index, the headings and best segments
     that the second-hop bridges compare, the mentions of a bridged heading over the whole page -- and finding
-    the tokens (the pass over every code point) was most of each read. The first read of a Scan finds the tokens
+    the tokens (the pass over every code point) was most of each read. A Scan finds the tokens when it is made
     and keeps them; each read then only interns the occurrences it keeps (``TermMemo.index``/``terms`` take a
-    Scan in place of the texts). The texts are kept referenced, so the buffers the occurrences point into live
-    as long as the Scan. Each occurrence costs 16 bytes while the Scan lives (a 10 MB text of short words: ~30 MB).
+    Scan in place of the texts). It does not change after it is made, so threads may share one. The texts are
+    kept referenced, so the buffers the occurrences point into live as long as the Scan. Each occurrence costs
+    16 bytes while the Scan lives (a 10 MB text of short words: ~30 MB).
     """
 
     cdef list items
     cdef _Text* meta
     cdef _Toks toks
-    cdef int64_t* offsets   # text t's occurrences: toks.items[offsets[t]:offsets[t + 1]], once found
-    cdef bint found         # the occurrences have been found
-    cdef Py_ssize_t longest  # the longest token's length (at least 1), once found
+    cdef int64_t* offsets   # text t's occurrences: toks.items[offsets[t]:offsets[t + 1]]
+    cdef Py_ssize_t longest  # the longest token's length (at least 1)
     cdef Py_ssize_t n_texts
 
     def __cinit__(self):
@@ -1296,7 +1296,6 @@ cdef class Scan:
         self.toks.n = 0
         self.toks.cap = 0
         self.offsets = NULL
-        self.found = False
         self.longest = 1
         self.n_texts = 0
 
@@ -1314,7 +1313,7 @@ cdef class Scan:
 
 
 cdef Scan _new_scan(list items):
-    """A Scan of ``items`` (checked to be str), its tokens not found yet (the first read finds them)."""
+    """A Scan of ``items`` (checked to be str): their token occurrences, found in one GIL-free stretch."""
     cdef Scan out = Scan.__new__(Scan)
     cdef Py_ssize_t n_texts = len(items), t
     out.items = items
@@ -1329,6 +1328,8 @@ cdef Scan _new_scan(list items):
         out.meta[t].kind = PyUnicode_KIND(text)
         out.meta[t].n = PyUnicode_GET_LENGTH(text)
     out.offsets[0] = 0
+    with nogil:
+        _find_all(out)
     return out
 
 
@@ -1346,14 +1347,12 @@ cdef int _find_all(Scan sc) except -1 nogil:
     for t in range(sc.toks.n):
         if sc.toks.items[t].length > sc.longest:
             sc.longest = sc.toks.items[t].length
-    sc.found = True
     return 0
 
 
 def scan(texts):
-    """The texts as a ``Scan`` that ``TermMemo.index`` and ``TermMemo.terms`` take in place of them: the first
-    read finds the tokens, and the later ones reuse them (same results as from the texts, without finding the
-    tokens again)."""
+    """The texts' token occurrences as a ``Scan``, which ``TermMemo.index`` and ``TermMemo.terms`` take in place of
+    the texts: the same results, without finding the tokens again on each read."""
     return _new_scan(_texts(texts))
 
 
@@ -1368,13 +1367,9 @@ cdef int _take_texts(Scan sc, const Py_ssize_t* which, Py_ssize_t n_which, const
                      _Out* out, long long* offsets) except -1:
     """Intern the occurrences of the scanned texts ``which[:n_which]`` (all texts, in order, when ``which`` is
     NULL) into ``v`` and ``out``; ``offsets[k + 1]`` = ids after the k-th text taken. With ``prefixes`` (NULL:
-    none), id 0 is the empty token that stands for every token they rule out. A Scan whose tokens are not found
-    yet finds them first."""
+    none), id 0 is the empty token that stands for every token they rule out."""
     cdef Py_ssize_t k, t, total = 0, n = n_which if which != NULL else sc.n_texts
     cdef uint32_t* buf = NULL
-    if not sc.found:
-        with nogil:
-            _find_all(sc)
     for k in range(n):
         t = which[k] if which != NULL else k
         total += sc.offsets[t + 1] - sc.offsets[t]
