@@ -152,9 +152,26 @@ class Extractor:
 
     def parse(self, source: str | bytes, navigation: bool = True) -> ParsedDocument:
         """The document's segments and metadata; ``navigation=False`` leaves boilerplate out (``extract`` does
-        not use it unless ``include_navigation``), every other segment keeping its index."""
+        not use it unless ``include_navigation``), every other segment keeping its index.
+
+        A parsed document can be given to ``extract`` in place of its source, any number of times: one page, many
+        questions, and the page is read once (parsing is most of ``extract``'s time)."""
         text, fmt = load_source(source, self.settings)
-        return parse(text, fmt, self.settings, navigation)
+        doc = parse(text, fmt, self.settings, navigation)
+        return ParsedDocument(doc.segments, doc.metadata, doc.format,
+                              (self.settings.segment_tokens, self.settings.sentence_tokens))
+
+    def _document(self, source: str | bytes | ParsedDocument) -> ParsedDocument:
+        """``source`` parsed for ``extract``, or ``source`` itself when it is parsed already (split the way these
+        settings split units, which is what makes the result the same as from the source)."""
+        if not isinstance(source, ParsedDocument):
+            return self.parse(source, self.settings.include_navigation)
+        units = (self.settings.segment_tokens, self.settings.sentence_tokens)
+        if source.unit_tokens is not None and source.unit_tokens != units:
+            raise ConfigError(
+                f"this document was split into units of {source.unit_tokens[0]} tokens, these settings split them "
+                f"to {units[0]} (the unit size follows the budget); parse it with the Extractor that extracts it")
+        return source
 
     def segment(self, source: str | bytes) -> list[Segment]:
         return self._measured(self.parse(source).segments)
@@ -165,12 +182,12 @@ class Extractor:
 
         return extract_many(documents, query, settings=self.settings)
 
-    def extract(self, source: str | bytes, query: object = None) -> Result:
+    def extract(self, source: str | bytes | ParsedDocument, query: object = None) -> Result:
         started = time.perf_counter()
         settings = self.settings
         query_text = _check_query(query)
         budget = settings.effective_budget
-        doc = self.parse(source, settings.include_navigation)
+        doc = self._document(source)
 
         candidates = list(doc.segments) if settings.include_navigation else [
             s for s in doc.segments if s.kind is not _NAVIGATION
@@ -221,8 +238,10 @@ class Extractor:
 
         def explained() -> list[Any]:
             weights = np.array([kind_weight[s.kind] for s in candidates], dtype=np.float64)
-            # The report lists boilerplate too, which extract did not build: the page is segmented again.
-            every = doc.segments if settings.include_navigation else self.parse(source).segments
+            # The report lists boilerplate too, which extract did not build: the page is segmented again (a parsed
+            # document given to extract holds it already).
+            every = (doc.segments if settings.include_navigation or isinstance(source, ParsedDocument)
+                     else self.parse(source).segments)
             return explain(self._measured(every), candidates, scores, weights, np.array(costs, dtype=np.int64),
                            chosen_set, matched, bool(scores.query_terms), self.settings.cost_exponent)
 
@@ -252,7 +271,7 @@ class Extractor:
 
 
 def extract(
-    source: str | bytes,
+    source: str | bytes | ParsedDocument,
     query: object = None,
     *,
     tier: str | None = None,
@@ -264,6 +283,8 @@ def extract(
     """Cut ``source`` (HTML, markdown or text; str or bytes) down to the tokens that matter for ``query``.
 
     ``budget`` (tokens) overrides ``tier``. Every other option of ``qatbe.Settings`` may be passed by keyword.
+    ``source`` may also be a document parsed by ``Extractor.parse`` with the same unit size (``Extractor`` says
+    why: one page, many questions).
     """
     return Extractor(settings, tier=tier, budget=budget, format=format, **options).extract(source, query)
 

@@ -104,8 +104,13 @@ class Metadata:
 
 @dataclass(frozen=True, slots=True)
 class ParsedDocument:
-    """A parsed document (what a segmenter returns): its segments in document order and its metadata."""
+    """A parsed document (what a segmenter returns): its segments in document order and its metadata.
+
+    ``unit_tokens`` is the (segment, sentence) size in tokens its units were split to (``Settings.segment_tokens``,
+    ``sentence_tokens``), when known: ``Extractor.extract`` takes a parsed document in place of its source only
+    when its own settings split units the same way."""
 
     segments: tuple[Segment, ...]
     metadata: Metadata
     format: str
+    unit_tokens: tuple[int, int] | None = None

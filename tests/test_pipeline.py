@@ -245,3 +245,46 @@ def test_relative_floor_keeps_weak_matches_out_of_the_competition() -> None:
     # With fill, the weak match may come in, but as filler: it did not win a place by relevance.
     filled = qatbe.extract(doc, query, budget=1000)
     assert [s.matched for s in filled.segments if s.text == weak] == [False]
+
+
+PAGE_WITH_FURNITURE = """<html lang="en"><head><title>Passport fees</title></head><body>
+<nav><a href="/">Home</a> <a href="/fees">Fees</a> <a href="/contact">Contact us</a></nav>
+<main><h1>Passport fees</h1><p>The renewal fee is 92.50 crowns online and 103 crowns by post.</p>
+<table><tr><th>Service</th><th>Fee</th></tr><tr><td>Renewal online</td><td>92.50</td></tr>
+<tr><td>Renewal by post</td><td>103.00</td></tr></table>
+<p>Photos must be taken in the last month on a plain light background.</p></main>
+<footer>Copyright and cookies</footer></body></html>"""
+
+
+def _same_result(a: qatbe.Result, b: qatbe.Result) -> None:
+    da, db = a.to_dict(), b.to_dict()
+    da.pop("evaluation_time_ms")
+    db.pop("evaluation_time_ms")
+    assert da == db
+    assert [x.to_dict() for x in a.explain()] == [x.to_dict() for x in b.explain()]
+
+
+@pytest.mark.parametrize("options", [{}, {"tier": "key_facts"}, {"budget": 40, "truncation": "truncate_end"},
+                                     {"include_navigation": True}, {"nested": True}, {"render": "text"}])
+@pytest.mark.parametrize("source", [DOC, PAGE_WITH_FURNITURE, PAGE_WITH_FURNITURE.encode("utf-8")])
+def test_a_parsed_document_extracts_as_its_source_does(options: dict[str, object], source: str | bytes) -> None:
+    """One page, many questions: ``Extractor.parse`` once, then ``extract`` the parsed document for each; the
+    results are those of extracting the source (boilerplate included in the parse, left out by extract)."""
+    ex = qatbe.Extractor(**options)  # type: ignore[arg-type]
+    doc = ex.parse(source)
+    for query in ("renewal fee by post", "photo background", None, "zebra"):
+        _same_result(ex.extract(doc, query), ex.extract(source, query))
+    _same_result(qatbe.extract(doc, "renewal fee", **options), ex.extract(source, "renewal fee"))  # type: ignore[arg-type]
+
+
+def test_a_document_split_for_another_budget_is_refused() -> None:
+    """Units are split to the budget (``Settings.segment_tokens``): a document parsed for 5,000 tokens has units a
+    200-token extract would not have made, so the results would differ from the source's. Same unit size: fine."""
+    doc = qatbe.Extractor(tier="detailed").parse(DOC)
+    with pytest.raises(qatbe.ConfigError, match="split into units of 160 tokens.*to 80"):
+        qatbe.Extractor(tier="key_facts").extract(doc, "renewal fee")
+    assert isinstance(qatbe.ConfigError("x"), ValueError)
+    assert qatbe.Extractor(budget=5000).extract(doc, "renewal fee").text == qatbe.extract(DOC, "renewal fee",
+                                                                                          budget=5000).text
+    unknown = qatbe.ParsedDocument(doc.segments, doc.metadata, doc.format)  # built by hand: taken as it is
+    assert "92.50" in qatbe.Extractor(tier="key_facts").extract(unknown, "renewal fee").text
