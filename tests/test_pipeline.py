@@ -145,6 +145,38 @@ def test_split_table_parts_render_with_one_header() -> None:
     assert r.text.count("| item ") == 60
 
 
+def test_rows_far_apart_in_one_table_come_with_one_header_and_a_gap_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two matches far apart in a long table: rendered as one table, its header once and a row of ``…`` where
+    rows are left out; the tokens the second header would have cost are planned again, so both rows fit a budget
+    that two headed row groups would not."""
+    head = "| Season | Team | Coach of the championship side | Home ground of the winning club |"
+    rows = "\n".join(f"| {1900 + i} | Club {i} | Coach number {i} | Ground {i} |" for i in range(120))
+    doc = f"{head}\n|---|---|---|---|\n{rows}\n"
+    query = "Club 7 Club 110"
+    budget = 80
+    r = qatbe.extract(doc, query, budget=budget, max_segment_tokens=40)
+    assert "| 1907 | Club 7 |" in r.text and "| 2010 | Club 110 |" in r.text
+    assert r.text.count(head) == 1 and "| … | … | … | … |" in r.text
+    assert r.total_tokens <= budget
+    monkeypatch.setattr("qatbe.pipeline._SAVINGS_ROUNDS", 0)  # the plan alone: each row group pays the header
+    without = qatbe.extract(doc, query, budget=budget, max_segment_tokens=40)
+    assert ("| 1907 | Club 7 |" in without.text) != ("| 2010 | Club 110 |" in without.text)
+    assert without.total_tokens < r.total_tokens <= budget
+
+
+def test_a_gap_row_is_cheaper_than_the_header_it_replaces() -> None:
+    from qatbe.render import render
+    from qatbe.render.blocks import gap_row
+
+    head = "| a | b |\n| --- | --- |"
+    parts = [qatbe.Segment(SegmentKind.TABLE, f"a | b\n{k} | x", f"{head}\n| {k} | x |", k, k, group=1, part=k,
+                           header=head) for k in (0, 1, 5)]
+    text = render(parts)
+    assert text == f"{head}\n| 0 | x |\n| 1 | x |\n{gap_row(head)}\n| 5 | x |" and gap_row(head) == "| … | … |"
+    assert len(text) <= len("\n\n".join(p.markdown for p in parts))
+    assert render(parts, "text").count("a | b") == 3  # plain text keeps each part as it is
+
+
 def test_extractor_reuses_settings() -> None:
     ex = qatbe.Extractor(budget=40)
     assert ex.extract(DOC, "fee").text == qatbe.extract(DOC, "fee", budget=40).text
