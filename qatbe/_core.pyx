@@ -2120,6 +2120,69 @@ def byte_count(const unsigned char[::1] data, unsigned char value):
     return count
 
 
+cdef extern from *:
+    """
+    /* Whether s[:n] holds needle[:m] with its ASCII letters in either case (needle given in lower case, m >= 1):
+       candidates where the first and the last bytes match (either case), sixteen start positions a step (SSE2),
+       then the bytes between compared case-blind. */
+    #include <stdint.h>
+    #include <string.h>
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    static inline uint8_t qatbe_up(uint8_t c) { return (c >= 'a' && c <= 'z') ? (uint8_t) (c - 32) : c; }
+    static inline uint8_t qatbe_lo(uint8_t c) { return (c >= 'A' && c <= 'Z') ? (uint8_t) (c + 32) : c; }
+    static int qatbe_same_ci(const uint8_t* s, const uint8_t* needle, size_t m) {
+        size_t k;
+        for (k = 0; k < m; k++) if (qatbe_lo(s[k]) != needle[k]) return 0;
+        return 1;
+    }
+    static int qatbe_contains_ci(const uint8_t* s, size_t n, const uint8_t* needle, size_t m) {
+        size_t i = 0;
+        if (n < m) return 0;
+    #if defined(__SSE2__)
+        const __m128i f1 = _mm_set1_epi8((char) needle[0]), f2 = _mm_set1_epi8((char) qatbe_up(needle[0]));
+        const __m128i l1 = _mm_set1_epi8((char) needle[m - 1]), l2 = _mm_set1_epi8((char) qatbe_up(needle[m - 1]));
+        for (; i + m - 1 + 16 <= n; i += 16) {
+            __m128i a = _mm_loadu_si128((const __m128i*) (s + i));
+            __m128i b = _mm_loadu_si128((const __m128i*) (s + i + m - 1));
+            unsigned mask = (unsigned) _mm_movemask_epi8(_mm_and_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(a, f1), _mm_cmpeq_epi8(a, f2)),
+                _mm_or_si128(_mm_cmpeq_epi8(b, l1), _mm_cmpeq_epi8(b, l2))));
+            while (mask) {
+                unsigned bit = (unsigned) __builtin_ctz(mask);
+                if (qatbe_same_ci(s + i + bit, needle, m)) return 1;
+                mask &= mask - 1;
+            }
+        }
+    #endif
+        for (; i + m <= n; i++) if (qatbe_same_ci(s + i, needle, m)) return 1;
+        return 0;
+    }
+    """
+    int qatbe_contains_ci(const uint8_t* s, size_t n, const uint8_t* needle, size_t m) nogil
+
+
+def contains_ci(const unsigned char[::1] data, bytes needle):
+    """Whether ``data`` holds ``needle`` with its ASCII letters in either case: ``needle.lower() in data.lower()``
+    for an ASCII ``needle``, without the copies. Why compiled: every HTML page is asked whether it holds
+    ``<math`` before the formulas are looked for, and ``bytes.find`` ran at about 0.5 ns a byte (twice that for
+    the two cases), a tenth of ``extract`` on a large page; this runs sixteen bytes a step."""
+    cdef Py_ssize_t n = data.shape[0], m = len(needle)
+    cdef bytes low = needle.lower()
+    cdef const unsigned char* want = low
+    cdef int found
+    if m == 0:
+        return True
+    if not needle.isascii():
+        raise ValueError("needle must be ASCII")
+    if n < m:
+        return False
+    with nogil:
+        found = qatbe_contains_ci(&data[0], n, want, m)
+    return found != 0
+
+
 def last_visible(texts):
     """Per text, the code point of its last character that is not whitespace (what ``str.rstrip`` keeps), 0 when
     it has none, as a uint32 array (``page_scores`` reads it to find lead-ins, texts ending with a colon)."""

@@ -659,6 +659,13 @@ def byte_count(data: bytes, value: int) -> int:
     return bytes(data).count(bytes([value]))
 
 
+def contains_ci(data: bytes, needle: bytes) -> bool:
+    """Whether ``data`` holds ``needle`` with its ASCII letters in either case; see ``qatbe._core.contains_ci``."""
+    if not needle.isascii():
+        raise ValueError("needle must be ASCII")
+    return needle.lower() in bytes(data).lower()
+
+
 def utf8_encode(text: str) -> bytes:
     """``text.encode("utf-8", "ignore")``: lone surrogates dropped, as selectolax encodes a str."""
     if not isinstance(text, str):

@@ -215,6 +215,23 @@ def test_byte_count_is_bytes_count(kernel: ModuleType, data: bytes, value: int) 
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"<", b"m", b"M", b"a", b"t", b"T", b"h", b"H", b"<math", b"<MaTh", b"\xff", b"\x00",
+                                 b" " * 17]), max_size=80).map(b"".join),
+       st.sampled_from([b"<math", b"<MATH", b"m", b"th", b"<ma", b"x"]))
+def test_contains_ci_is_case_blind_in(kernel: ModuleType, data: bytes, needle: bytes) -> None:
+    # Matches straddle the compiled scan's sixteen-byte steps and its tail; either case, for the needle's letters.
+    assert kernel.contains_ci(data, needle) == (needle.lower() in data.lower())
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_contains_ci_refuses_a_needle_it_cannot_fold(kernel: ModuleType) -> None:
+    with pytest.raises(ValueError):
+        kernel.contains_ci(b"abc", "é".encode())
+    assert kernel.contains_ci(b"", b"") and not kernel.contains_ci(b"", b"a")
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 @pytest.mark.parametrize("filler", ["a", "é", "—", "\U0001f600"])
 @pytest.mark.parametrize("at", [None, 0, 15, 16, 31, 32, 4095, 9000, 20470, 20479, 20480])
 def test_control_scan_finds_a_nul_in_any_block_of_a_long_text(kernel: ModuleType, filler: str, at: int | None) -> None:

@@ -15,7 +15,7 @@ the presentation elements a page uses are few (tokens, scripts, fractions, roots
 The renderers handled as wholes (the container is replaced, so neither its visual copy nor its hidden source is
 read again): MediaWiki (``span.mwe-math-element``), MathJax 3 (``mjx-container``, whose ``mjx-assistive-mml``
 holds the MathML) and KaTeX (``span.katex``); any other ``<math>`` is replaced by itself. Pages without ``<math``
-in their bytes pay one byte search.
+in their bytes pay one compiled byte scan.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from .._backend import kernel
 
 # Presentation MathML tokens whose text is the formula's text.
 _TOKENS = frozenset({"mi", "mn", "mo", "mtext", "ms", "mglyph"})
@@ -43,8 +45,9 @@ _SPACES = re.compile(r"\s+")
 
 
 def has_math(data: bytes) -> bool:
-    """Whether the page's bytes may hold a formula (a ``<math`` tag): the cheap test before any tree search."""
-    return data.find(b"<math") >= 0 or data.find(b"<MATH") >= 0
+    """Whether the page's bytes may hold a formula (a ``<math`` tag, in any case): the one test every page pays
+    before any tree search, so it is the compiled sixteen-bytes-a-step scan."""
+    return bool(kernel.contains_ci(data, b"<math"))
 
 
 def replace_math(tree: LexborHTMLParser) -> int:
