@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -24,7 +24,7 @@ from .render import SEPARATOR, block, render
 from .result import Result
 from .score import score_segments
 from .segmentation import parse
-from .select.plan import Plan, plan
+from .select.plan import plan
 from .settings import Settings
 from .source import load_source
 from .tokens import chars_div4
@@ -32,8 +32,9 @@ from .types import ParsedDocument, Segment, SegmentKind
 
 _FIELDS = frozenset(f.name for f in dataclasses.fields(Settings))
 _LANGUAGES_KEPT = 64  # declared languages whose scoring settings an Extractor keeps
-# Tokens that rendering must save (merged table headers) before the plan is made again for them, and how often
-# (Extractor._spend_savings): a few tokens buy nothing, and each round costs a plan and a render.
+# Tokens the text must cost less than its segments (merged table headers, joined parts, rounding) before the plan
+# is made again for them, and how often (Extractor._spend_savings): a few tokens buy nothing, and each round costs a
+# plan and a render.
 _SAVINGS_MIN = 8
 _SAVINGS_ROUNDS = 3
 # Read once: an Enum member is a descriptor lookup on its class (about 90 ns on Python 3.11), once per segment here.
@@ -135,6 +136,38 @@ def heading_parents(segments: Sequence[Segment]) -> npt.NDArray[np.int64]:
     return np.array(parent_slots(segments), dtype=np.int64)
 
 
+def spend_savings(planner: Callable[..., Any], chosen_plan: Any, chosen: list[int], text: str,
+                  candidates: list[Segment], weighted: Any, costs: Any, parents: Any, matched_mask: Any, budget: int,
+                  settings: Settings) -> tuple[Any, list[int], str]:
+    """Plan again for the tokens the text costs less than its segments, while the result still fits ``budget``:
+    ``(plan, chosen, text)``, the given ones when nothing better fits. ``planner`` is ``select.plan.plan`` (the
+    selector's reference in the tests passes its own), called as ``Extractor.extract`` calls it.
+
+    Why: each segment's cost is an upper bound on what it adds to the text, and the text is often cheaper: a
+    table's row groups each carry its header and the plan charges it to each, but rendered, the row groups of one
+    table are one table with one header (``render``; rows left out between them become one ``…`` row), the parts
+    of a split paragraph join with a space, and each cost is rounded up. Those tokens are offered back to the plan,
+    at most ``_SAVINGS_ROUNDS`` times, when there are ``_SAVINGS_MIN`` of them; a plan whose text would not fit is
+    not taken. On the dev sets (retention_quick) WikiTableQuestions kept 61.7 -> 65.4 % of answers at 200 tokens,
+    95.6 -> 96.3 at 1,000 and 99.8 -> 100 at 5,000, HotpotQA 98.0 -> 98.4 at 1,000, and nothing was lost; 10 of the
+    94 scrapinghub-aeb summaries changed, at no measurable cost in time. The caller skips it with ``nested`` (its
+    tiers must stay subsets) and after a cut (a cut segment is sized to the space left)."""
+    estimate = settings.estimate
+    for _ in range(_SAVINGS_ROUNDS):
+        saved = int(sum([costs[i] for i in chosen])) - estimate(text)
+        if saved < _SAVINGS_MIN:
+            break
+        bigger = planner(candidates, weighted, costs, parents, matched_mask, budget + saved, settings)
+        more = list(bigger.chosen)
+        if bigger.cut or more == chosen:
+            break
+        more_text = render([candidates[i] for i in more], settings.render)
+        if estimate(more_text) > budget:
+            break
+        chosen_plan, chosen, text = bigger, more, more_text
+    return chosen_plan, chosen, text
+
+
 class Extractor:
     """Validated settings, reused across many documents (a scrape or search pipeline)."""
 
@@ -221,8 +254,8 @@ class Extractor:
         estimate = settings.estimate
         text = render([candidates[i] for i in chosen], settings.render)
         if not settings.nested and not chosen_plan.cut:
-            chosen_plan, chosen, text = self._spend_savings(chosen_plan, chosen, text, candidates, weighted, costs,
-                                                            matched_mask, budget)
+            chosen_plan, chosen, text = spend_savings(plan, chosen_plan, chosen, text, candidates, weighted, costs,
+                                                      parent_slots(candidates), matched_mask, budget, settings)
         # The per-segment costs bound the total for the built-in estimators; a custom estimator may not add up,
         # so the rendered text is measured and the least valuable segment dropped until it fits.
         given_up: list[int] = []
@@ -272,37 +305,6 @@ class Extractor:
             backend=BACKEND,
             _explain=explained,
         )
-
-    def _spend_savings(self, chosen_plan: Plan, chosen: list[int], text: str, candidates: list[Segment],
-                       weighted: list[float], costs: list[int], matched_mask: list[Any], budget: int
-                       ) -> tuple[Plan, list[int], str]:
-        """Plan again for the tokens the text costs less than its segments, while the result still fits ``budget``.
-
-        Why: each segment's cost is an upper bound on what it adds to the text, and the text is often cheaper: a
-        table's row groups each carry its header and the plan charges it to each, but rendered, the row groups of
-        one table are one table with one header (``render``; rows left out between them become one ``…`` row), the
-        parts of a split paragraph join with a space, and each cost is rounded up. Those tokens are offered back to
-        the plan, at most ``_SAVINGS_ROUNDS`` times, when there are ``_SAVINGS_MIN`` of them; a plan whose text
-        would not fit is not taken. On the dev sets (retention_quick) WikiTableQuestions kept 61.7 -> 65.4 % of
-        answers at 200 tokens, 95.6 -> 96.3 at 1,000 and 99.8 -> 100 at 5,000, HotpotQA 98.0 -> 98.4 at 1,000, and
-        nothing was lost; 10 of the 94 scrapinghub-aeb summaries changed, at no measurable cost in time. Not with
-        ``nested`` (its tiers must stay subsets) nor after a cut (a cut segment is sized to the space left)."""
-        estimate = self.settings.estimate
-        settings = self.settings
-        for _ in range(_SAVINGS_ROUNDS):
-            saved = sum([costs[i] for i in chosen]) - estimate(text)
-            if saved < _SAVINGS_MIN:
-                break
-            bigger = plan(candidates, weighted, costs, parent_slots(candidates), matched_mask, budget + saved,
-                          settings)
-            more = list(bigger.chosen)
-            if bigger.cut or more == chosen:
-                break
-            more_text = render([candidates[i] for i in more], settings.render)
-            if estimate(more_text) > budget:
-                break
-            chosen_plan, chosen, text = bigger, more, more_text
-        return chosen_plan, chosen, text
 
     def _measured(self, segments: Sequence[Segment]) -> list[Segment]:
         return [with_outcome(s, c, s.score, s.matched) for s, c in zip(segments, costs_of(segments, self.settings))]

@@ -17,7 +17,7 @@ import time
 from qatbe._backend import BACKEND
 from qatbe.errors import ConfigError
 from qatbe.explain import explain
-from qatbe.pipeline import Extractor, _check_query
+from qatbe.pipeline import Extractor, _check_query, spend_savings
 from qatbe.records import with_outcome
 from qatbe.render import render
 from qatbe.render.blocks import SEPARATOR, block
@@ -408,22 +408,11 @@ def extract(self: Extractor, source: str | bytes, query: object = None) -> Resul
     chosen = list(chosen_plan.chosen)
     estimate = settings.estimate
     text = render([candidates[i] for i in chosen], settings.render)
-    # Added after c974838 with Extractor._spend_savings, written out again over this module's plan: the tokens the
-    # text costs less than its segments (merged table headers, rounding) are planned again while it still fits.
+    # Added after c974838: the tokens the text costs less than its segments are planned again (pipeline.spend_savings,
+    # here over this module's plan).
     if not settings.nested and not chosen_plan.cut:
-        for _ in range(3):
-            saved = int(sum(costs[i] for i in chosen)) - estimate(text)
-            if saved < 8:
-                break
-            bigger = plan(candidates, weighted, costs, heading_parents(candidates), matched_mask, budget + saved,
-                          settings)
-            more = list(bigger.chosen)
-            if bigger.cut or more == chosen:
-                break
-            more_text = render([candidates[i] for i in more], settings.render)
-            if estimate(more_text) > budget:
-                break
-            chosen_plan, chosen, text = bigger, more, more_text
+        chosen_plan, chosen, text = spend_savings(plan, chosen_plan, chosen, text, candidates, weighted, costs,
+                                                  heading_parents(candidates), matched_mask, budget, settings)
     # The per-segment costs bound the total for the built-in estimators; a custom estimator may not add up,
     # so the rendered text is measured and the least valuable segment dropped until it fits.
     given_up: list[int] = []
