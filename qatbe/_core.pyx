@@ -74,6 +74,15 @@ cdef int _check_offsets(const long long[::1] offsets, Py_ssize_t end, str name, 
     return 0
 
 
+cdef int _check_up(const long long[::1] up) except -1:
+    """Heading chains (``up``: per segment the heading above it, an earlier segment, or -1): a walk up them ends."""
+    cdef Py_ssize_t i
+    for i in range(up.shape[0]):
+        if not -1 <= up[i] < i:
+            raise ValueError(f"up[{i}] = {up[i]} is no segment before {i}")
+    return 0
+
+
 cdef int _check_csr(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms) except -1:
     cdef Py_ssize_t i
     cdef int t
@@ -1529,9 +1538,7 @@ def bridge_shares(const int[::1] ids, const long long[::1] offsets, Py_ssize_t n
     for t in range(n_tops):
         if not 0 <= top_at[t] < n:
             raise ValueError(f"top_at[{t}] = {top_at[t]} is no segment")
-    for p in range(n):
-        if not -1 <= up[p] < p:
-            raise ValueError(f"up[{p}] = {up[p]} is no segment before {p}")
+    _check_up(up)
     while size < 2 * (m + bad.shape[0]) + 2:
         size *= 2
     n_new_arr = np.zeros(n_heads, dtype=np.int64)
@@ -1634,9 +1641,7 @@ def bridge_mentions(const int[::1] ids, const long long[::1] offsets, Py_ssize_t
     for p in range(head_words.shape[0]):
         if not 0 <= head_words[p] < n_words:
             raise ValueError(f"head word {head_words[p]} out of range [0, {n_words})")
-    for i in range(n):
-        if not -1 <= up[i] < i:
-            raise ValueError(f"up[{i}] = {up[i]} is no segment before {i}")
+    _check_up(up)
     out_arr = np.zeros(n_heads, dtype=np.int64)
     if n_heads == 0 or n == 0:
         return out_arr

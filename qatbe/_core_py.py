@@ -551,6 +551,23 @@ def holds_either(text: str, first: bytes, second: bytes) -> bool:
     return first.decode() in text or second.decode() in text
 
 
+def _checked_up(up: npt.NDArray[np.int64]) -> list[int]:
+    """Heading chains as a list, each an earlier segment's index or -1 (so that a walk up them ends)."""
+    ups: list[int] = up.tolist()
+    if any(not -1 <= a < i for i, a in enumerate(ups)):
+        raise ValueError("up must hold, per segment, an earlier segment's index or -1")
+    return ups
+
+
+def _chain_above(ups: list[int], i: int) -> set[int]:
+    """The headings above segment ``i``: ``ups[i]``, the heading above that, and so on."""
+    chain, a = set(), ups[i]
+    while a >= 0:
+        chain.add(a)
+        a = ups[a]
+    return chain
+
+
 def bridge_shares(
     ids: npt.NDArray[np.int32], offsets: npt.NDArray[np.int64], n_heads: int, bad: npt.NDArray[np.int32],
     top_rows: npt.NDArray[np.int64], top_offsets: npt.NDArray[np.int64], head_at: npt.NDArray[np.int64],
@@ -573,19 +590,11 @@ def bridge_shares(
         raise ValueError(f"rows must lie in [0, {n_rows})")
     if any(not 0 <= a < n for a in head_at.tolist()) or any(not 0 <= a < n for a in top_at.tolist()):
         raise ValueError("head_at and top_at must be segments")
-    ups = up.tolist()
-    if any(not -1 <= a < i for i, a in enumerate(ups)):
-        raise ValueError("up must hold, per segment, an earlier segment's index or -1")
+    ups = _checked_up(up)
     excluded = set(bad.tolist())
     tops = [set().union(*(rows[r] for r in top_rows[top_offsets[t]:top_offsets[t + 1]].tolist()))
             for t in range(n_tops)]
-    sections = []
-    for t in range(n_tops):
-        chain, a = set(), ups[int(top_at[t])]
-        while a >= 0:
-            chain.add(a)
-            a = ups[a]
-        sections.append(chain)
+    sections = [_chain_above(ups, int(i)) for i in top_at.tolist()]
     out_k: list[int] = []
     out_t: list[int] = []
     out_s: list[float] = []
@@ -625,19 +634,13 @@ def bridge_mentions(
     words_of = [set(head_words[head_offsets[h]:head_offsets[h + 1]].tolist()) for h in range(n_heads)]
     if any(not 0 <= w < n_words for ws in words_of for w in ws):
         raise ValueError(f"head words must lie in [0, {n_words})")
-    ups = up.tolist()
-    if any(not -1 <= a < i for i, a in enumerate(ups)):
-        raise ValueError("up must hold, per segment, an earlier segment's index or -1")
+    ups = _checked_up(up)
     out = np.zeros(n_heads, dtype=np.int64)
     for i in range(n):
         if skip[i]:
             continue
         held = {w for w in ids[offsets[i]:offsets[i + 1]].tolist() if 0 <= w < n_words}
-        chain = set()
-        a = ups[i]
-        while a >= 0:
-            chain.add(a)
-            a = ups[a]
+        chain = _chain_above(ups, i)
         for h in range(n_heads):
             c = len(words_of[h] & held)
             if c and c >= need[h] and int(head_at[h]) not in chain:

@@ -54,31 +54,35 @@ def replace_math(tree: LexborHTMLParser) -> int:
     """Replace every formula of ``tree`` by its TeX as text (see the module docstring); how many were replaced."""
     count = 0
     for node in tree.css("span.mwe-math-element"):
-        count += _replace(node, _mediawiki(node), node.css_first("img.mwe-math-fallback-image-display") is not None)
+        _replace(node, _mediawiki(node), node.css_first("img.mwe-math-fallback-image-display") is not None)
+        count += 1
     for node in tree.css("mjx-container"):
         math = node.css_first("math")
         if math is not None:
-            count += _replace(node, _tex_of(math), node.attributes.get("display") == "true")
+            _replace(node, _tex_of(math), node.attributes.get("display") == "true")
+            count += 1
     for node in tree.css("span.katex"):
         math = node.css_first("math")
         if math is not None:
             parent = node.parent
             display = parent is not None and "katex-display" in (parent.attributes.get("class") or "")
-            count += _replace(node, _tex_of(math), display)
+            _replace(node, _tex_of(math), display)
+            count += 1
     for node in tree.css("math"):
-        count += _replace(node, _tex_of(node), node.attributes.get("display") == "block")
+        _replace(node, _tex_of(node), node.attributes.get("display") == "block")
+        count += 1
     return count
 
 
-def _replace(node: LexborNode, tex: str, display: bool) -> int:
+def _replace(node: LexborNode, tex: str, display: bool) -> None:
+    """``node`` replaced by ``tex`` as one text node (gone, when the formula writes out as nothing)."""
     tex = _SPACES.sub(" ", tex).strip()
     if len(tex) > _MAX_CHARS:
         tex = tex[:_MAX_CHARS].rstrip() + " …"
     if not tex:
         node.decompose()
-        return 1
-    node.replace_with(f" $${tex}$$ " if display else f"${tex}$")
-    return 1
+    else:
+        node.replace_with(f" $${tex}$$ " if display else f"${tex}$")
 
 
 def _mediawiki(node: LexborNode) -> str:
