@@ -86,7 +86,8 @@ def replay(html: str, query: str, ex: qatbe.Extractor) -> dict[str, float]:
     parents = pipeline.parent_slots(candidates)
     mark("heading_parents")
     budget = settings.effective_budget
-    chosen_plan = pipeline.plan(candidates, weighted, costs, parents, matched_mask, budget, settings)
+    prepared = pipeline.prepare(candidates, weighted, costs, parents, matched_mask, settings)
+    chosen_plan = pipeline.plan_prepared(prepared, budget)
     if chosen_plan.cut:
         costs = list(costs)
         for i, short in chosen_plan.cut.items():
@@ -95,10 +96,16 @@ def replay(html: str, query: str, ex: qatbe.Extractor) -> dict[str, float]:
     mark("plan")
     chosen = list(chosen_plan.chosen)
     text = render([candidates[i] for i in chosen], settings.render)
+    mark("render")
+    if not settings.nested and not chosen_plan.cut:
+        chosen_plan, chosen, text = pipeline.spend_savings(
+            lambda b: pipeline.plan_prepared(prepared, b), chosen_plan, chosen, text, candidates, costs, budget,
+            settings)
+    mark("savings")
     estimate = settings.estimate
     while chosen and estimate(text) > budget:  # never taken with the built-in estimators
         raise AssertionError("custom estimators are not timed here")
-    mark("render")
+    mark("budget check")
     chosen_set = set(chosen)
     matched = chosen_plan.matched
     out = pipeline.outcomes(candidates, chosen, costs, weighted, matched)

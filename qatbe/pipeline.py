@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,7 @@ from .render import SEPARATOR, block, render
 from .result import Result
 from .score import score_segments
 from .segmentation import parse
-from .select.plan import plan
+from .select.plan import plan_prepared, prepare
 from .settings import Settings
 from .source import load_source
 from .tokens import chars_div4
@@ -136,12 +136,13 @@ def heading_parents(segments: Sequence[Segment]) -> npt.NDArray[np.int64]:
     return np.array(parent_slots(segments), dtype=np.int64)
 
 
-def spend_savings(planner: Callable[..., Any], chosen_plan: Any, chosen: list[int], text: str,
-                  candidates: list[Segment], weighted: Any, costs: Any, parents: Any, matched_mask: Any, budget: int,
-                  settings: Settings) -> tuple[Any, list[int], str]:
+def spend_savings(replan: Callable[[int], Any], chosen_plan: Any, chosen: list[int], text: str,
+                  candidates: list[Segment], costs: Any, budget: int, settings: Settings
+                  ) -> tuple[Any, list[int], str]:
     """Plan again for the tokens the text costs less than its segments, while the result still fits ``budget``:
-    ``(plan, chosen, text)``, the given ones when nothing better fits. ``planner`` is ``select.plan.plan`` (the
-    selector's reference in the tests passes its own), called as ``Extractor.extract`` calls it.
+    ``(plan, chosen, text)``, the given ones when nothing better fits. ``replan(b)`` is the document's plan for
+    ``b`` tokens (``Extractor.extract`` plans from its ``select.plan.prepare``d document, so only the
+    budget-dependent half is done again; the selector's reference in the tests passes its own plan).
 
     Why: each segment's cost is an upper bound on what it adds to the text, and the text is often cheaper: a
     table's row groups each carry its header and the plan charges it to each, but rendered, the row groups of one
@@ -157,7 +158,7 @@ def spend_savings(planner: Callable[..., Any], chosen_plan: Any, chosen: list[in
         saved = int(sum([costs[i] for i in chosen])) - estimate(text)
         if saved < _SAVINGS_MIN:
             break
-        bigger = planner(candidates, weighted, costs, parents, matched_mask, budget + saved, settings)
+        bigger = replan(budget + saved)
         more = list(bigger.chosen)
         if bigger.cut or more == chosen:
             break
@@ -243,7 +244,8 @@ class Extractor:
             matched_mask = [w > 0.0 and r for w, r in zip(weighted, scores.relevant.tolist())]
         else:
             matched_mask = [w > 0.0 for w in weighted]
-        chosen_plan = plan(candidates, weighted, costs, parent_slots(candidates), matched_mask, budget, settings)
+        prepared = prepare(candidates, weighted, costs, parent_slots(candidates), matched_mask, settings)
+        chosen_plan = plan_prepared(prepared, budget)
         if chosen_plan.cut:  # truncated copies stand in for the whole segments
             costs = list(costs)  # the plan keeps the list it was given (its drop order reads the original costs)
             for i, short in chosen_plan.cut.items():
@@ -254,8 +256,8 @@ class Extractor:
         estimate = settings.estimate
         text = render([candidates[i] for i in chosen], settings.render)
         if not settings.nested and not chosen_plan.cut:
-            chosen_plan, chosen, text = spend_savings(plan, chosen_plan, chosen, text, candidates, weighted, costs,
-                                                      parent_slots(candidates), matched_mask, budget, settings)
+            chosen_plan, chosen, text = spend_savings(partial(plan_prepared, prepared), chosen_plan, chosen, text,
+                                                      candidates, costs, budget, settings)
         # The per-segment costs bound the total for the built-in estimators; a custom estimator may not add up,
         # so the rendered text is measured and the least valuable segment dropped until it fits.
         given_up: list[int] = []

@@ -411,8 +411,10 @@ def extract(self: Extractor, source: str | bytes, query: object = None) -> Resul
     # Added after c974838: the tokens the text costs less than its segments are planned again (pipeline.spend_savings,
     # here over this module's plan).
     if not settings.nested and not chosen_plan.cut:
-        chosen_plan, chosen, text = spend_savings(plan, chosen_plan, chosen, text, candidates, weighted, costs,
-                                                  heading_parents(candidates), matched_mask, budget, settings)
+        parents = heading_parents(candidates)
+        chosen_plan, chosen, text = spend_savings(
+            lambda b: plan(candidates, weighted, costs, parents, matched_mask, b, settings), chosen_plan, chosen,
+            text, candidates, costs, budget, settings)
     # The per-segment costs bound the total for the built-in estimators; a custom estimator may not add up,
     # so the rendered text is measured and the least valuable segment dropped until it fits.
     given_up: list[int] = []

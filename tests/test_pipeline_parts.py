@@ -58,19 +58,20 @@ def test_a_custom_estimator_is_called_and_checked() -> None:
 
 
 def test_extract_leaves_the_plan_its_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """plan keeps the lists it is given (its drop order is computed when asked, from them): extract must not
-    change them afterwards, not even when it swaps a truncated copy in."""
+    """A prepared plan keeps the lists it is given (its drop order is computed when asked, from them, and the
+    savings step plans from them again): extract must not change them afterwards, not even when it swaps a
+    truncated copy in."""
     from qatbe import pipeline
 
     seen: list[tuple[list[object], list[object]]] = []
-    real_plan = pipeline.plan
+    real_prepare = pipeline.prepare
 
     def spy(candidates: object, weighted: list[float], costs: list[int], parents: list[int], mask: list[bool],
-            budget: int, settings: Settings) -> object:
+            settings: Settings) -> object:
         seen.extend([(weighted, list(weighted)), (costs, list(costs)), (parents, list(parents)), (mask, list(mask))])
-        return real_plan(candidates, weighted, costs, parents, mask, budget, settings)  # type: ignore[arg-type]
+        return real_prepare(candidates, weighted, costs, parents, mask, settings)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(pipeline, "plan", spy)
+    monkeypatch.setattr(pipeline, "prepare", spy)
     long = "The renewal fee for an adult passport is set every year. " * 12
     page = f"# Fees\n\n{long}\n\n## Photos\n\nPhotos must be recent.\n\n## Post\n\nPost the form."
     result = pipeline.extract(page, "renewal fee", budget=60, truncation="truncate_end", fill="none")

@@ -149,19 +149,31 @@ def plan_greedy(
     return Plan(tuple(sorted(chosen)), frozenset(matched), drop_order, tuple(pending), None, cut, cut_costs)
 
 
-def plan(
+class Prepared(NamedTuple):
+    """What a plan needs that does not depend on the budget (``prepare``): planning the same document again for
+    another budget (``pipeline.spend_savings``) starts from here instead of from the segments."""
+
+    candidates: Sequence[Segment]
+    weighted: list[float]
+    costs: list[int]
+    parents: list[int]
+    order: list[int]  # the matched slots that may stand alone, in priority order
+    lone: set[int]
+    settings: Settings
+
+
+def prepare(
     candidates: Sequence[Segment],
     weighted: Floats,
     costs: Ints,
     parents: Ints,
     matched_mask: Bools,
-    budget: int,
     settings: Settings,
-) -> Plan:
-    """The plan for one document. The arrays may be numpy arrays or lists; the work is done on lists of Python
-    scalars (see ``knapsack``: a page has tens of candidates, and numpy's per-call cost was most of this stage).
-    Lists are used as they are, not copied: they must not change while the plan is in use (its drop order is
-    computed when asked, from ``weighted`` and ``costs``)."""
+) -> Prepared:
+    """The budget-free part of ``plan``. The arrays may be numpy arrays or lists; the work is done on lists of
+    Python scalars (see ``knapsack``: a page has tens of candidates, and numpy's per-call cost was most of this
+    stage). Lists are used as they are, not copied: they must not change while the plan is in use (its drop order
+    is computed when asked, from ``weighted`` and ``costs``)."""
     # With headings brought along as context, a heading never competes on its own (see knapsack.fill_neighbors).
     # Nor does a segment without a letter or a digit ("___", ")", "* * *"): it fills only once all else is in.
     lone: set[int] = {i for i, s in enumerate(candidates) if wordless(s.text)} if WORDLESS_LAST else set()
@@ -172,7 +184,24 @@ def plan(
     weight_list: list[float] = as_list(weighted)
     cost_list: list[int] = as_list(costs)
     order = priority_slots(densities(weight_list, cost_list, settings.cost_exponent, slots), slots)
-    parent_list: list[int] = as_list(parents)
-    if settings.nested:
-        return plan_nested(order, cost_list, parent_list, budget, settings, lone)
-    return plan_greedy(candidates, weight_list, cost_list, parent_list, order, budget, settings, lone)
+    return Prepared(candidates, weight_list, cost_list, as_list(parents), order, lone, settings)
+
+
+def plan_prepared(p: Prepared, budget: int) -> Plan:
+    """The plan for ``budget`` tokens of a prepared document (nothing in ``p`` is changed)."""
+    if p.settings.nested:
+        return plan_nested(p.order, p.costs, p.parents, budget, p.settings, p.lone)
+    return plan_greedy(p.candidates, p.weighted, p.costs, p.parents, p.order, budget, p.settings, p.lone)
+
+
+def plan(
+    candidates: Sequence[Segment],
+    weighted: Floats,
+    costs: Ints,
+    parents: Ints,
+    matched_mask: Bools,
+    budget: int,
+    settings: Settings,
+) -> Plan:
+    """The plan for one document: ``prepare`` then ``plan_prepared``."""
+    return plan_prepared(prepare(candidates, weighted, costs, parents, matched_mask, settings), budget)
