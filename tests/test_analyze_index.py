@@ -28,8 +28,10 @@ def _reference(an: Analyzer, texts: Sequence[str], vocab: dict[str, int], keep_s
                only: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The plain loop: every interned token's surfaces analysed on every call, no memo."""
     prefixes = None
-    if only is not None and an.language not in _PREFIX_STEMMERS and all(len(t) >= 2 for t in only):
-        prefixes = sorted({t[:2] for t in only})
+    if only is not None and an.language not in _PREFIX_STEMMERS and all(only):
+        # A term's first two characters; a one-character term, that character followed by anything (or nothing).
+        wide = {t + chr(c) for t in only if len(t) == 1 and t.isascii() for c in range(128)}
+        prefixes = sorted({t[:2] for t in only} | wide)
     tok_ids, tok_offsets, tokens, simple = kernel.tokenize(texts, prefixes)
     wanted = frozenset(prefixes) if prefixes is not None else None
     other = vocab.setdefault("", len(vocab))
@@ -83,3 +85,22 @@ def test_memo_stays_bounded_and_clearing_it_changes_nothing(monkeypatch: pytest.
         # A call starts afresh when 16 tokens are remembered: at most 15 plus one page's 6.
         assert len(small._memos[False]) <= 15 + 6
     assert len(small._cache) <= 16
+
+
+def test_a_one_letter_query_term_keeps_the_prefix_filter() -> None:
+    """A one-letter term ("SysV" -> "sys", "v") rules out the tokens that cannot start it, as a longer term does;
+    it used to turn the filter off for the whole page, and every token of the page was analysed."""
+    an = Analyzer("en")
+    seen: list[str] = []
+    analyse = an._analysers[False]
+
+    def spy(tokens: list[str], simple: bytes) -> list[object]:
+        seen.extend(tokens)
+        return analyse(tokens, simple)  # type: ignore[no-any-return]
+
+    an._analysers = (spy, an._analysers[1])
+    vocab = {"v": 0, "passport": 1}
+    ids, _, _ = an.index(["Very vast V passports alpha, beta and gamma-ray V8"], vocab, False, ["v", "passport"])
+    # Simple tokens reach the analyser lower-cased; "" stands for every token the filter ruled out.
+    assert sorted(set(seen) - {""}) == ["passports", "v", "v8", "vast", "very"]
+    assert ids.tolist().count(vocab["v"]) == 1 and ids.tolist().count(vocab["passport"]) == 1

@@ -119,6 +119,17 @@ def raw_terms_each(texts: Sequence[str]) -> list[list[str]]:
     return [[s for i in flat[bounds[k]:bounds[k + 1]] for s in per_token[i]] for k in range(len(texts))]
 
 
+@lru_cache(maxsize=256)
+def _after(first: str) -> frozenset[str]:
+    """The prefixes a token that can yield the one-character term ``first`` may start with: ``first`` and ``first``
+    followed by any ASCII character (a prefix key is two characters, or one for a one-character token).
+
+    Why: the prefix filter rules tokens out by their first two characters; a one-character query term ("SysV" ->
+    "sys", "v"; "Type 2 diabetes" -> "2") used to turn it off for the whole page, and every token was analysed:
+    46 of the 394 speed-bench titles, whose index cost three times the page's scan."""
+    return frozenset([first] + [first + chr(c) for c in range(128)]) if first.isascii() else frozenset([first])
+
+
 # Memo entries per table before it starts afresh. Analyzers live for the process (one per language), and a
 # pipeline over millions of pages meets an unbounded vocabulary (names, numbers, typos): the memo must not grow
 # with it. 200,000 entries hold a large site's working vocabulary in a few tens of MB; clearing is invisible in the
@@ -180,16 +191,19 @@ class Analyzer:
         Stopwords stay in the stream as one shared id (they count in the segment length, as in Lucene without a
         stop filter, but never match). With ``only`` (the query's index terms), tokens that cannot become one of
         them are not analysed at all: they map to that shared id too. Which tokens cannot: plain ASCII words
-        whose first two letters differ from every query term's, in a language whose stemmer only rewrites word
-        endings (all Snowball stemmers but Arabic, Indonesian and Irish; the English exceptions dying/lying/tying
-        -> die/lie/tie are the known misses). The kernel's ``TermMemo`` tokenizes, looks every distinct token of
+        whose first two letters differ from every query term's (the first letter, for a one-letter term), in a
+        language whose stemmer only rewrites word endings (all Snowball stemmers but Arabic, Indonesian and Irish;
+        the English exceptions dying/lying/tying -> die/lie/tie are the known misses). The kernel's ``TermMemo`` tokenizes, looks every distinct token of
         the page up in its memo (kept across pages) and writes the term ids of every occurrence; Python analyses
         only the tokens it has never seen (``_analyse``). ``texts`` may be a ``kernel.scan`` of the texts, which a
         caller that reads the page more than once makes once.
         """
         prefixes = None
-        if only is not None and self._filters and (not only or min(map(len, only)) >= 2):
+        if only is not None and self._filters and all(only):
             prefixes = {t[:2] for t in only}
+            for t in only:
+                if len(t) == 1:
+                    prefixes |= _after(t)
         # Term ids in order of first appearance, "" (stopwords, filtered tokens) sharing one id.
         vocab.setdefault("", len(vocab))
         with self._memo_lock:
