@@ -72,7 +72,7 @@ def stage_times(pages: list[str], runs: int) -> tuple[dict[str, float], dict[str
             t1 = clock()
             tree = LexborHTMLParser(source)
             t2 = clock()
-            html.page_metadata(tree)  # as segment_html reads it (the C search when the build has it)
+            html.page_facts(tree)  # as segment_html reads it (the C search when the build has it); the rest waits
             t3 = clock()
             walker = html._walk(tree)  # the Python walk strips script-like elements first; the fast one skips them
             t4 = clock()

@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 from strategies import html_markup
 
-from qatbe.segmentation.html_metadata import _MAX_BODY_NODES, _META_KEYS, CssSource, read_from, read_metadata
+from qatbe.segmentation.html_metadata import (
+    _MAX_BODY_NODES,
+    _META_KEYS,
+    CssSource,
+    PageFacts,
+    read_from,
+    read_metadata,
+)
 
 try:
     from qatbe.segmentation import lexbor_nodes
@@ -48,7 +55,13 @@ def _answers(source: Any) -> tuple[object, ...]:
 def _same(html: str) -> None:
     tree = LexborHTMLParser(html)
     assert _answers(MetadataSource(tree)) == _answers(CssSource(tree))
-    assert read_from(MetadataSource(tree)) == read_metadata(tree)
+    eager = read_metadata(tree)
+    assert read_from(MetadataSource(tree)) == eager
+    # What the segmenter keeps of the page reads the same, and tells its language and kind at once.
+    facts = PageFacts(MetadataSource(tree))
+    assert read_from(facts) == eager
+    assert facts.page_language == eager.language
+    assert facts.discussion is (eager.extra.get("page_kind") == "discussion")
 
 
 _TAGS = ["head", "body", "meta", "title", "link", "script", "a", "time", "h1", "div", "p", "article", "main", "span",

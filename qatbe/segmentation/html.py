@@ -15,13 +15,13 @@ from selectolax.lexbor import LexborHTMLParser
 
 from .._backend import kernel
 from ..settings import Settings
-from ..types import Metadata, ParsedDocument
+from ..types import DeferredMetadata, Metadata, ParsedDocument
 from .builder import SegmentBuilder, clean_inline
 from .html_decide import decide, rescue
 from .html_emit import _emit
 from .html_guard import at_risk, limit_nesting
 from .html_math import has_math, replace_math
-from .html_metadata import CssSource, read_from, read_metadata, with_byline
+from .html_metadata import CssSource, PageFacts, read_from, with_byline
 from .html_structured import EMPTY_BODY, body_text_chars, structured_html
 from .html_walk import SCRIPT_LIKE, Block, Walker
 
@@ -106,10 +106,27 @@ def _with_structured(blocks: list[Block], scripts: list[str], discussion: bool) 
     return blocks[:at] + walker.blocks + blocks[at:]
 
 
-def page_metadata(tree: LexborHTMLParser) -> Metadata:
-    """The page's metadata: by the C search over Lexbor's nodes when it can read them (``lexbor_dom``), else by
-    selectolax's CSS queries (the same answers; tests/test_lexbor_dom.py checks)."""
-    return read_from(MetadataSource(tree)) if FAST_METADATA else read_metadata(tree)
+def page_facts(tree: LexborHTMLParser) -> PageFacts:
+    """What the page's metadata is read from: by the C search over Lexbor's nodes when it can read them
+    (``lexbor_dom``), else by selectolax's CSS queries (the same answers; tests/test_lexbor_dom.py checks)."""
+    return PageFacts(MetadataSource(tree) if FAST_METADATA else CssSource(tree))
+
+
+def _deferred_metadata(facts: PageFacts, blocks: list[Block]) -> DeferredMetadata:
+    """The page's metadata as ``read_from`` and then ``with_byline`` read it, read when first asked for
+    (``DeferredMetadata`` says why). The blocks' byline candidates are copied now (a few short texts): the blocks
+    themselves are not kept alive for it."""
+    bylines = list(_bylines(blocks))
+    datelines = list(_datelines(blocks))
+    pruned = list(_pruned_bylines(blocks))
+
+    def read() -> Metadata:
+        metadata = read_from(facts)
+        if metadata.author is None or metadata.date is None:
+            metadata = with_byline(metadata, bylines, datelines, pruned)
+        return metadata
+
+    return DeferredMetadata.of(read, facts.page_language)
 
 
 def segment_html(html: str, settings: Settings, navigation: bool = True) -> ParsedDocument:
@@ -123,24 +140,20 @@ def segment_html(html: str, settings: Settings, navigation: bool = True) -> Pars
         source = limit_nesting(html)
         data = kernel.utf8_encode(source)
     tree = LexborHTMLParser(data)
-    metadata = page_metadata(tree)
+    facts = page_facts(tree)  # the metadata itself is read when asked for (_deferred_metadata)
     if has_math(data):  # formulas become TeX text before the walk, which skips <math> (html_math says why)
         replace_math(tree)
-    # The Python walk strips scripts first: JSON-LD is read before, in case the body has no text (see below).
-    scripts = None if FAST_WALK else CssSource(tree).jsonld_texts()
-    walker = _walk(tree)
-    discussion = metadata.extra.get("page_kind") == "discussion"
+    walker = _walk(tree)  # the Python walk strips scripts: the JSON-LD for an empty body is in the facts
+    discussion = facts.discussion
     decide(walker, discussion)
     blocks = walker.blocks
     if body_text_chars(blocks, EMPTY_BODY) < EMPTY_BODY:
-        blocks = _with_structured(blocks, CssSource(tree).jsonld_texts() if scripts is None else scripts,
-                                  discussion)
+        blocks = _with_structured(blocks, facts.jsonld_texts(), discussion)
     rescue(blocks)
     builder = SegmentBuilder(settings, navigation, clean=False)  # the walk's texts are collapsed already
     locate = None
     if FAST_WALK:  # positions are searched in the page as given, which limit_nesting may have changed
         locate = ByteLocator(html, data if source is html else kernel.utf8_encode(html))
     _emit(builder, blocks, html, locate)
-    if metadata.author is None or metadata.date is None:
-        metadata = with_byline(metadata, _bylines(blocks), _datelines(blocks), _pruned_bylines(blocks))
-    return ParsedDocument(segments=tuple(builder.segments), metadata=metadata, format="html")
+    return ParsedDocument(segments=tuple(builder.segments), metadata=_deferred_metadata(facts, blocks),
+                          format="html")

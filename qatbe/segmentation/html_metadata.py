@@ -445,6 +445,125 @@ def read_metadata(tree: Any) -> Metadata:
     return read_from(CssSource(tree))
 
 
+def page_language(declared: str | None, raw_meta: dict[str, str]) -> str | None:
+    """The page's language: ``<html lang>``, else its ``<meta>`` (``raw_meta``: ``head``'s raw contents)."""
+    language = _clean(declared)
+    if language is None:
+        for key in ("content-language", "og:locale", "language"):
+            raw = raw_meta.get(key)
+            language = _clean(raw) if raw is not None else None
+            if language:
+                break
+    return language
+
+
+def _declared_discussion(raw_meta: dict[str, str], page_types: list[str]) -> bool:
+    """A page declares itself a discussion in JSON-LD (``_ld_discussion``), in its og:type, or as the microdata
+    type of its <html> or <body> (Stack Exchange's sites: itemtype="https://schema.org/QAPage"). A microdata type
+    on an inner element is a part's (a product page's FAQ is a list of Questions), so only the page's own counts.
+    This is the og:type and microdata part."""
+    og_type = raw_meta.get("og:type")
+    return ("forum" in ((_clean(og_type) if og_type is not None else None) or "").lower()
+            or any(_DISCUSSION_KIND.search(kind.lower()) is not None for kind in page_types))
+
+
+def _ld_discussion(objects: list[dict[str, Any]]) -> bool:
+    """Whether one JSON-LD script's objects hold one of an article type and a discussion type (as ``read_from``
+    finds them)."""
+    for obj in objects:
+        kinds = jsonld_types(obj)
+        if _ARTICLE_KIND.search(kinds) is not None and _DISCUSSION_KIND.search(kinds) is not None:
+            return True
+    return False
+
+
+class _Kept:
+    """An element as ``read_from`` reads it (``attributes``, ``text``), copied out of the DOM; ``name`` is its
+    ``itemprop=name`` element's copy, for the author mark."""
+
+    __slots__ = ("_text", "attributes", "name")
+
+    def __init__(self, node: Any, name: _Kept | None = None) -> None:
+        self.attributes: dict[str, str | None] = node.attributes
+        self._text: str = node.text(deep=True)
+        self.name = name
+
+    def text(self, deep: bool = True) -> str:
+        if not deep:
+            raise ValueError("a kept element holds its deep text only")
+        return self._text
+
+
+def _kept(node: Any) -> _Kept | None:
+    return _Kept(node) if node is not None else None
+
+
+class PageFacts:
+    """Everything ``read_from`` reads of a page, copied out of its DOM at once (``CssSource`` or
+    ``lexbor_dom.MetadataSource`` in, a few strings and dicts kept): ``read_from`` reads it as it reads a source,
+    after the DOM is gone. Why: the copying is the cheap part of reading metadata; the rest (dates, names and
+    titles found and cleaned) can then wait until the metadata is asked for (``types.DeferredMetadata``), and an
+    extraction that never asks never pays for it.
+
+    ``page_language`` (``read_from``'s ``language``) and ``discussion`` (``extra["page_kind"]``) are read at once:
+    the segmenter needs them; so the JSON-LD is parsed at once too (``jsonld``: each script's objects), and kept."""
+
+    __slots__ = (
+        "_declared_language",
+        "_h1",
+        "_head",
+        "_picks",
+        "_scripts",
+        "_types",
+        "discussion",
+        "jsonld",
+        "page_language",
+    )
+
+    def __init__(self, source: Any) -> None:
+        self._head: tuple[dict[str, str], str | None, str | None] = source.head(_META_KEYS)
+        self._scripts: list[str] = source.jsonld_texts()
+        self._declared_language: str | None = source.language()
+        self._types: list[str] = source.page_types()
+        self._h1: str | None = source.first_h1_text()
+        published, main_time, first_time, author = source.body_picks(_MAX_BODY_NODES)
+        named = None
+        if author is not None:
+            named = _Kept(author, _kept(source.itemprop_name(author)))
+        self._picks = (_kept(published), _kept(main_time), _kept(first_time), named)
+        # Parsed now, for ``discussion``, and kept for ``read_from`` (the objects are only read).
+        self.jsonld: list[list[dict[str, Any]]] = [jsonld_objects(script) for script in self._scripts]
+        raw_meta = self._head[0]
+        self.page_language = page_language(self._declared_language, raw_meta)
+        self.discussion: bool = (any(map(_ld_discussion, self.jsonld))
+                                 or _declared_discussion(raw_meta, self._types))
+
+    def head(self, wanted: frozenset[str]) -> tuple[dict[str, str], str | None, str | None]:
+        if wanted is not _META_KEYS:
+            raise ValueError("PageFacts holds the <meta> keys read_from reads, no others")
+        return self._head
+
+    def jsonld_texts(self) -> list[str]:
+        return self._scripts
+
+    def language(self) -> str | None:
+        return self._declared_language
+
+    def page_types(self) -> list[str]:
+        return self._types
+
+    def first_h1_text(self) -> str | None:
+        return self._h1
+
+    def body_picks(self, limit: int) -> tuple[Any, Any, Any, Any]:
+        if limit != _MAX_BODY_NODES:
+            raise ValueError(f"PageFacts holds the picks among the first {_MAX_BODY_NODES} marks, no others")
+        return self._picks
+
+    def itemprop_name(self, node: _Kept) -> _Kept | None:
+        return node.name
+
+
 def read_from(source: Any) -> Metadata:
     """``read_metadata`` over a ``CssSource`` or an equivalent (``lexbor_dom.MetadataSource``)."""
     # key -> the raw content of the first <meta> under that key whose content is not blank once cleaned.
@@ -461,8 +580,9 @@ def read_from(source: Any) -> Metadata:
     ld_modified: list[Any] = []
     site_names: list[str] = []
     discussion = False
-    for script in source.jsonld_texts():
-        for obj in jsonld_objects(script):
+    parsed = source.jsonld if isinstance(source, PageFacts) else map(jsonld_objects, source.jsonld_texts())
+    for objects in parsed:
+        for obj in objects:
             kinds = jsonld_types(obj)
             if kinds == "website":
                 name = _clean(obj.get("name"))
@@ -486,16 +606,9 @@ def read_from(source: Any) -> Metadata:
                     ld["author"] = author
 
     title_tag = _clean(title_text)
-    language = _clean(source.language())
-    if language is None:
-        language = meta("content-language") or meta("og:locale") or meta("language")
-
+    language = page_language(source.language(), raw_meta)
     # Below, "a or b or c" is the first non-empty of a, b, c, and reads (so cleans) no more than it needs.
-    # A page declares itself a discussion in JSON-LD, in its og:type, or as the microdata type of its <html> or
-    # <body> (Stack Exchange's sites: itemtype="https://schema.org/QAPage"). A microdata type on an inner element
-    # is a part's (a product page's FAQ is a list of Questions), so only the page's own counts.
-    discussion = (discussion or "forum" in (meta("og:type") or "").lower()
-                  or any(_DISCUSSION_KIND.search(kind.lower()) is not None for kind in source.page_types()))
+    discussion = discussion or _declared_discussion(raw_meta, source.page_types())
     url = canonical or meta("og:url") or _clean(ld.get("url"))
     title = meta("og:title") or _clean(ld.get("title")) or meta("twitter:title") or title_tag
     if title is not None:
