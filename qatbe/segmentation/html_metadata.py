@@ -468,8 +468,8 @@ def _declared_discussion(raw_meta: dict[str, str], page_types: list[str]) -> boo
 
 
 def _ld_discussion(objects: list[dict[str, Any]]) -> bool:
-    """Whether one JSON-LD script's objects hold one of an article type and a discussion type (as ``read_from``
-    finds them)."""
+    """Whether one JSON-LD script's objects hold one of an article type and a discussion type (both in its
+    ``@type``, as ``read_from`` finds them)."""
     for obj in objects:
         kinds = jsonld_types(obj)
         if _ARTICLE_KIND.search(kinds) is not None and _DISCUSSION_KIND.search(kinds) is not None:
@@ -506,7 +506,7 @@ class PageFacts:
     extraction that never asks never pays for it.
 
     ``page_language`` (``read_from``'s ``language``) and ``discussion`` (``extra["page_kind"]``) are read at once:
-    the segmenter needs them; so the JSON-LD is parsed at once too (``jsonld``: each script's objects), and kept."""
+    the segmenter needs them."""
 
     __slots__ = (
         "_declared_language",
@@ -516,7 +516,6 @@ class PageFacts:
         "_scripts",
         "_types",
         "discussion",
-        "jsonld",
         "page_language",
     )
 
@@ -531,11 +530,11 @@ class PageFacts:
         if author is not None:
             named = _Kept(author, _kept(source.itemprop_name(author)))
         self._picks = (_kept(published), _kept(main_time), _kept(first_time), named)
-        # Parsed now, for ``discussion``, and kept for ``read_from`` (the objects are only read).
-        self.jsonld: list[list[dict[str, Any]]] = [jsonld_objects(script) for script in self._scripts]
         raw_meta = self._head[0]
         self.page_language = page_language(self._declared_language, raw_meta)
-        self.discussion: bool = (any(map(_ld_discussion, self.jsonld))
+        # The JSON-LD is parsed for this now and again by ``read_from`` if the metadata is asked for: the texts are
+        # what a parsed document keeps (parsed objects take more room, in every document kept unread).
+        self.discussion: bool = (any(_ld_discussion(jsonld_objects(script)) for script in self._scripts)
                                  or _declared_discussion(raw_meta, self._types))
 
     def head(self, wanted: frozenset[str]) -> tuple[dict[str, str], str | None, str | None]:
@@ -580,9 +579,8 @@ def read_from(source: Any) -> Metadata:
     ld_modified: list[Any] = []
     site_names: list[str] = []
     discussion = False
-    parsed = source.jsonld if isinstance(source, PageFacts) else map(jsonld_objects, source.jsonld_texts())
-    for objects in parsed:
-        for obj in objects:
+    for script in source.jsonld_texts():
+        for obj in jsonld_objects(script):
             kinds = jsonld_types(obj)
             if kinds == "website":
                 name = _clean(obj.get("name"))
