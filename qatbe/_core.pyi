@@ -66,6 +66,7 @@ def page_scores(
 def tokenize(
     texts: list[str] | tuple[str, ...],
     prefixes: list[str] | tuple[str, ...] | None = ...,
+    fold: npt.NDArray[np.uint32] | None = ...,
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str], bytes]: ...
 class Scan:
     def __len__(self) -> int: ...
@@ -141,5 +142,5 @@ class TermMemo:
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str]]: ...
     def index(
         self, texts: Sequence[str] | Scan, prefixes: Sequence[str] | AbstractSet[str] | None, vocab: dict[str, int],
-        analyse: Callable[[list[str], bytes], Sequence[Told]],
+        analyse: Callable[[list[str], bytes], Sequence[Told]], fold: npt.NDArray[np.uint32] | None = ...,
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.float64], list[str]]: ...

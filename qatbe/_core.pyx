@@ -885,10 +885,13 @@ cdef inline uint32_t _low(uint32_t c) noexcept nogil:
 cdef struct _Prefixes:
     # The prefix keys (``_key_of``) as a bitmap over pairs of ASCII characters -- bit c0 * 129 + c1 + 1 for
     # "c0c1", bit c0 * 129 for a lone "c0" -- so that a token's check is one load, not a loop over the keys; the
-    # keys themselves for the rest (non-ASCII keys, which no ASCII token can match anyway).
+    # keys themselves, sorted, for the rest (non-ASCII keys, searched by halving).
     uint64_t bits[259]
     const uint64_t* keys
     Py_ssize_t n
+    # Optional (NULL: none): the folding table that lets non-ASCII tokens be ruled out too (see ``tokenize``).
+    const uint32_t* fold
+    Py_ssize_t n_fold
 
 
 cdef void _fill_prefixes(_Prefixes* p, const uint64_t* keys, Py_ssize_t n) noexcept nogil:
@@ -897,6 +900,8 @@ cdef void _fill_prefixes(_Prefixes* p, const uint64_t* keys, Py_ssize_t n) noexc
     memset(p.bits, 0, sizeof(p.bits))
     p.keys = keys
     p.n = n
+    p.fold = NULL
+    p.n_fold = 0
     for k in range(n):
         c0 = keys[k] >> 22
         c1 = keys[k] & 0x3FFFFF
@@ -906,11 +911,15 @@ cdef void _fill_prefixes(_Prefixes* p, const uint64_t* keys, Py_ssize_t n) noexc
 
 
 cdef inline bint _in_keys(uint64_t key, const uint64_t* keys, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t k
-    for k in range(n):
-        if keys[k] == key:
-            return True
-    return False
+    """Whether ``key`` is one of the ``n`` sorted ``keys``."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < n and keys[lo] == key
 
 
 cdef inline bint _key_in(const _Prefixes* p, uint64_t key) noexcept nogil:
@@ -921,10 +930,28 @@ cdef inline bint _key_in(const _Prefixes* p, uint64_t key) noexcept nogil:
     return _in_keys(key, p.keys, p.n)
 
 
+cdef inline uint32_t _folded(uint32_t c, const _Prefixes* p) noexcept nogil:
+    """``c`` as the analyser folds it (ASCII lower-cased; others through ``p.fold``), 0 when not known."""
+    if c < 128:
+        return _low(c)
+    if c < <uint32_t> p.n_fold:
+        return p.fold[c]
+    return 0
+
+
 cdef inline bint _has_prefix(const uint32_t* buf, Py_ssize_t length, Py_ssize_t a, Py_ssize_t b,
                              const _Prefixes* prefixes) noexcept nogil:
-    """Is (buf[a], buf[b]) lower-cased -- or buf[a] alone when b is past the end -- one of the prefixes?"""
-    return _key_in(prefixes, (<uint64_t> _low(buf[a]) << 22) | (<uint64_t> _low(buf[b]) + 1 if b < length else 0))
+    """Is (buf[a], buf[b]) folded -- or buf[a] alone when b is past the end -- one of the prefixes? True when a
+    character's folded form is not known (it cannot be ruled out)."""
+    cdef uint32_t c0 = _folded(buf[a], prefixes), c1 = 0
+    if c0 == 0:
+        return True
+    if b < length:
+        c1 = _folded(buf[b], prefixes)
+        if c1 == 0:
+            return True
+        return _key_in(prefixes, (<uint64_t> c0 << 22) | (<uint64_t> c1 + 1))
+    return _key_in(prefixes, <uint64_t> c0 << 22)
 
 
 cdef inline bint _ascii(const uint32_t* buf, Py_ssize_t length) noexcept nogil:
@@ -944,7 +971,8 @@ cdef inline bint _is_upper(uint32_t c) noexcept nogil:
 
 
 cdef bint _complex_match(const uint32_t* buf, Py_ssize_t length, const _Prefixes* prefixes) noexcept nogil:
-    """Can an ASCII token with joiners, underscores or inner capitals yield a term with one of the prefixes?
+    """Can a token with joiners, underscores, inner capitals or non-ASCII letters yield a term with one of the
+    prefixes? (A part start whose folded characters are not known always can.)
 
     Every term analyze.split_word makes of such a token starts at a part start (the token start, after a joiner
     or underscore, at a camelCase boundary): with the next character, or, for a joined form ("e-mail" ->
@@ -958,6 +986,19 @@ cdef bint _complex_match(const uint32_t* buf, Py_ssize_t length, const _Prefixes
             if _part_match(buf, length, k, prefixes):
                 return True
     return False
+
+
+cdef inline bint _cjk_match(const uint32_t* buf, Py_ssize_t length, const _Prefixes* prefixes) noexcept nogil:
+    """Can a CJK token (a bigram, or a lone character) be a term with one of the prefixes? Its one term is itself
+    (no CJK language has a stemmer, and case and accent folding leave these scripts alone), except that the
+    analyser's normalisation maps a compatibility ideograph to another character: such a token is kept."""
+    cdef Py_ssize_t k
+    for k in range(length):
+        if 0xF900 <= buf[k] <= 0xFAFF:
+            return True
+    if length == 1:
+        return _key_in(prefixes, <uint64_t> buf[0] << 22)
+    return _key_in(prefixes, (<uint64_t> buf[0] << 22) | (<uint64_t> buf[1] + 1))
 
 
 cdef inline bint _part_match(const uint32_t* buf, Py_ssize_t length, Py_ssize_t k,
@@ -1193,20 +1234,24 @@ cdef int _take(const _char_t* data, const _Tok* toks, Py_ssize_t n_toks, _Vocab*
             length = toks[t].length
             for k in range(length):
                 buf[k] = data[start + k]
+            if prefixes != NULL and prefixes.fold != NULL and not _cjk_match(buf, length, prefixes):
+                _put(out, 0)
+                continue
             _put(out, _intern(v, buf, length, True))
         else:
             start = toks[t].start
             length = toks[t].length
             for k in range(length):
                 buf[k] = data[start + k]
-            if prefixes != NULL and _ascii(buf, length) and not _complex_match(buf, length, prefixes):
+            if (prefixes != NULL and (prefixes.fold != NULL or _ascii(buf, length))
+                    and not _complex_match(buf, length, prefixes)):
                 _put(out, 0)
                 continue
             _put(out, _intern(v, buf, length, False))
     return 0
 
 
-def tokenize(texts, prefixes=None):
+def tokenize(texts, prefixes=None, fold=None):
     """Raw tokens of every text, as ids over one vocabulary: ``(ids, offsets, vocab, simple)``.
 
     ``ids[offsets[i]:offsets[i + 1]]`` are the tokens of ``texts[i]`` in order; ``vocab[j]`` is token ``j``'s
@@ -1220,8 +1265,14 @@ def tokenize(texts, prefixes=None):
     ``prefixes`` (optional, a collection of 1- or 2-character strings): a token none of whose terms can start
     with one of them is not interned but emitted as id 0, whose vocab entry is "". For a simple token that is
     its first two characters (or its only one); for another all-ASCII token, the two characters at each part
-    start and of its joined form (see ``_complex_match``); non-ASCII tokens are always interned. The scorer
+    start and of its joined form (see ``_complex_match``); other tokens are kept (but see ``fold``). The scorer
     passes the prefixes of the query terms, so that only tokens that can match are analysed.
+
+    ``fold`` (optional, with ``prefixes``; a 1-D uint32 array): code point -> its folded lower-case form (what
+    ``qatbe.score.analyze`` makes of it: case-folded, accents removed) or 0 when not known, for the code points
+    below its length. With it, non-ASCII tokens are ruled out too: a token with non-ASCII letters by the folded
+    characters at its part starts (a part start with a character not known is kept), a CJK token by its own one
+    or two characters (compatibility ideographs, which normalisation maps to others, are kept).
     """
     cdef list items = _texts(texts)
     cdef list keys = [] if prefixes is None else _prefix_keys(prefixes)
@@ -1229,8 +1280,10 @@ def tokenize(texts, prefixes=None):
     cdef _Out out
     cdef Py_ssize_t j
     cdef _Prefixes pre
+    cdef const uint32_t[::1] fold_view = _fold_table(fold)
     cdef uint64_t* key_array = _key_array(keys)
     _fill_prefixes(&pre, key_array, len(keys))
+    _set_fold(&pre, fold_view)
     offsets_arr = np.zeros(len(items) + 1, dtype=np.int64)
     cdef Scan sc = _new_scan(items)
     memset_vocab(&v)
@@ -1249,6 +1302,22 @@ def tokenize(texts, prefixes=None):
         free(out.ids); free(key_array)
         _free_vocab(&v)
     return ids_arr, offsets_arr, vocab, simple
+
+
+cdef const uint32_t[::1] _fold_table(fold):
+    """``fold`` checked (None stays None)."""
+    if fold is None:
+        return None
+    arr = np.asarray(fold)
+    if arr.dtype != np.uint32 or arr.ndim != 1:
+        raise ValueError("fold must be a 1-D uint32 array")
+    return np.ascontiguousarray(arr)
+
+
+cdef void _set_fold(_Prefixes* p, const uint32_t[::1] fold) noexcept:
+    if fold is not None and fold.shape[0] > 0:
+        p.fold = &fold[0]
+        p.n_fold = fold.shape[0]
 
 
 cdef list _texts(texts):
@@ -2328,7 +2397,7 @@ cdef class TermMemo:
             free(entry); free(out.ids); free(picked)
             _free_vocab(&page)
 
-    def index(self, texts, prefixes, dict vocab, analyse):
+    def index(self, texts, prefixes, dict vocab, analyse, fold=None):
         """Term ids of every text in CSR form, ``(ids, offsets, lengths, new_terms)``.
 
         The texts are tokenized as by ``tokenize(texts, prefixes)``; a token the prefixes rule out becomes one
@@ -2338,12 +2407,14 @@ cdef class TermMemo:
         surface must have when ``prefixes`` is given (the term counts as "" otherwise). ``vocab`` maps terms to
         page ids; the terms it lacks get ids from ``len(vocab)`` on in order of first appearance and are returned
         as ``new_terms`` in that order (the caller adds them). ``lengths[t]`` is text t's number of raw tokens.
-        ``texts`` may be a ``Scan`` of them (``scan``): the tokens are then not found again.
+        ``texts`` may be a ``Scan`` of them (``scan``): the tokens are then not found again. ``fold``: as for
+        ``tokenize``.
         """
         cdef Scan sc = _as_scan(texts)
         cdef list keys = [] if prefixes is None else _prefix_keys(prefixes)
         cdef bint filtered = prefixes is not None
         cdef Py_ssize_t n_texts = len(sc.items)
+        cdef const uint32_t[::1] fold_view = _fold_table(fold)
         _check_vocab(vocab)
         self._enter()
         cdef _Vocab page
@@ -2352,6 +2423,7 @@ cdef class TermMemo:
         cdef _Prefixes pre
         cdef uint64_t* key_array = _key_array(keys)
         _fill_prefixes(&pre, key_array, len(keys))
+        _set_fold(&pre, fold_view)
         memset_vocab(&page)
         out.ids = NULL
         out.n = 0

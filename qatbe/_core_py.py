@@ -348,25 +348,49 @@ def _simple(token: str) -> bool:
     return not upper_late or all_upper
 
 
-_ASCII_JOINERS = frozenset("-'.,")
+def _ascii_lower_or_digit(ch: str) -> bool:
+    return "a" <= ch <= "z" or "0" <= ch <= "9"
 
 
-def complex_keys(token: str) -> set[str]:
-    """The prefixes the terms of an all-ASCII, non-simple token can have (see ``_core._complex_match``)."""
-    low = token.translate(_LOWER_ASCII)
+def _ascii_upper(ch: str) -> bool:
+    return "A" <= ch <= "Z"
+
+
+def _folded(ch: str, fold: Sequence[int] | None) -> str | None:
+    """``ch`` as the analyser folds it (ASCII lower-cased; others through ``fold``), None when not known."""
+    c = ord(ch)
+    if c < 128:
+        return ch.translate(_LOWER_ASCII)
+    if fold is not None and c < len(fold) and fold[c]:
+        return chr(fold[c])
+    return None
+
+
+def complex_keys(token: str, fold: Sequence[int] | None = None) -> set[str] | None:
+    """The prefixes the terms of a non-simple token can have, or None when a part start's characters cannot be
+    folded (the token cannot be ruled out); see ``_core._complex_match``. Without ``fold`` only ASCII is known."""
     keys: set[str] = set()
     for k in range(len(token)):
         prev, cur = (token[k - 1] if k else ""), token[k]
         nxt = token[k + 1] if k + 1 < len(token) else ""
-        if (k == 0 or prev in _ASCII_JOINERS or prev == "_" or ((prev.islower() or prev.isdigit()) and cur.isupper())
-                or (prev.isupper() and cur.isupper() and nxt.islower())):
-            keys.add(low[k : k + 2])
+        if (k == 0 or prev in _JOINERS or prev == "_" or (_ascii_lower_or_digit(prev) and _ascii_upper(cur))
+                or (_ascii_upper(prev) and _ascii_upper(cur) and "a" <= nxt <= "z")):
             k2 = k + 1
-            while k2 < len(token) and token[k2] in _ASCII_JOINERS:
+            while k2 < len(token) and token[k2] in _JOINERS:
                 k2 += 1
-            if k2 < len(token):
-                keys.add(low[k] + low[k2])
+            for b in dict.fromkeys((k + 1, k2)):
+                if b > k + 1 and b >= len(token):
+                    continue  # no joined form: the part ends in joiners
+                pair = [_folded(token[k], fold)] + ([_folded(token[b], fold)] if b < len(token) else [])
+                if None in pair:
+                    return None
+                keys.add("".join(pair))  # type: ignore[arg-type]
     return keys
+
+
+def _cjk_key(token: str) -> str | None:
+    """A CJK token's own key (itself), None for one holding a compatibility ideograph (see ``_core._cjk_match``)."""
+    return None if any(0xF900 <= ord(ch) <= 0xFAFF for ch in token) else token
 
 
 def _prefix_key(p: object) -> str:
@@ -375,8 +399,23 @@ def _prefix_key(p: object) -> str:
     return p
 
 
+def _fold_table(fold: object) -> list[int] | None:
+    """``fold`` checked, as a list (None stays None)."""
+    if fold is None:
+        return None
+    arr = np.asarray(fold)
+    if arr.dtype != np.uint32 or arr.ndim != 1:
+        raise ValueError("fold must be a 1-D uint32 array")
+    return [int(x) for x in arr.tolist()]
+
+
+def _ruled_out(token: str, fold: Sequence[int] | None, wanted: set[str]) -> bool:
+    keys = complex_keys(token, fold)
+    return keys is not None and not keys & wanted
+
+
 def tokenize(
-    texts: Sequence[str], prefixes: Sequence[str] | None = None
+    texts: Sequence[str], prefixes: Sequence[str] | None = None, fold: Sequence[int] | None = None
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str], bytes]:
     """Raw tokens of every text, as ids over one vocabulary: ``(ids, offsets, vocab, simple)``.
 
@@ -387,6 +426,7 @@ def tokenize(
         if not isinstance(item, str):
             raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
     wanted = None if prefixes is None else {_prefix_key(p) for p in prefixes}
+    fold = _fold_table(fold)
     index: dict[tuple[str, bool], int] = {}
     vocab: list[str] = []
     simple: list[int] = []
@@ -412,11 +452,12 @@ def tokenize(
                 start = i
                 while i < n and _is_cjk(ord(text[i])):
                     i += 1
-                if i - start == 1:
-                    emit(ch, True)
-                else:
-                    for k in range(start, i - 1):
-                        emit(text[k : k + 2], True)
+                for key in ([ch] if i - start == 1 else [text[k : k + 2] for k in range(start, i - 1)]):
+                    own = _cjk_key(key) if wanted is not None and fold is not None else None
+                    if own is not None and own not in wanted:  # type: ignore[operator]
+                        ids.append(0)
+                    else:
+                        emit(key, True)
                 continue
             if not _is_word(ch):
                 i += 1
@@ -436,7 +477,7 @@ def tokenize(
                     ids.append(0)
                 else:
                     emit(low, True)
-            elif wanted is not None and token.isascii() and not complex_keys(token) & wanted:
+            elif wanted is not None and (fold is not None or token.isascii()) and _ruled_out(token, fold, wanted):
                 ids.append(0)
             else:
                 emit(token, False)
@@ -731,10 +772,10 @@ class TermMemo:
 
     def index(
         self, texts: Sequence[str] | Scan, prefixes: Sequence[str] | None, vocab: dict[str, int],
-        analyse: Callable[[list[str], bytes], Sequence[Told]],
+        analyse: Callable[[list[str], bytes], Sequence[Told]], fold: Sequence[int] | None = None,
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.float64], list[str]]:
         """Term ids of every text in CSR form, ``(ids, offsets, lengths, new_terms)``."""
-        tok_ids, tok_offsets, tokens, simple = tokenize(_texts_of(texts), prefixes)
+        tok_ids, tok_offsets, tokens, simple = tokenize(_texts_of(texts), prefixes, fold)
         if not isinstance(vocab, dict):
             raise TypeError("vocab must be a dict")
         _check_vocab(vocab)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from qatbe import _core_py
 from qatbe._core_py import complex_keys
-from qatbe.score.analyze import split_word
+from qatbe.score.analyze import fold_table, split_word
 
 try:
     from qatbe import _core as _compiled
@@ -41,12 +41,42 @@ texts = st.lists(pieces, max_size=12).map("".join)
 ))
 def test_compiled_and_python_tokenizers_agree(items: list[str], prefixes: list[str] | None) -> None:
     assert _compiled is not None
-    a = _compiled.tokenize(items, prefixes)
-    b = _core_py.tokenize(items, prefixes)
+    for fold in (None, fold_table()):
+        a = _compiled.tokenize(items, prefixes, fold)
+        b = _core_py.tokenize(items, prefixes, fold)
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+        assert a[2] == b[2] and a[3] == b[3]
+        assert a[0].dtype == np.int32 and a[1].dtype == np.int64
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["Gebühren", "ÄRGER", "café", "cafe\u0301", "ΣΟΦΙΑ", "σοφία", "Ёлка",
+                                          "кошка-собака", "l’été", "東京大学", "\uf900語", "ß", "İ", "getÜber",
+                                          "naïve_x", "ｆｕｌｌ", "ab", "x", " "]), max_size=8).map(" ".join),
+                max_size=4),
+       st.lists(st.sampled_from(["ge", "ar", "ca", "σο", "ел", "ко", "со", "ет", "東京", "京大", "語", "ß", "i",
+                                 "ge", "ub", "na", "x", "ab", "ｆ"]), max_size=5))
+def test_the_tokenizers_agree_on_folded_prefixes(items: list[str], prefixes: list[str]) -> None:
+    """With ``fold``, tokens with letters outside ASCII and CJK tokens are ruled out too, the same way in both."""
+    assert _compiled is not None
+    a = _compiled.tokenize(items, prefixes, fold_table())
+    b = _core_py.tokenize(items, prefixes, fold_table())
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])
     assert a[2] == b[2] and a[3] == b[3]
-    assert a[0].dtype == np.int32 and a[1].dtype == np.int64
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_folded_prefixes_rule_out_non_ascii_tokens(kernel: ModuleType) -> None:
+    ids, _, vocab, _ = kernel.tokenize(["Кошка и собака, ЁЛКА, café, Straße, 東京大学"], ["ко", "ел", "ca", "京大"],
+                                       fold_table())
+    kept = sorted(vocab[i] for i in set(ids.tolist()) if vocab[i])
+    # "Straße" folds to "st...", not a prefix: ruled out; "ß" itself would be kept (it folds to two letters).
+    assert kept == ["café", "Ёлка".upper(), "Кошка", "京大"]
+    without = kernel.tokenize(["Кошка и собака"], ["ко"])  # no fold: every non-ASCII token is kept
+    assert sorted(without[2][i] for i in set(without[0].tolist()) if without[2][i]) == ["Кошка", "и", "собака"]
 
 
 # Long ASCII word runs (the compiled scan reads them sixteen code points a step): every class at every place of a

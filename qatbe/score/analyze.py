@@ -34,8 +34,16 @@ if TYPE_CHECKING:
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NUMBER = re.compile(r"v?\d+(?:[.,]\d+)*", re.IGNORECASE)
-# Snowball stemmers that also strip or rewrite word beginnings: no prefix filter for these languages.
-_PREFIX_STEMMERS = frozenset({"ar", "id", "ga"})
+# Snowball stemmers that also strip or rewrite word beginnings: no prefix filter for these languages. Dutch is one
+# ("gemaakt" -> "maak", "gebruikt" -> "bruik": 464 of its 10,000 most frequent words); its pages lost those terms
+# to the filter until the shipped lexicons were checked word by word (tests/test_analyze_index.py keeps checking).
+_PREFIX_STEMMERS = frozenset({"ar", "id", "ga", "nl"})
+# Stemmers that rewrite a word's second letter, and what the prefix filter admits for it. German reads ae, oe, ue
+# as ä, ö, ü ("oeuvre" -> "ouvr", "ueber" -> "uber"): a term starting with a, o or u also admits words starting
+# with that letter and an e. English makes lying, dying, tying lie, die, tie: those three terms admit ly, dy, ty
+# (only those: every "di" term admitting every "dy" word would cost more than it saves).
+_SPELLED_UMLAUTS = {"de": "aou"}
+_WHOLE_TERM: dict[str, dict[str, str]] = {"en": {"lie": "ly", "die": "dy", "tie": "ty"}}
 # A raw token's index terms, and per term the prefix the query's prefix filter checks (None: no check).
 _TokenTerms = tuple[tuple[str, ...], tuple[str | None, ...]]
 _ELISION = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "lorsqu", "puisqu", "jusqu", "un", "dell", "all", "dall", "nell", "sull"])
@@ -130,6 +138,33 @@ def _after(first: str) -> frozenset[str]:
     return frozenset([first] + [first + chr(c) for c in range(128)]) if first.isascii() else frozenset([first])
 
 
+# The code points the index's prefix filter can fold (Latin, Greek and Cyrillic, where ``_fold`` removes accents).
+FOLD_LIMIT = 0x530
+
+
+@lru_cache(maxsize=1)
+def fold_table() -> npt.NDArray[np.uint32]:
+    """For the index's prefix filter on non-ASCII tokens: each code point below ``FOLD_LIMIT`` as the analyser
+    folds it -- ``_fold(ch.casefold())`` -- or 0 when that is not one character (ß -> ss, İ -> i̇) or ``ch`` is a
+    combining mark (``_fold`` drops it, so the characters after it move up).
+
+    Why: without it every token with a letter outside ASCII was analysed, and a Russian page's index cost 2.5x its
+    scan. The filter rules a token out by the folded first two characters of each part a term can start at, which
+    are the term's own when the stemmer only rewrites endings and the stem keeps two characters; a one-letter query
+    term (a stem that may be shorter) keeps the filter off for these tokens (``index``)."""
+    out = np.zeros(FOLD_LIMIT, dtype=np.uint32)
+    for code in range(FOLD_LIMIT):
+        ch = chr(code)
+        if unicodedata.combining(ch):
+            continue
+        low = ch.casefold()
+        folded = _fold(low) if len(low) == 1 else ""
+        if len(folded) == 1:
+            out[code] = ord(folded)
+    out.flags.writeable = False
+    return out
+
+
 # Memo entries per table before it starts afresh. Analyzers live for the process (one per language), and a
 # pipeline over millions of pages meets an unbounded vocabulary (names, numbers, typos): the memo must not grow
 # with it. 200,000 entries hold a large site's working vocabulary in a few tens of MB; clearing is invisible in the
@@ -190,25 +225,38 @@ class Analyzer:
 
         Stopwords stay in the stream as one shared id (they count in the segment length, as in Lucene without a
         stop filter, but never match). With ``only`` (the query's index terms), tokens that cannot become one of
-        them are not analysed at all: they map to that shared id too. Which tokens cannot: plain ASCII words
-        whose first two letters differ from every query term's (the first letter, for a one-letter term), in a
-        language whose stemmer only rewrites word endings (all Snowball stemmers but Arabic, Indonesian and Irish;
-        the English exceptions dying/lying/tying -> die/lie/tie are the known misses). The kernel's ``TermMemo`` tokenizes, looks every distinct token of
-        the page up in its memo (kept across pages) and writes the term ids of every occurrence; Python analyses
-        only the tokens it has never seen (``_analyse``). ``texts`` may be a ``kernel.scan`` of the texts, which a
-        caller that reads the page more than once makes once.
+        them are not analysed at all: they map to that shared id too. Which tokens cannot: words whose folded first
+        two letters at every place a term of theirs can start (the word's start, after a hyphen, an apostrophe or an
+        underscore, at a camelCase step) differ from every query term's -- the first letter, for a one-letter term,
+        which then leaves every word with a letter outside ASCII in (``fold_table``) -- in a language whose stemmer
+        only rewrites word endings (all Snowball stemmers but Arabic, Indonesian, Irish and Dutch), the second
+        letters German and English rewrite admitted too (``_SPELLED_UMLAUTS``, ``_WHOLE_TERM``); the known misses are
+        a few Finnish and Turkish two-letter stems ("ssa" -> "sa", "abla" -> "ap"), under 0.1 % of their lexicons'
+        words. The kernel's ``TermMemo`` tokenizes, looks every distinct token of the page up in its memo (kept
+        across pages) and writes the term ids of every occurrence; Python analyses only the tokens it has never
+        seen (``_analyse``). ``texts`` may be a ``kernel.scan`` of the texts, which a caller that reads the page
+        more than once makes once.
         """
         prefixes = None
+        fold = None
         if only is not None and self._filters and all(only):
             prefixes = {t[:2] for t in only}
+            umlauts = _SPELLED_UMLAUTS.get(self.language or "", "")
+            whole = _WHOLE_TERM.get(self.language or "", {})
             for t in only:
                 if len(t) == 1:
                     prefixes |= _after(t)
+                if t[0] in umlauts:
+                    prefixes.add(t[0] + "e")
+                if t in whole:
+                    prefixes.add(whole[t])
+            if min(map(len, only), default=2) >= 2:
+                fold = fold_table()  # non-ASCII tokens too (a one-letter term keeps every one: see fold_table)
         # Term ids in order of first appearance, "" (stopwords, filtered tokens) sharing one id.
         vocab.setdefault("", len(vocab))
         with self._memo_lock:
             ids, offsets, lengths, new = self._memos[keep_stopwords].index(
-                texts, prefixes, vocab, self._analysers[keep_stopwords])
+                texts, prefixes, vocab, self._analysers[keep_stopwords], fold)
         if new:
             vocab.update(zip(new, range(len(vocab), len(vocab) + len(new))))
         return ids, offsets, lengths
