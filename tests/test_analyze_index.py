@@ -94,10 +94,8 @@ def test_memo_stays_bounded_and_clearing_it_changes_nothing(monkeypatch: pytest.
     assert len(small._cache) <= 16
 
 
-def test_a_one_letter_query_term_keeps_the_prefix_filter() -> None:
-    """A one-letter term ("SysV" -> "sys", "v") rules out the tokens that cannot start it, as a longer term does;
-    it used to turn the filter off for the whole page, and every token of the page was analysed."""
-    an = Analyzer("en")
+def _analysed(an: Analyzer) -> list[str]:
+    """The tokens ``an``'s index hands its analyser from now on (the ones the prefix filter let through)."""
     seen: list[str] = []
     analyse = an._analysers[False]
 
@@ -106,6 +104,14 @@ def test_a_one_letter_query_term_keeps_the_prefix_filter() -> None:
         return analyse(tokens, simple)  # type: ignore[no-any-return]
 
     an._analysers = (spy, an._analysers[1])
+    return seen
+
+
+def test_a_one_letter_query_term_keeps_the_prefix_filter() -> None:
+    """A one-letter term ("SysV" -> "sys", "v") rules out the tokens that cannot start it, as a longer term does;
+    it used to turn the filter off for the whole page, and every token of the page was analysed."""
+    an = Analyzer("en")
+    seen = _analysed(an)
     vocab = {"v": 0, "passport": 1}
     ids, _, _ = an.index(["Very vast V passports alpha, beta and gamma-ray V8"], vocab, False, ["v", "passport"])
     # Simple tokens reach the analyser lower-cased; "" stands for every token the filter ruled out.
@@ -158,14 +164,7 @@ def test_the_fold_table_is_what_the_analyser_does_to_one_character() -> None:
 
 def test_non_ascii_tokens_that_cannot_match_are_not_analysed() -> None:
     an = Analyzer("ru")
-    seen: list[str] = []
-    analyse = an._analysers[False]
-
-    def spy(tokens: list[str], simple: bytes) -> list[object]:
-        seen.extend(tokens)
-        return analyse(tokens, simple)  # type: ignore[no-any-return]
-
-    an._analysers = (spy, an._analysers[1])
+    seen = _analysed(an)
     only = [an.term("кошки")]
     assert only == ["кошк"]
     ids, _, _ = an.index(["Кошки и собаки живут в доме, кошка спит."], {"кошк": 0}, False, only)
