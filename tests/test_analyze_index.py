@@ -32,13 +32,15 @@ def _reference(an: Analyzer, texts: Sequence[str], vocab: dict[str, int], keep_s
     fold = None
     if only is not None and an.language not in _PREFIX_STEMMERS and all(only):
         # A term's first two characters; a one-character term, that character followed by anything (or nothing).
-        wide = {t + chr(c) for t in only if len(t) == 1 and t.isascii() for c in range(128)}
+        short = 2 if an.language in ("fi", "tr") else 1  # two-letter stems may have a rewritten second letter
+        wide = {t[0] + chr(c) for t in only if len(t) <= short and t[0].isascii() for c in range(128)}
+        wide |= {t[0] for t in only if len(t) <= short}
         # The second letters German and English stemmers rewrite (Analyzer.index names them).
         wide |= {t[0] + "e" for t in only if an.language == "de" and t[0] in "aou"}
         english = {"lie": "ly", "die": "dy", "tie": "ty"} if an.language == "en" else {}
         wide |= {english[t] for t in only if t in english}
         prefixes = sorted({t[:2] for t in only} | wide)
-        fold = fold_table() if min(map(len, only)) >= 2 else None  # non-ASCII tokens are filtered too
+        fold = fold_table() if min(map(len, only)) > short else None  # non-ASCII tokens are filtered too
     tok_ids, tok_offsets, tokens, simple = kernel.tokenize(texts, prefixes, fold)
     wanted = frozenset(prefixes) if prefixes is not None else None
     other = vocab.setdefault("", len(vocab))
@@ -125,13 +127,13 @@ _WORDS = ["Gebühren", "gebuhren", "Straße", "strasse", "café", "cafe\u0301", 
           "ÉTÉ", "ﬁne", "fine", "İstanbul", "istanbul", "ΣΟΦΊΑ", "σοφία", "σοφιας", "Ёлка", "ёлки", "елка",
           "кошки", "Кошка", "東京大学", "東京", "\uf900語", "ｆｕｌｌ", "full", "ǅemal", "džemal", "Œuvre",
           "oeuvre", "Øresund", "æsir", "getÜberblick", "naïveté-ish", "über", "Über_alles", "Ωmega", "x٣y",
-          "évaluer", "evaluation", "mañana"]
+          "évaluer", "evaluation", "mañana", "ssa", "talossa", "lle", "abla", "ağız", "oğuz", "öğle", "ıslak"]
 _PIECE = st.one_of(st.sampled_from(_WORDS), st.text(alphabet="aeéüßΣσςёжКк東京-’'_.", min_size=1, max_size=7))
 _PAGES = st.lists(st.lists(_PIECE, min_size=1, max_size=8).map(" ".join), min_size=1, max_size=4)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(["en", "de", "fr", "es", "ru", "el", "nl", "tr", None]), _PAGES, st.data())
+@given(st.sampled_from(["en", "de", "fr", "es", "ru", "el", "nl", "tr", "fi", None]), _PAGES, st.data())
 def test_the_prefix_filter_never_loses_a_query_term(language: str | None, texts: list[str],
                                                      data: st.DataObject) -> None:
     """What the filter is for: the same count of every query term in every text as with no filter (the BM25
@@ -177,8 +179,7 @@ def test_non_ascii_tokens_that_cannot_match_are_not_analysed() -> None:
 def test_the_filtered_languages_stem_word_endings_only(language: str) -> None:
     """The prefix filter's premise, on each shipped lexicon's words: a term of two letters or more starts with the
     folded first two letters of its word. Dutch failed it on 464 of 10,000 words ("gemaakt" -> "maak") and is no
-    longer filtered; the misses allowed here (under 0.1 %) are those the Analyzer's docstring names, admitted by
-    their own prefixes (German, English) or left (Finnish and Turkish two-letter stems)."""
+    longer filtered; the few words of other languages that break it are admitted by their language's own rule."""
     from qatbe.score.languages import lexicon
 
     words = list(lexicon(language).zipf)
@@ -190,6 +191,17 @@ def test_the_filtered_languages_stem_word_endings_only(language: str) -> None:
                for ch in surface[:2]]
         return None if "\0" in out else "".join(out)
 
-    misses = [(s, t) for w in words for s in split_word(w)
-              if (t := an.term(s)) is not None and len(t) >= 2 and (k := key(s)) is not None and t[:2] != k]
-    assert len(misses) <= len(words) // 1000, misses[:10]
+    misses = []
+    for w in words:
+        for s in split_word(w):
+            t = an.term(s)
+            if t is None or len(t) < 2 or (k := key(s)) is None or t[:2] == k:
+                continue
+            # Admitted all the same by the language's own rules (Analyzer.index): ae/oe/ue, lie/die/tie, and
+            # Finnish and Turkish two-letter stems.
+            if (language == "de" and k == t[0] + "e") or (language == "en" and t in ("lie", "die", "tie")):
+                continue
+            if language in ("fi", "tr") and len(t) == 2 and k[0] == t[0]:
+                continue
+            misses.append((s, t))
+    assert misses == []

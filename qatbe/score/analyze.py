@@ -44,6 +44,9 @@ _PREFIX_STEMMERS = frozenset({"ar", "id", "ga", "nl"})
 # (only those: every "di" term admitting every "dy" word would cost more than it saves).
 _SPELLED_UMLAUTS = {"de": "aou"}
 _WHOLE_TERM: dict[str, dict[str, str]] = {"en": {"lie": "ly", "die": "dy", "tie": "ty"}}
+# Finnish and Turkish stems of two letters may have a rewritten second one ("ssa" -> "sa", "abla" -> "ap", "ağız" ->
+# "ak"): there a two-letter term is filtered as a one-letter term is (its first letter, followed by anything).
+_SHORT_STEMS_REWRITTEN = frozenset({"fi", "tr"})
 # A raw token's index terms, and per term the prefix the query's prefix filter checks (None: no check).
 _TokenTerms = tuple[tuple[str, ...], tuple[str | None, ...]]
 _ELISION = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "lorsqu", "puisqu", "jusqu", "un", "dell", "all", "dall", "nell", "sull"])
@@ -230,9 +233,8 @@ class Analyzer:
         underscore, at a camelCase step) differ from every query term's -- the first letter, for a one-letter term,
         which then leaves every word with a letter outside ASCII in (``fold_table``) -- in a language whose stemmer
         only rewrites word endings (all Snowball stemmers but Arabic, Indonesian, Irish and Dutch), the second
-        letters German and English rewrite admitted too (``_SPELLED_UMLAUTS``, ``_WHOLE_TERM``); the known misses are
-        a few Finnish and Turkish two-letter stems ("ssa" -> "sa", "abla" -> "ap"), under 0.1 % of their lexicons'
-        words. The kernel's ``TermMemo`` tokenizes, looks every distinct token of the page up in its memo (kept
+        letters German, English, Finnish and Turkish rewrite admitted too (``_SPELLED_UMLAUTS``, ``_WHOLE_TERM``,
+        ``_SHORT_STEMS_REWRITTEN``): every word of every shipped lexicon passes (tests/test_analyze_index.py). The kernel's ``TermMemo`` tokenizes, looks every distinct token of the page up in its memo (kept
         across pages) and writes the term ids of every occurrence; Python analyses only the tokens it has never
         seen (``_analyse``). ``texts`` may be a ``kernel.scan`` of the texts, which a caller that reads the page
         more than once makes once.
@@ -243,14 +245,15 @@ class Analyzer:
             prefixes = {t[:2] for t in only}
             umlauts = _SPELLED_UMLAUTS.get(self.language or "", "")
             whole = _WHOLE_TERM.get(self.language or "", {})
+            short = 2 if self.language in _SHORT_STEMS_REWRITTEN else 1  # terms this long admit any second letter
             for t in only:
-                if len(t) == 1:
-                    prefixes |= _after(t)
+                if len(t) <= short:
+                    prefixes |= _after(t[0])
                 if t[0] in umlauts:
                     prefixes.add(t[0] + "e")
                 if t in whole:
                     prefixes.add(whole[t])
-            if min(map(len, only), default=2) >= 2:
+            if min(map(len, only), default=short + 1) > short:
                 fold = fold_table()  # non-ASCII tokens too (a one-letter term keeps every one: see fold_table)
         # Term ids in order of first appearance, "" (stopwords, filtered tokens) sharing one id.
         vocab.setdefault("", len(vocab))
