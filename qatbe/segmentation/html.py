@@ -43,11 +43,16 @@ _DATELINE_BEFORE = 3
 _DATELINE_AFTER = 8
 
 
-def _datelines(blocks: list[Block]) -> Iterator[str]:
-    """Short paragraph-like blocks around the page's first heading (a few before it, more after), where a page
-    shows its date and byline; from the top of the page if it has no heading. Lazy: ``with_byline`` stops early."""
+def _dateline_window(blocks: list[Block]) -> list[Block]:
+    """The blocks around the page's first heading (a few before it, more after), where a page shows its date and
+    byline; from the top of the page if it has no heading."""
     start = next((i for i, b in enumerate(blocks) if b.kind == "h"), 0)
-    for block in blocks[max(start - _DATELINE_BEFORE, 0) : start + _DATELINE_AFTER]:
+    return blocks[max(start - _DATELINE_BEFORE, 0) : start + _DATELINE_AFTER]
+
+
+def _datelines(window: list[Block]) -> Iterator[str]:
+    """The short paragraph-like blocks of a ``_dateline_window``. Lazy: ``with_byline`` stops early."""
+    for block in window:
         if block.kind in ("p", "h") and block.chars <= 80:
             yield clean_inline(block.text)
 
@@ -114,16 +119,16 @@ def page_facts(tree: LexborHTMLParser) -> PageFacts:
 
 def _deferred_metadata(facts: PageFacts, blocks: list[Block]) -> DeferredMetadata:
     """The page's metadata as ``read_from`` and then ``with_byline`` read it, read when first asked for
-    (``DeferredMetadata`` says why). The blocks' byline candidates are copied now (a few short texts): the blocks
-    themselves are not kept alive for it."""
-    bylines = list(_bylines(blocks))
-    datelines = list(_datelines(blocks))
-    pruned = list(_pruned_bylines(blocks))
+    (``DeferredMetadata`` says why). Only the blocks ``with_byline`` may read are kept for it -- the marked ones
+    (bylines, kept or pruned: two a page on scrapinghub-aeb) and the dateline window -- and their texts are
+    cleaned only then: cleaning every candidate at once cost about 15 us of each extract."""
+    marked = [b for b in blocks if b.meta]
+    window = _dateline_window(blocks)
 
     def read() -> Metadata:
         metadata = read_from(facts)
         if metadata.author is None or metadata.date is None:
-            metadata = with_byline(metadata, bylines, datelines, pruned)
+            metadata = with_byline(metadata, _bylines(marked), _datelines(window), _pruned_bylines(marked))
         return metadata
 
     return DeferredMetadata.of(read, facts.page_language)
