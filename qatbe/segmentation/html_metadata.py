@@ -469,7 +469,7 @@ def _declared_discussion(raw_meta: dict[str, str], page_types: list[str]) -> boo
 
 def _ld_discussion(objects: list[dict[str, Any]]) -> bool:
     """Whether one JSON-LD script's objects hold one of an article type and a discussion type (both in its
-    ``@type``, as ``read_from`` finds them)."""
+    ``@type``; every discussion type names an article type too, "qapage" holding "page", so none is missed)."""
     for obj in objects:
         kinds = jsonld_types(obj)
         if _ARTICLE_KIND.search(kinds) is not None and _DISCUSSION_KIND.search(kinds) is not None:
@@ -580,16 +580,16 @@ def read_from(source: Any) -> Metadata:
     site_names: list[str] = []
     discussion = False
     for script in source.jsonld_texts():
-        for obj in jsonld_objects(script):
+        objects = jsonld_objects(script)
+        discussion = discussion or _ld_discussion(objects)
+        for obj in objects:
             kinds = jsonld_types(obj)
             if kinds == "website":
                 name = _clean(obj.get("name"))
                 if name:
                     site_names.append(name)
             if _ARTICLE_KIND.search(kinds) is None:
-                continue  # every discussion type names an article type too ("qapage": "page"), so none is missed
-            if not discussion and _DISCUSSION_KIND.search(kinds) is not None:
-                discussion = True
+                continue
             # The first value of a field that is not blank once cleaned wins.
             for field, key in _LD_FIELDS:
                 if key not in ld:
