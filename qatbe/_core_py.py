@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -225,11 +225,8 @@ def page_scores(
     """A page's scores in one call; see ``qatbe._core.page_scores`` for what each part is (None: 0 everywhere)."""
     base = bm25_scores(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
                        prior_df, doc_lengths)
-    items = list(texts)
+    items = _texts(texts)
     n = len(base)
-    for item in items:
-        if not isinstance(item, str):
-            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
     if len(items) != n:
         raise ValueError("texts must have one entry per document")
     if not 0 <= n_near <= len(query_terms):
@@ -316,6 +313,15 @@ def page_scores(
 
     return (np.asarray(raw, dtype=np.float64), base, part(prox), part(lead), part(head), part(sib), relevant,
             float(best), df, np.asarray(up, dtype=np.int64) if head_idx else None)
+
+
+def _texts(texts: Iterable[str]) -> list[str]:
+    """The texts as a list, each checked to be a str (as ``qatbe._core``'s own ``_texts``)."""
+    items = list(texts)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    return items
 
 
 def _is_cjk(c: int) -> bool:
@@ -421,10 +427,7 @@ def tokenize(
 
     See ``qatbe._core.tokenize`` for the rules; this is the same scan, one character at a time.
     """
-    items = list(texts)
-    for item in items:
-        if not isinstance(item, str):
-            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    items = _texts(texts)
     wanted = None if prefixes is None else {_prefix_key(p) for p in prefixes}
     fold = _fold_table(fold)
     index: dict[tuple[str, bool], int] = {}
@@ -505,10 +508,7 @@ class Scan:
 
 def scan(texts: Sequence[str]) -> Scan:
     """The texts checked (str only) and kept for ``TermMemo.index`` / ``TermMemo.terms``."""
-    items = list(texts)
-    for item in items:
-        if not isinstance(item, str):
-            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    items = _texts(texts)
     return Scan(items)
 
 
@@ -691,10 +691,7 @@ def bridge_mentions(
 
 def has_decimal(texts: Sequence[str]) -> npt.NDArray[np.uint8]:
     """Per text, 1 if it holds a decimal digit (``re``'s ``\\d``), else 0."""
-    items = list(texts)
-    for item in items:
-        if not isinstance(item, str):
-            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    items = _texts(texts)
     return np.asarray([_DECIMAL.search(t) is not None for t in items], dtype=np.uint8)
 
 
@@ -729,10 +726,7 @@ def control_scan(text: str, sniff: int) -> tuple[bool, int]:
 
 def last_visible(texts: Sequence[str]) -> npt.NDArray[np.uint32]:
     """Per text, the code point of its last non-whitespace character (``str.rstrip``), 0 when it has none."""
-    items = list(texts)
-    for item in items:
-        if not isinstance(item, str):
-            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    items = _texts(texts)
     return np.asarray([ord(t.rstrip()[-1]) if t.rstrip() else 0 for t in items], dtype=np.uint32)
 
 
@@ -1006,10 +1000,7 @@ def sample_runs(
     max_words: int, table: StringTable, n_votes: int,
 ) -> tuple[npt.NDArray[np.int64], int, int, npt.NDArray[np.int64], list[str], npt.NDArray[np.int64]]:
     """``letter_runs`` of the sample of ``texts`` that ``qatbe._core.sample_runs`` describes, built as a string."""
-    items = list(texts)
-    for item in items:
-        if not isinstance(item, str):
-            raise TypeError(f"tokenize expects str items, got {type(item).__name__}")
+    items = _texts(texts)
     flags = [bool(x) for x in use]
     if len(flags) != len(items):
         raise ValueError("use must have one flag per text")
