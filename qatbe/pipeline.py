@@ -33,7 +33,7 @@ from .types import ParsedDocument, Segment, SegmentKind
 _FIELDS = frozenset(f.name for f in dataclasses.fields(Settings))
 _LANGUAGES_KEPT = 64  # declared languages whose scoring settings an Extractor keeps
 # Tokens the text must cost less than its segments (merged table headers, joined parts, rounding) before the plan
-# is made again for them, and how often (Extractor._spend_savings): a few tokens buy nothing, and each round costs a
+# is made again for them, and how often (spend_savings): a few tokens buy nothing, and each round costs a
 # plan and a render.
 _SAVINGS_MIN = 8
 _SAVINGS_ROUNDS = 3

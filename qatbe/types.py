@@ -106,8 +106,8 @@ class Metadata:
 
 class DeferredMetadata(Metadata):
     """A page's ``Metadata``, read when first asked for: ``read()`` is called once, on the first field read (or
-    comparison, repr, copy), and its value kept. ``language`` is known at once, without reading; ``read`` must give
-the same.
+    comparison, repr, copy), and its value kept. ``language`` is known at once, without reading; ``read`` must
+    give the same.
 
     Why: reading a page's metadata (JSON-LD parsed, dates and names found and cleaned) was 7 % of ``extract`` on
     the scrapinghub-aeb pages, and an extraction needs only the page's language and whether it is a discussion

@@ -154,7 +154,8 @@ def fold_table() -> npt.NDArray[np.uint32]:
     Why: without it every token with a letter outside ASCII was analysed, and a Russian page's index cost 2.5x its
     scan. The filter rules a token out by the folded first two characters of each part a term can start at, which
     are the term's own when the stemmer only rewrites endings and the stem keeps two characters; a one-letter query
-    term (a stem that may be shorter) keeps the filter off for these tokens (``index``)."""
+    term (or, in Finnish and Turkish, a two-letter one: a stem that may have lost or changed its second letter)
+    keeps the filter off for these tokens (``index``)."""
     out = np.zeros(FOLD_LIMIT, dtype=np.uint32)
     for code in range(FOLD_LIMIT):
         ch = chr(code)
@@ -234,10 +235,11 @@ class Analyzer:
         which then leaves every word with a letter outside ASCII in (``fold_table``) -- in a language whose stemmer
         only rewrites word endings (all Snowball stemmers but Arabic, Indonesian, Irish and Dutch), the second
         letters German, English, Finnish and Turkish rewrite admitted too (``_SPELLED_UMLAUTS``, ``_WHOLE_TERM``,
-        ``_SHORT_STEMS_REWRITTEN``): every word of every shipped lexicon passes (tests/test_analyze_index.py). The kernel's ``TermMemo`` tokenizes, looks every distinct token of the page up in its memo (kept
-        across pages) and writes the term ids of every occurrence; Python analyses only the tokens it has never
-        seen (``_analyse``). ``texts`` may be a ``kernel.scan`` of the texts, which a caller that reads the page
-        more than once makes once.
+        ``_SHORT_STEMS_REWRITTEN``): every word of every shipped lexicon passes (tests/test_analyze_index.py).
+        The kernel's ``TermMemo`` tokenizes, looks every distinct token of the page up in its memo (kept across
+        pages) and writes the term ids of every occurrence; Python analyses only the tokens it has never seen
+        (``_analyse``). ``texts`` may be a ``kernel.scan`` of the texts, which a caller that reads the page more
+        than once makes once.
         """
         prefixes = None
         fold = None
@@ -254,7 +256,7 @@ class Analyzer:
                 if t in whole:
                     prefixes.add(whole[t])
             if min(map(len, only), default=short + 1) > short:
-                fold = fold_table()  # non-ASCII tokens too (a one-letter term keeps every one: see fold_table)
+                fold = fold_table()  # non-ASCII tokens too (a short term keeps every one: see fold_table)
         # Term ids in order of first appearance, "" (stopwords, filtered tokens) sharing one id.
         vocab.setdefault("", len(vocab))
         with self._memo_lock:
