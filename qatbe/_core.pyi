@@ -109,6 +109,9 @@ def sample_votes(
 def page_fields(
     segments: Sequence[Any], heading: object, prose: Sequence[object]
 ) -> tuple[list[str], list[int], list[int], list[int], bytes]: ...
+def bridge_top(
+    raw: npt.NDArray[np.float64], heads: Sequence[int], up: npt.NDArray[np.int64], top_n: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 def bridge_shares(
     ids: npt.NDArray[np.int32], offsets: npt.NDArray[np.int64], n_heads: int, bad: npt.NDArray[np.int32],
     top_rows: npt.NDArray[np.int64], top_offsets: npt.NDArray[np.int64], head_at: npt.NDArray[np.int64],

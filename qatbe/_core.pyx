@@ -1569,6 +1569,67 @@ def remap(const int[::1] tok_ids, const long long[::1] tok_offsets, const long l
     return ids_arr, offsets_arr
 
 
+def bridge_top(const double[::1] raw, heads, const long long[::1] up, Py_ssize_t top_n):
+    """The bridges' choice of where to look (see ``qatbe.score.bm25.bridge_credits``): ``(top, candidates)``.
+
+    ``top``: the ``top_n`` (at most 64) segments with the highest ``raw`` score > 0 that are not headings, best
+    first, ties in page order (a stable sort). ``candidates``: the headings (``heads``, increasing) that some
+    segment of ``top`` does not sit under (the chain of ``up``), in page order; none when ``top`` is empty.
+    Why compiled: in Python these were a list, a sort and a set per best segment over the whole page, and most
+    pages stop here (every best segment under every heading: nothing to tokenize)."""
+    cdef Py_ssize_t n = raw.shape[0], n_heads, i, p, c = 0, n_cand = 0
+    cdef long long k
+    cdef double v
+    cdef long long best_i[64]
+    cdef double best_v[64]
+    if up.shape[0] != n:
+        raise ValueError("up needs one entry per segment")
+    if not 0 <= top_n <= 64:
+        raise ValueError("top_n must lie in [0, 64]")
+    _check_up(up)
+    heads_list = list(heads)
+    n_heads = len(heads_list)
+    cdef long long* head_idx = <long long*> malloc((n_heads + 1) * sizeof(long long))
+    cdef uint8_t* is_head = <uint8_t*> calloc(n + 1, sizeof(uint8_t))
+    cdef long long* under = <long long*> calloc(n + 1, sizeof(long long))  # per heading: the tops under it
+    try:
+        if head_idx == NULL or is_head == NULL or under == NULL:
+            raise MemoryError()
+        _ints(heads_list, n_heads, head_idx, "heads")
+        for p in range(n_heads):
+            if not 0 <= head_idx[p] < n or (p and head_idx[p] <= head_idx[p - 1]):
+                raise ValueError("heads must be increasing segment indices")
+            is_head[head_idx[p]] = 1
+        with nogil:
+            for i in range(n if top_n else 0):
+                v = raw[i]
+                if not v > 0.0 or is_head[i] or (c == top_n and not v > best_v[c - 1]):
+                    continue
+                # after every equal score (page order), before the first lower one
+                p = c if c < top_n else c - 1
+                while p > 0 and best_v[p - 1] < v:
+                    best_i[p] = best_i[p - 1]
+                    best_v[p] = best_v[p - 1]
+                    p -= 1
+                best_i[p] = i
+                best_v[p] = v
+                if c < top_n:
+                    c += 1
+            for p in range(c):
+                k = up[best_i[p]]
+                while k >= 0:
+                    under[k] += 1
+                    k = up[k]
+            if c:
+                for p in range(n_heads):
+                    if under[head_idx[p]] < c:
+                        head_idx[n_cand] = head_idx[p]
+                        n_cand += 1
+        return (_copy_array(best_i, c, np.int64), _copy_array(head_idx, n_cand, np.int64))
+    finally:
+        free(head_idx); free(is_head); free(under)
+
+
 def bridge_shares(const int[::1] ids, const long long[::1] offsets, Py_ssize_t n_heads, const int[::1] bad,
                   const long long[::1] top_rows, const long long[::1] top_offsets, const long long[::1] head_at,
                   const long long[::1] top_at, const long long[::1] up, double min_share):

@@ -609,6 +609,28 @@ def _chain_above(ups: list[int], i: int) -> set[int]:
     return chain
 
 
+def bridge_top(
+    raw: npt.NDArray[np.float64], heads: Sequence[int], up: npt.NDArray[np.int64], top_n: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Where the bridges look: the best segments and the candidate headings; see ``qatbe._core.bridge_top``."""
+    n = len(raw)
+    if len(up) != n:
+        raise ValueError("up needs one entry per segment")
+    if not 0 <= top_n <= 64:
+        raise ValueError("top_n must lie in [0, 64]")
+    ups = _checked_up(up)
+    heads = [int(h) for h in heads]
+    if any(not 0 <= h < n for h in heads) or any(b <= a for a, b in pairwise(heads)):
+        raise ValueError("heads must be increasing segment indices")
+    is_head = set(heads)
+    values = raw.tolist()
+    body = [i for i, v in enumerate(values) if v > 0 and i not in is_head]
+    top = sorted(body, key=values.__getitem__, reverse=True)[:top_n]  # stable: ties in page order
+    sections = [_chain_above(ups, i) for i in top]
+    candidates = [h for h in heads if any(h not in section for section in sections)]
+    return np.array(top, dtype=np.int64), np.array(candidates, dtype=np.int64)
+
+
 def bridge_shares(
     ids: npt.NDArray[np.int32], offsets: npt.NDArray[np.int64], n_heads: int, bad: npt.NDArray[np.int32],
     top_rows: npt.NDArray[np.int64], top_offsets: npt.NDArray[np.int64], head_at: npt.NDArray[np.int64],

@@ -1,5 +1,6 @@
-"""The bridges' two kernels (``bridge_shares``: which best segments name which headings; ``bridge_mentions``: how
-many segments outside a heading's section mention it): the compiled core and its twin agree, both give what the
+"""The bridges' three kernels (``bridge_top``: the best segments and the headings one of them is outside of;
+``bridge_shares``: which best segments name which headings; ``bridge_mentions``: how many segments outside a
+heading's section mention it): the compiled core and its twin agree, both give what the
 definition with Python sets gives (the loops ``bridge_credits`` ran before they were compiled), and both refuse
 input that would send them out of bounds or round a cycle."""
 
@@ -15,8 +16,8 @@ from hypothesis import strategies as st
 from test_kernel import _csr
 
 from qatbe import _core_py
+from qatbe._core_py import _chain_above
 from qatbe.pipeline import parent_slots
-from qatbe.score.bm25 import _chain
 from qatbe.types import Segment, SegmentKind
 
 try:
@@ -71,7 +72,7 @@ def _share_args(c: dict[str, Any]) -> tuple[Any, ...]:
 def _shares_by_definition(c: dict[str, Any]) -> tuple[list[int], list[int], list[float], list[int]]:
     excluded = set(c["bad"])
     tops = [set().union(*(c["rows"][r] for r in rows)) for rows in c["top_rows"]]
-    sections = [_chain(c["up"], i) for i in c["top_at"]]
+    sections = [_chain_above(c["up"], i) for i in c["top_at"]]
     out_k, out_t, out_s, n_new = [], [], [], []
     for k in range(c["n_heads"]):
         new = set(c["rows"][k]) - excluded
@@ -94,6 +95,35 @@ def test_shares_are_the_set_definition(kernel: ModuleType, case: dict[str, Any])
     want = _shares_by_definition(case)
     assert (rows_k.tolist(), rows_t.tolist(), shares.tolist(), n_new.tolist()) == want
     assert rows_k.dtype == rows_t.dtype == n_new.dtype == np.int64 and shares.dtype == np.float64
+
+
+@st.composite
+def top_cases(draw: st.DrawFn) -> dict[str, Any]:
+    heads, up = draw(outlines())
+    # Scores with ties, zeros and a negative (none of those can be a best segment), and a NaN now and then.
+    scores = st.sampled_from([0.0, -1.0, 0.5, 1.0, 2.0, 3.0, float("nan")]) | st.floats(0.0, 5.0)
+    return {"raw": draw(st.lists(scores, min_size=len(up), max_size=len(up))), "heads": heads, "up": up,
+            "top_n": draw(st.sampled_from([0, 1, 2, 3, 64]))}
+
+
+def _top_by_definition(c: dict[str, Any]) -> tuple[list[int], list[int]]:
+    """The best segments (a stable sort of the non-headings scoring > 0) and the headings one of them is outside
+    of, as bridge_credits picked them before ``bridge_top``."""
+    raw, heads = c["raw"], set(c["heads"])
+    order = sorted((i for i, v in enumerate(raw) if v > 0 and i not in heads), key=lambda i: (-raw[i], i))
+    top = order[:c["top_n"]]
+    sections = [_chain_above(c["up"], i) for i in top]
+    return top, [h for h in c["heads"] if any(h not in s for s in sections)]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=400, deadline=None)
+@given(top_cases())
+def test_the_best_segments_and_candidates_are_the_definition(kernel: ModuleType, case: dict[str, Any]) -> None:
+    top, candidates = kernel.bridge_top(np.asarray(case["raw"], dtype=np.float64), case["heads"],
+                                        np.asarray(case["up"], dtype=np.int64), case["top_n"])
+    assert (top.tolist(), candidates.tolist()) == _top_by_definition(case)
+    assert top.dtype == candidates.dtype == np.int64
 
 
 @st.composite
@@ -123,7 +153,7 @@ def _mentions_by_definition(c: dict[str, Any]) -> list[int]:
         if c["skip"][i]:
             continue
         held = set(doc)
-        chain = _chain(c["up"], i)
+        chain = _chain_above(c["up"], i)
         for h, (at, words) in enumerate(zip(c["head_at"], c["words"])):
             count = len(held & set(words))
             if count and count >= c["need"][h] and at not in chain:
@@ -166,6 +196,11 @@ BAD: list[tuple[str, str, tuple[Any, ...]]] = [
     ("shares: head_at per heading", "bridge_shares", _shares(head_at=[0, 1])),
     ("shares: top not a segment", "bridge_shares", _shares(top_at=[2])),
     ("shares: negative term id", "bridge_shares", _shares(rows=[[-2], [2]])),
+    ("top: up per segment", "bridge_top", (np.ones(3), [0], np.asarray([-1, 0], dtype=np.int64), 3)),
+    ("top: up after the segment (a cycle)", "bridge_top", (np.ones(2), [0], np.asarray([1, 0], dtype=np.int64), 3)),
+    ("top: heads out of order", "bridge_top", (np.ones(3), [2, 0], np.asarray([-1, 0, -1], dtype=np.int64), 3)),
+    ("top: head not a segment", "bridge_top", (np.ones(2), [0, 2], np.asarray([-1, 0], dtype=np.int64), 3)),
+    ("top: more than 64 best segments", "bridge_top", (np.ones(2), [0], np.asarray([-1, 0], dtype=np.int64), 65)),
 ]
 
 

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qatbe.score.bm25 import _by_section, _chain, _section_sizes, heading_ancestors
+from qatbe._core_py import _chain_above
+from qatbe.score.bm25 import _by_section, _section_sizes, heading_ancestors
 from qatbe.types import Segment, SegmentKind
 
 
@@ -110,7 +111,7 @@ def test_scores_made_in_one_dict_update_are_the_dataclass_instance() -> None:
 def test_a_segments_chain_holds_the_headings_it_sits_under(levels: list[int]) -> None:
     up = _up(levels)
     for i in range(len(levels)):
-        assert _chain(up, i) == {h for h in range(len(levels)) if _under(up, i, h)}
+        assert _chain_above(list(up), i) == {h for h in range(len(levels)) if _under(up, i, h)}
 
 
 def _near_words_brute(terms: list[str], n_typed: int, df: list[int], vocab: dict[str, int]) -> list[tuple[int, str]]:

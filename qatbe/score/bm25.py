@@ -377,16 +377,6 @@ def _name_terms(an: Analyzer, text: str) -> set[str]:
     return {names[x] for x in set(flat.tolist())} - {""}
 
 
-def _chain(up: Sequence[int], i: int) -> set[int]:
-    """The headings segment ``i`` sits under: ``up[i]``, the heading above that, and so on."""
-    out: set[int] = set()
-    k = up[i]
-    while k >= 0:
-        out.add(k)
-        k = up[k]
-    return out
-
-
 def _section_sizes(up: Sequence[int], is_heading: Sequence[bool]) -> dict[int, int]:
     """Per heading, how many non-heading segments sit under it (at any depth); headings with none are left out.
 
@@ -441,25 +431,15 @@ def bridge_credits(
     credit: dict[int, float] = {}
     if not heads:
         return credit
+    # The best segments, and the headings one of them is outside of: only those can be credited. On most pages
+    # every best segment sits under every heading (an article's title over its text: 49 of the 73
+    # scrapinghub-aeb pages that get here), and there is nothing to tokenize.
+    top_array, candidate_array = kernel.bridge_top(raw, heads, up_array, BRIDGE_TOP)
+    if not len(candidate_array):
+        return credit
+    top, candidates = top_array.tolist(), candidate_array.tolist()
     if scan is None:
         scan = kernel.scan(texts)
-    up = up_array.tolist()
-    is_heading = [False] * n
-    for h in heads:
-        is_heading[h] = True
-    values = raw.tolist()
-    body = [i for i, v in enumerate(values) if v > 0 and not is_heading[i]]
-    if not body:
-        return credit
-    top = sorted(body, key=values.__getitem__, reverse=True)[:BRIDGE_TOP]  # stable: ties in page order
-    # The headings each best segment sits under, walked once (not once per heading).
-    top_sections = [_chain(up, i) for i in top]
-    # Only a heading with a best segment outside its section can be credited. On most pages every best segment
-    # sits under every heading (an article's title over its text: 49 of the 73 scrapinghub-aeb pages that get here),
-    # and there is nothing to tokenize.
-    candidates = [h for h in heads if any(h not in section for section in top_sections)]
-    if not candidates:
-        return credit
     # The terms of the headings and of the best segments with the adjacent parts of their split units
     # (``_parts``), read off the page's scan, as sets of term ids (the same sets as of the terms themselves;
     # stopwords are the term ""). A split unit's parts hold its whole text between them: no token spans two.
@@ -474,9 +454,10 @@ def bridge_credits(
     top_bounds = np.array(list(accumulate((len(p) for p in parts), initial=0)), dtype=np.int64)
     rows_k, rows_t, shares, _ = kernel.bridge_shares(
         flat, offs, len(candidates), np.array(bad, dtype=np.int32), top_rows, top_bounds,
-        np.array(candidates, dtype=np.int64), np.array(top, dtype=np.int64), up_array, BRIDGE_MIN)
+        candidate_array, top_array, up_array, BRIDGE_MIN)
     if not len(rows_k):
         return credit
+    values = raw.tolist()
     bounds = offs.tolist()
     by_name = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
     named_terms: dict[int, set[str]] = {}  # filled when a mention reaches the share (rare: most pages never do)
@@ -495,7 +476,10 @@ def bridge_credits(
         factor = 1.0
         if named:
             if sizes is None:
-                sizes = _section_sizes(up, is_heading)
+                is_heading = [False] * n
+                for x in heads:
+                    is_heading[x] = True
+                sizes = _section_sizes(up_array.tolist(), is_heading)
             factor += (NAME_BRIDGE - 1.0) / max(1.0, sizes.get(h, 0) / NAME_SECTION) ** 0.5
         best[k] = max(best.get(k, 0.0), share * values[i] * factor)
     wanted: dict[int, list[str]] = {}
