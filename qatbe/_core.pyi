@@ -147,3 +147,7 @@ class TermMemo:
         self, texts: Sequence[str] | Scan, prefixes: Sequence[str] | AbstractSet[str] | None, vocab: dict[str, int],
         analyse: Callable[[list[str], bytes], Sequence[Told]], fold: npt.NDArray[np.uint32] | None = ...,
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.float64], list[str]]: ...
+    def holds(
+        self, texts: Sequence[str] | Scan, prefixes: Sequence[str] | AbstractSet[str] | None, words: Sequence[str],
+        analyse: Callable[[list[str], bytes], Sequence[Told]], fold: npt.NDArray[np.uint32] | None = ...,
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...

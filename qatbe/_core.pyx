@@ -2503,6 +2503,124 @@ cdef class TermMemo:
             free(entry); free(key_array); free(out.ids)
             _free_vocab(&page)
 
+    def holds(self, texts, prefixes, words, analyse, fold=None):
+        """Which of ``words`` each text holds, ``(ids, offsets)``: text t's at ``ids[offsets[t]:offsets[t + 1]]``,
+        as indices into ``words``, increasing, each once. The same sets as ``index(texts, prefixes, vocab,
+        analyse, fold)`` with ``vocab`` numbering ``words`` from 0 gives (its ids below ``len(words)``), the
+        prefix filter and the checks included.
+
+        Why: a caller that only asks whether a text holds a few terms (the bridges' mention count) needs neither
+        a page numbering nor an id per position; without them the pass over the page costs about half as much.
+        """
+        cdef Scan sc = _as_scan(texts)
+        cdef list keys = [] if prefixes is None else _prefix_keys(prefixes)
+        cdef bint filtered = prefixes is not None
+        cdef Py_ssize_t n_texts = len(sc.items), n_words, j, k, i, d, e, w = 0, cap, n_names
+        cdef const uint32_t[::1] fold_view = _fold_table(fold)
+        cdef list word_list = list(words)
+        n_words = len(word_list)
+        for term in word_list:
+            if not isinstance(term, str) or not term:
+                raise ValueError("words must be non-empty str terms")
+        if len(set(word_list)) != n_words:
+            raise ValueError("words must be distinct")
+        self._enter()
+        cdef _Vocab page
+        cdef _Out out
+        cdef int32_t* entry = NULL
+        cdef int32_t* first = NULL   # page token j's words: held[first[j]:first[j + 1]]
+        cdef int32_t* held = NULL
+        cdef Py_ssize_t* stamp = NULL  # per word: 1 + the last text that took it
+        cdef int32_t tid, pid, x
+        cdef uint64_t check
+        cdef Py_ssize_t total = 0, a
+        cdef int32_t* ids
+        cdef long long* offsets
+        cdef _Prefixes pre
+        cdef uint64_t* key_array = _key_array(keys)
+        cdef const _Prefixes* use = &pre if filtered else NULL
+        cdef list preset = []
+        _fill_prefixes(&pre, key_array, len(keys))
+        _set_fold(&pre, fold_view)
+        memset_vocab(&page)
+        out.ids = NULL
+        out.n = 0
+        out.cap = 0
+        tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+        cdef long long* tok_offsets = <long long*> _data(tok_offsets_arr)
+        self.busy = True
+        try:
+            _take_texts(sc, NULL, 0, use, &page, &out, tok_offsets)
+            entry = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
+            first = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
+            stamp = <Py_ssize_t*> calloc(n_words + 1, sizeof(Py_ssize_t))
+            if entry == NULL or first == NULL or stamp == NULL:
+                raise MemoryError()
+            self._resolve(&page, entry, analyse)
+            n_names = len(self.names)
+            cap = self.page_of_cap  # read now: _enter may have started the memo afresh
+            if n_names > cap:
+                _grow(<void**> &self.page_of, &cap, n_names, sizeof(int32_t))
+                for i in range(self.page_of_cap, cap):
+                    self.page_of[i] = -1
+                self.page_of_cap = cap
+            for k in range(n_words):
+                tid_obj = self.term_ids.get(word_list[k])
+                if tid_obj is not None:
+                    self.page_of[<Py_ssize_t> tid_obj] = <int32_t> k
+                    preset.append(tid_obj)
+            # Each page token's words once (a token's terms may repeat a word), then each text's, once each.
+            for j in range(page.n):
+                total += self.ent_start[entry[j] + 1] - self.ent_start[entry[j]]
+            held = <int32_t*> malloc((total + 1) * sizeof(int32_t))
+            total = 0
+            if held == NULL:
+                raise MemoryError()
+            with nogil:
+                first[0] = 0
+                for j in range(page.n):
+                    first[j + 1] = first[j]
+                    e = entry[j]
+                    for k in range(self.ent_start[e], self.ent_start[e + 1]):
+                        tid = self.ent_terms[k]
+                        check = self.ent_checks[k]
+                        if use != NULL and check != 0 and not _key_in(use, check):
+                            continue
+                        pid = self.page_of[tid]
+                        if pid >= 0:
+                            held[first[j + 1]] = pid
+                            first[j + 1] += 1
+            # Room for every word in every text (untouched memory costs nothing), when any token holds one.
+            if first[page.n]:
+                total = n_words * n_texts
+            bound_arr = np.empty(total, dtype=np.int32)
+            offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+            ids = <int32_t*> _data(bound_arr) if total else NULL
+            offsets = <long long*> _data(offsets_arr)
+            with nogil:
+                for d in range(n_texts):
+                    for i in range(tok_offsets[d], tok_offsets[d + 1]):
+                        j = out.ids[i]
+                        for k in range(first[j], first[j + 1]):
+                            if stamp[held[k]] != d + 1:
+                                stamp[held[k]] = d + 1
+                                # in order: an insertion into the text's few words so far
+                                x = held[k]
+                                a = w
+                                while a > offsets[d] and ids[a - 1] > x:
+                                    ids[a] = ids[a - 1]
+                                    a -= 1
+                                ids[a] = x
+                                w += 1
+                    offsets[d + 1] = w
+            return bound_arr[:w].copy() if w < total else bound_arr, offsets_arr
+        finally:
+            self.busy = False
+            for tid_obj in preset:
+                self.page_of[<Py_ssize_t> tid_obj] = -1
+            free(entry); free(first); free(held); free(stamp); free(key_array); free(out.ids)
+            _free_vocab(&page)
+
     cdef int _enter(self) except -1:
         """Before a call's work: refuse re-entry (``analyse`` calling back in), start afresh when full."""
         if self.busy:

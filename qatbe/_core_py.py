@@ -815,6 +815,25 @@ class TermMemo:
         return (np.asarray(ids, dtype=np.int32), np.asarray(offsets, dtype=np.int64),
                 np.diff(tok_offsets).astype(np.float64), new)
 
+    def holds(
+        self, texts: Sequence[str] | Scan, prefixes: Sequence[str] | None, words: Sequence[str],
+        analyse: Callable[[list[str], bytes], Sequence[Told]], fold: Sequence[int] | None = None,
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        """Which of ``words`` each text holds, ``(ids, offsets)``; see ``qatbe._core.TermMemo.holds``: here
+        read off ``index``, as it is defined."""
+        word_list = list(words)
+        if any(not isinstance(w, str) or not w for w in word_list):
+            raise ValueError("words must be non-empty str terms")
+        if len(set(word_list)) != len(word_list):
+            raise ValueError("words must be distinct")
+        ids, offsets, _, _ = self.index(texts, prefixes, {w: k for k, w in enumerate(word_list)}, analyse, fold)
+        out: list[int] = []
+        bounds = [0]
+        for d in range(len(offsets) - 1):
+            out += sorted({x for x in ids[offsets[d]:offsets[d + 1]].tolist() if x < len(word_list)})
+            bounds.append(len(out))
+        return np.asarray(out, dtype=np.int32), np.asarray(bounds, dtype=np.int64)
+
     def terms(
         self, texts: Sequence[str] | Scan, analyse: Callable[[list[str], bytes], Sequence[Told]],
         which: Sequence[int] | None = None,

@@ -109,6 +109,38 @@ def test_memo_terms_name_each_texts_terms_whatever_was_remembered(kernel: Module
         assert got == want and ids.dtype == np.int32 and offsets.dtype == np.int64
 
 
+words = st.lists(st.sampled_from(["ab", "the", "e", "passport", "ail", "name", "ssport", "京", "ошка", "zz"]),
+                 unique=True, max_size=5)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 12), st.lists(st.tuples(texts, prefixes, words, st.booleans()), min_size=1, max_size=4))
+def test_memo_holds_the_words_an_index_finds_whatever_was_remembered(
+        kernel: ModuleType, max_entries: int, calls: list[tuple[list[str], list[str] | None, list[str], bool]]
+) -> None:
+    """``holds``: per text, the words (as indices, increasing, once each) that ``index`` with those words
+    numbered first finds there, the prefix filter, the checks and the folding table included, from one memo
+    that remembers across the calls (the definition's memo starts empty)."""
+    memo = kernel.TermMemo(max_entries)
+    for items, pre, want_words, folded in calls:
+        fold = fold_table() if folded else None
+        ids, offsets = memo.holds(items, pre, want_words, fake_analyse, fold)
+        flat, offs, _, _ = kernel.TermMemo(1000).index(items, pre, {w: k for k, w in enumerate(want_words)},
+                                                       fake_analyse, fold)
+        want = [sorted({x for x in flat[offs[d]:offs[d + 1]].tolist() if x < len(want_words)})
+                for d in range(len(items))]
+        assert [ids[offsets[d]:offsets[d + 1]].tolist() for d in range(len(items))] == want
+        assert ids.dtype == np.int32 and offsets.dtype == np.int64 and len(offsets) == len(items) + 1
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("bad", [[""], ["ab", "ab"], [3]], ids=["empty term", "repeated", "not a str"])
+def test_memo_holds_refuses_words_it_cannot_number(kernel: ModuleType, bad: list[object]) -> None:
+    with pytest.raises(ValueError):
+        kernel.TermMemo(10).holds(["ab cd"], None, bad, fake_analyse)
+
+
 def _bad(told: object) -> Callable[[list[str], bytes], object]:
     return lambda tokens, simple: [told] * len(tokens)
 

@@ -241,22 +241,7 @@ class Analyzer:
         (``_analyse``). ``texts`` may be a ``kernel.scan`` of the texts, which a caller that reads the page more
         than once makes once.
         """
-        prefixes = None
-        fold = None
-        if only is not None and self._filters and all(only):
-            prefixes = {t[:2] for t in only}
-            umlauts = _SPELLED_UMLAUTS.get(self.language or "", "")
-            whole = _WHOLE_TERM.get(self.language or "", {})
-            short = 2 if self.language in _SHORT_STEMS_REWRITTEN else 1  # terms this long admit any second letter
-            for t in only:
-                if len(t) <= short:
-                    prefixes |= _after(t[0])
-                if t[0] in umlauts:
-                    prefixes.add(t[0] + "e")
-                if t in whole:
-                    prefixes.add(whole[t])
-            if min(map(len, only), default=short + 1) > short:
-                fold = fold_table()  # non-ASCII tokens too (a short term keeps every one: see fold_table)
+        prefixes, fold = self._filter(only)
         # Term ids in order of first appearance, "" (stopwords, filtered tokens) sharing one id.
         vocab.setdefault("", len(vocab))
         with self._memo_lock:
@@ -265,6 +250,36 @@ class Analyzer:
         if new:
             vocab.update(zip(new, range(len(vocab), len(vocab) + len(new))))
         return ids, offsets, lengths
+
+    def holds(self, texts: Sequence[str] | Scan, words: Sequence[str]
+              ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        """Which of the index terms ``words`` each text holds, ``(ids, offsets)`` (text t's as indices into
+        ``words`` at ``ids[offsets[t]:offsets[t + 1]]``, increasing): the sets ``index(texts, vocab, False,
+        words)`` gives, without its page numbering and its id per position (``TermMemo.holds`` says why)."""
+        prefixes, fold = self._filter(words)
+        with self._memo_lock:
+            return self._memos[False].holds(  # type: ignore[no-any-return]
+                texts, prefixes, words, self._analysers[False], fold)
+
+    def _filter(self, only: Sequence[str] | None) -> tuple[set[str] | None, npt.NDArray[np.uint32] | None]:
+        """The prefix filter ``index`` reads tokens with when it need only find ``only`` (see there), and the
+        folding table that lets it rule out non-ASCII tokens too: ``(None, None)`` for no filter."""
+        if only is None or not self._filters or not all(only):
+            return None, None
+        prefixes = {t[:2] for t in only}
+        umlauts = _SPELLED_UMLAUTS.get(self.language or "", "")
+        whole = _WHOLE_TERM.get(self.language or "", {})
+        short = 2 if self.language in _SHORT_STEMS_REWRITTEN else 1  # terms this long admit any second letter
+        for t in only:
+            if len(t) <= short:
+                prefixes |= _after(t[0])
+            if t[0] in umlauts:
+                prefixes.add(t[0] + "e")
+            if t in whole:
+                prefixes.add(whole[t])
+        # non-ASCII tokens too (a short term keeps every one: see fold_table)
+        fold = fold_table() if min(map(len, only), default=short + 1) > short else None
+        return prefixes, fold
 
     def term_ids(
         self, texts: Sequence[str] | Scan, which: Sequence[int] | None = None

@@ -489,10 +489,10 @@ def bridge_credits(
             wanted[candidates[k]] = sorted(new_of[k])
     if not credit:
         return credit
-    # How many segments mention each candidate heading: the page's candidate words read off its scan, then one
-    # compiled pass over them (``bridge_mentions``).
+    # How many segments mention each candidate heading: which of the candidate words each segment holds, read
+    # off the page's scan (``Analyzer.holds``), then one compiled pass over them (``bridge_mentions``).
     vocab = {t: k for k, t in enumerate(sorted({t for ts in wanted.values() for t in ts}))}
-    flat, offs, _ = an.index(scan, dict(vocab), False, list(vocab))
+    flat, offs = an.holds(scan, list(vocab))
     credited = list(wanted)
     words = [vocab[w] for h in credited for w in wanted[h]]
     bounds_of = np.array(list(accumulate((len(wanted[h]) for h in credited), initial=0)), dtype=np.int64)
