@@ -112,6 +112,9 @@ def page_fields(
 def bridge_top(
     raw: npt.NDArray[np.float64], heads: Sequence[int], up: npt.NDArray[np.int64], top_n: int,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+def section_sizes(heads: Sequence[int], up: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]: ...
+def section_best(heads: Sequence[int], up: npt.NDArray[np.int64], credited: Sequence[int],
+                 values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
 def bridge_shares(
     ids: npt.NDArray[np.int32], offsets: npt.NDArray[np.int64], n_heads: int, bad: npt.NDArray[np.int32],
     top_rows: npt.NDArray[np.int64], top_offsets: npt.NDArray[np.int64], head_at: npt.NDArray[np.int64],

@@ -1587,18 +1587,13 @@ def bridge_top(const double[::1] raw, heads, const long long[::1] up, Py_ssize_t
     if not 0 <= top_n <= 64:
         raise ValueError("top_n must lie in [0, 64]")
     _check_up(up)
-    heads_list = list(heads)
-    n_heads = len(heads_list)
-    cdef long long* head_idx = <long long*> malloc((n_heads + 1) * sizeof(long long))
+    cdef long long* head_idx = _heads_array(heads, n, &n_heads)
     cdef uint8_t* is_head = <uint8_t*> calloc(n + 1, sizeof(uint8_t))
     cdef long long* under = <long long*> calloc(n + 1, sizeof(long long))  # per heading: the tops under it
     try:
-        if head_idx == NULL or is_head == NULL or under == NULL:
+        if is_head == NULL or under == NULL:
             raise MemoryError()
-        _ints(heads_list, n_heads, head_idx, "heads")
         for p in range(n_heads):
-            if not 0 <= head_idx[p] < n or (p and head_idx[p] <= head_idx[p - 1]):
-                raise ValueError("heads must be increasing segment indices")
             is_head[head_idx[p]] = 1
         with nogil:
             for i in range(n if top_n else 0):
@@ -1628,6 +1623,94 @@ def bridge_top(const double[::1] raw, heads, const long long[::1] up, Py_ssize_t
         return (_copy_array(best_i, c, np.int64), _copy_array(head_idx, n_cand, np.int64))
     finally:
         free(head_idx); free(is_head); free(under)
+
+
+cdef long long* _heads_array(heads, Py_ssize_t n, Py_ssize_t* n_heads) except NULL:
+    """``heads`` (increasing indices of segments 0 .. n - 1) as a C array (one slot at least); its length in
+    ``n_heads``."""
+    heads_list = list(heads)
+    n_heads[0] = len(heads_list)
+    cdef long long* out = <long long*> malloc((n_heads[0] + 1) * sizeof(long long))
+    cdef Py_ssize_t p
+    if out == NULL:
+        raise MemoryError()
+    try:
+        _ints(heads_list, n_heads[0], out, "heads")
+        for p in range(n_heads[0]):
+            if not 0 <= out[p] < n or (p and out[p] <= out[p - 1]):
+                raise ValueError("heads must be increasing segment indices")
+    except BaseException:
+        free(out)
+        raise
+    return out
+
+
+def section_sizes(heads, const long long[::1] up):
+    """Per segment: for a heading (``heads``, increasing), how many segments that are not headings sit under it
+    at any depth (down the chains of ``up``); 0 for every other segment. Each segment counts once for the
+    heading right above it, and each heading's total is then added to the heading above it, last heading first
+    (a heading comes after the headings above it). Why compiled: the bridges' name factor asked it of the whole
+    page in Python, a dictionary entry per segment."""
+    cdef Py_ssize_t n = up.shape[0], n_heads, p, i
+    _check_up(up)
+    cdef long long* head_idx = _heads_array(heads, n, &n_heads)
+    cdef uint8_t* is_head = <uint8_t*> calloc(n + 1, sizeof(uint8_t))
+    out_arr = np.zeros(n, dtype=np.int64)
+    cdef long long* out = <long long*> _data(out_arr) if n else NULL
+    try:
+        if is_head == NULL:
+            raise MemoryError()
+        with nogil:
+            for p in range(n_heads):
+                is_head[head_idx[p]] = 1
+            for i in range(n):
+                if up[i] >= 0 and not is_head[i]:
+                    out[up[i]] += 1
+            for p in range(n_heads - 1, -1, -1):
+                i = head_idx[p]
+                if up[i] >= 0:
+                    out[up[i]] += out[i]
+        return out_arr
+    finally:
+        free(head_idx); free(is_head)
+
+
+def section_best(heads, const long long[::1] up, credited, const double[::1] values):
+    """Per segment, the best of ``values`` over the ``credited`` headings above it (the chain of ``up``), 0 for
+    none: each heading's best over its chain, one step per heading (a heading comes after the headings above it),
+    read off per segment through ``up``. A heading's own credit is not its own: it sits in its parent's section.
+    Why compiled: the bridges ran it as a dictionary walk and a numpy gather on every page they credit."""
+    cdef Py_ssize_t n = up.shape[0], n_heads, n_credited = values.shape[0], p, i
+    cdef long long above
+    cdef double v
+    _check_up(up)
+    cdef long long* head_idx = _heads_array(heads, n, &n_heads)
+    cdef long long* at = <long long*> malloc((n_credited + 1) * sizeof(long long))
+    cdef double* own = <double*> calloc(n + 1, sizeof(double))
+    cdef double* best = <double*> calloc(n + 1, sizeof(double))
+    out_arr = np.zeros(n, dtype=np.float64)
+    cdef double* out = <double*> _data(out_arr) if n else NULL
+    try:
+        if at == NULL or own == NULL or best == NULL:
+            raise MemoryError()
+        _ints(credited, n_credited, at, "credited")
+        for p in range(n_credited):
+            if not 0 <= at[p] < n:
+                raise ValueError(f"credited[{p}] = {at[p]} is no segment")
+        with nogil:
+            for p in range(n_credited):
+                own[at[p]] = values[p]
+            for p in range(n_heads):
+                i = head_idx[p]
+                above = up[i]
+                v = own[i]
+                best[i] = v if above < 0 or not best[above] > v else best[above]
+            for i in range(n):
+                if up[i] >= 0:
+                    out[i] = best[up[i]]
+        return out_arr
+    finally:
+        free(head_idx); free(at); free(own); free(best)
 
 
 def bridge_shares(const int[::1] ids, const long long[::1] offsets, Py_ssize_t n_heads, const int[::1] bad,

@@ -619,9 +619,7 @@ def bridge_top(
     if not 0 <= top_n <= 64:
         raise ValueError("top_n must lie in [0, 64]")
     ups = _checked_up(up)
-    heads = [int(h) for h in heads]
-    if any(not 0 <= h < n for h in heads) or any(b <= a for a, b in pairwise(heads)):
-        raise ValueError("heads must be increasing segment indices")
+    heads = _checked_heads(heads, n)
     is_head = set(heads)
     values = raw.tolist()
     body = [i for i, v in enumerate(values) if v > 0 and i not in is_head]
@@ -629,6 +627,48 @@ def bridge_top(
     sections = [_chain_above(ups, i) for i in top]
     candidates = [h for h in heads if any(h not in section for section in sections)]
     return np.array(top, dtype=np.int64), np.array(candidates, dtype=np.int64)
+
+
+def _checked_heads(heads: Sequence[int], n: int) -> list[int]:
+    out = [int(h) for h in heads]
+    if any(not 0 <= h < n for h in out) or any(b <= a for a, b in pairwise(out)):
+        raise ValueError("heads must be increasing segment indices")
+    return out
+
+
+def section_sizes(heads: Sequence[int], up: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Per heading, the segments that are not headings under it at any depth; see ``qatbe._core.section_sizes``."""
+    ups = _checked_up(up)
+    head_list = _checked_heads(heads, len(ups))
+    is_head = set(head_list)
+    out = [0] * len(ups)
+    for i, k in enumerate(ups):
+        if k >= 0 and i not in is_head:
+            out[k] += 1
+    for h in reversed(head_list):
+        if ups[h] >= 0:
+            out[ups[h]] += out[h]
+    return np.array(out, dtype=np.int64)
+
+
+def section_best(heads: Sequence[int], up: npt.NDArray[np.int64], credited: Sequence[int],
+                 values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Per segment, the best credit of the headings above it; see ``qatbe._core.section_best``."""
+    ups = _checked_up(up)
+    n = len(ups)
+    head_list = _checked_heads(heads, n)
+    at = [int(h) for h in credited]
+    if len(at) != len(values):
+        raise ValueError(f"credited must have {len(values)} entries, not {len(at)}")
+    if any(not 0 <= h < n for h in at):
+        raise ValueError("credited must be segments")
+    own = dict(zip(at, np.asarray(values, dtype=np.float64).tolist()))
+    best: dict[int, float] = {}
+    for h in head_list:
+        above = ups[h]
+        value = own.get(h, 0.0)
+        best[h] = value if above < 0 else max(value, best.get(above, 0.0))
+    return np.array([best.get(k, 0.0) for k in ups], dtype=np.float64)
 
 
 def bridge_shares(

@@ -11,9 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from qatbe import _core_py
 from qatbe._core_py import _chain_above
-from qatbe.score.bm25 import _by_section, _section_sizes, heading_ancestors
+from qatbe.score.bm25 import heading_ancestors
 from qatbe.types import Segment, SegmentKind
+
+try:
+    from qatbe import _core as _compiled
+except ImportError:
+    _compiled = None
+
+KERNELS = [_core_py] + ([_compiled] if _compiled is not None else [])
 
 
 def _segments(levels: list[int]) -> list[Segment]:
@@ -37,22 +45,26 @@ def _under(up: list[int], i: int, h: int) -> bool:
     return False
 
 
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 @settings(max_examples=200, deadline=None)
 @given(st.data(), st.lists(st.integers(0, 3), max_size=12))
-def test_each_segment_gets_the_best_credit_of_the_headings_above_it(data: st.DataObject, levels: list[int]) -> None:
+def test_each_segment_gets_the_best_credit_of_the_headings_above_it(kernel: object, data: st.DataObject,
+                                                                    levels: list[int]) -> None:
     """A segment's bridge credit is the best credit among its heading ancestors (0 with none credited): read per
     heading down the chains and then off ``up``, it must equal the definition over the ancestors."""
     heads = [i for i, lv in enumerate(levels) if lv]
     credit = data.draw(st.dictionaries(st.sampled_from(heads), st.floats(0.0, 5.0))) if heads else {}
     ancestors = heading_ancestors(_segments(levels))
     want = [max((credit[h] for h in anc if h in credit), default=0.0) for anc in ancestors]
-    got = _by_section(np.array(_up(levels), dtype=np.int64), heads, credit)
-    assert got.tolist() == want
+    got = kernel.section_best(heads, np.array(_up(levels), dtype=np.int64), list(credit),  # type: ignore[attr-defined]
+                              np.array(list(credit.values()), dtype=np.float64))
+    assert got.tolist() == want and got.dtype == np.float64
 
 
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 3), max_size=12))
-def test_heading_chains_say_which_sections_a_segment_sits_in(levels: list[int]) -> None:
+def test_heading_chains_say_which_sections_a_segment_sits_in(kernel: object, levels: list[int]) -> None:
     ancestors = heading_ancestors(_segments(levels))
     up = _up(levels)
     for i in range(len(levels)):
@@ -60,7 +72,24 @@ def test_heading_chains_say_which_sections_a_segment_sits_in(levels: list[int]) 
     is_heading = [lv > 0 for lv in levels]
     want = {h: sum(1 for i, anc in enumerate(ancestors) if h in anc and not is_heading[i])
             for h in range(len(levels)) if is_heading[h]}
-    assert _section_sizes(up, is_heading) == {h: k for h, k in want.items() if k}
+    heads = [h for h in range(len(levels)) if is_heading[h]]
+    got = kernel.section_sizes(heads, np.array(up, dtype=np.int64))  # type: ignore[attr-defined]
+    assert got.tolist() == [want.get(i, 0) for i in range(len(levels))] and got.dtype == np.int64
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("call", [
+    lambda k: k.section_sizes([1, 0], np.array([-1, 0], dtype=np.int64)),
+    lambda k: k.section_sizes([2], np.array([-1, 0], dtype=np.int64)),
+    lambda k: k.section_sizes([0], np.array([1, -1], dtype=np.int64)),
+    lambda k: k.section_best([0], np.array([-1, 0], dtype=np.int64), [5], np.ones(1)),
+    lambda k: k.section_best([0], np.array([-1, 0], dtype=np.int64), [0, 1], np.ones(1)),
+    lambda k: k.section_best([0, 0], np.array([-1, 0], dtype=np.int64), [], np.ones(0)),
+], ids=["heads out of order", "head not a segment", "up after the segment", "credited not a segment",
+        "a credit per heading", "a heading twice"])
+def test_section_kernels_refuse_what_they_cannot_read(kernel: object, call: object) -> None:
+    with pytest.raises(ValueError):
+        call(kernel)  # type: ignore[operator]
 
 
 def _plain_ancestors(segments: list[Segment]) -> list[tuple[int, ...]]:

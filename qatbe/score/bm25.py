@@ -377,38 +377,6 @@ def _name_terms(an: Analyzer, text: str) -> set[str]:
     return {names[x] for x in set(flat.tolist())} - {""}
 
 
-def _section_sizes(up: Sequence[int], is_heading: Sequence[bool]) -> dict[int, int]:
-    """Per heading, how many non-heading segments sit under it (at any depth); headings with none are left out.
-
-    Each segment counts once for the heading right above it, and each heading's total is then added to the heading
-    above it, last heading first (a heading comes after the headings above it, so its sub-sections are done by
-    then): one step per segment and per heading, not per segment per level."""
-    sizes: dict[int, int] = {}
-    for i, k in enumerate(up):
-        if k >= 0 and not is_heading[i]:
-            sizes[k] = sizes.get(k, 0) + 1
-    for h in range(len(up) - 1, -1, -1):
-        if is_heading[h] and up[h] >= 0 and h in sizes:
-            sizes[up[h]] = sizes.get(up[h], 0) + sizes[h]
-    return sizes
-
-
-def _by_section(up: npt.NDArray[np.int64], heads: Sequence[int], credit: dict[int, float]
-                ) -> npt.NDArray[np.float64]:
-    """Per segment, the best credit of the sections it sits in (0 for none): each heading's best over its chain,
-    one step per heading (a heading comes after the headings above it), then read off per segment through ``up``
-    (the heading above it). Credits are positive, so a 0 for every other heading leaves each section's best."""
-    ups = up.tolist()
-    best: dict[int, float] = {}
-    for h in heads:
-        above = ups[h]
-        value = credit.get(h, 0.0)
-        best[h] = value if above < 0 else max(value, best[above])
-    table = np.zeros(len(ups) + 1, dtype=np.float64)  # the last slot answers up == -1 (no heading: 0)
-    table[list(best)] = list(best.values())
-    return table[up]
-
-
 def bridge_credits(
     an: Analyzer, segments: Sequence[Segment], texts: Sequence[str], raw: npt.NDArray[np.float64],
     asked: set[str], heads: Sequence[int], up_array: npt.NDArray[np.int64], scan: Scan | None = None,
@@ -461,7 +429,7 @@ def bridge_credits(
     bounds = offs.tolist()
     by_name = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
     named_terms: dict[int, set[str]] = {}  # filled when a mention reaches the share (rare: most pages never do)
-    sizes: dict[int, int] | None = None
+    sizes: list[int] | None = None
     best: dict[int, float] = {}  # per heading row with a pair, the best share x score x name factor
     new_of: dict[int, set[str]] = {}
     for k, t, share in zip(rows_k.tolist(), rows_t.tolist(), shares.tolist()):
@@ -476,11 +444,8 @@ def bridge_credits(
         factor = 1.0
         if named:
             if sizes is None:
-                is_heading = [False] * n
-                for x in heads:
-                    is_heading[x] = True
-                sizes = _section_sizes(up_array.tolist(), is_heading)
-            factor += (NAME_BRIDGE - 1.0) / max(1.0, sizes.get(h, 0) / NAME_SECTION) ** 0.5
+                sizes = kernel.section_sizes(heads, up_array).tolist()
+            factor += (NAME_BRIDGE - 1.0) / max(1.0, sizes[h] / NAME_SECTION) ** 0.5
         best[k] = max(best.get(k, 0.0), share * values[i] * factor)
     wanted: dict[int, list[str]] = {}
     for k, value in best.items():
@@ -589,7 +554,8 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     if settings.bridge > 0 and up_array is not None and best > 0:
         credit = bridge_credits(an, segments, texts, raw, set(q_terms), heads, up_array, scan)
         if credit:  # no credit: the bridge part is 0 everywhere and leaves raw as it is
-            bridge = settings.bridge * _by_section(up_array, heads, credit)
+            bridge = settings.bridge * kernel.section_best(heads, up_array, list(credit),
+                                                           np.array(list(credit.values()), dtype=np.float64))
             raw = raw + bridge
             changed = True
     answer_type = zeros
