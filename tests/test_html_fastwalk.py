@@ -259,6 +259,25 @@ def test_byte_locator_finds_the_positions_of_the_str_locator(html: str, texts: l
 
 
 @needs_fast
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="aZ09 é-中\U0001f600", max_size=12), max_size=30).map("".join),
+       st.lists(st.one_of(st.text(alphabet="aZ09 é-中\U0001f600", max_size=16),
+                          st.builds(lambda k, tail: " " * k + tail, st.integers(390, 402),
+                                    st.sampled_from(["abcd", "abcdef x", "ab", "é", "a1b2c3 "]))),
+                max_size=12))
+def test_byte_locator_reads_every_needle_as_the_str_locator(html: str, texts: list[str]) -> None:
+    """Needles of every kind of str (one, two and four bytes a character), runs that end the text or cross its
+    400th character, and texts with no run of four (the first eight characters instead)."""
+    from qatbe.segmentation.html_emit import _Locator
+    from qatbe.segmentation.html_fastwalk import ByteLocator
+
+    html = "<body>" + html + "".join(texts[::2])
+    by_str = _Locator(html)
+    by_bytes = ByteLocator(html, html.encode("utf-8", "ignore"))
+    assert [by_bytes.find(t) for t in texts] == [by_str.find(t) for t in texts]
+
+
+@needs_fast
 @pytest.mark.parametrize("filler", ["wörd 中文 ", "ascii only ", "\U0001f600 é "])
 def test_byte_locator_counts_code_points_across_long_spans(filler: str) -> None:
     # The compiled count of code points takes 16 bytes a step in blocks of 255 steps (4,080 bytes): spans of

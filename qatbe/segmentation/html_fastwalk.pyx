@@ -26,6 +26,12 @@ from libc.stdint cimport uint32_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object o)
+    void* PyUnicode_DATA(object o)
+    Py_ssize_t PyUnicode_GET_LENGTH(object o)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+
 from qatbe.segmentation.ascii_bytes cimport ascii_lower, contains_ci, equals_ci, is_ascii, strip_ascii
 from qatbe.segmentation.lexbor_nodes cimport (
     first_child,
@@ -2061,6 +2067,37 @@ cdef extern from *:
     Py_ssize_t qatbe_code_points(const char* s, Py_ssize_t n) nogil
 
 
+cdef inline bint _alnum(Py_UCS4 c) noexcept:
+    return (97 <= c <= 122) or (65 <= c <= 90) or (48 <= c <= 57)
+
+
+cdef Py_ssize_t _ascii_run(str text, char* out) noexcept:
+    """``_needle(text)`` when it is the first run of four or more ASCII letters and digits in the first 400
+    characters, copied into ``out`` (room for 400); its length, or 0 when ``_needle`` falls back to the text's
+    first eight characters."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i, k, run = 0
+    cdef Py_UCS4 c
+    if n > 400:
+        n = 400
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if _alnum(c):
+            run += 1
+        elif run >= 4:
+            break
+        else:
+            run = 0
+    else:
+        i = n
+    if run < 4:
+        return 0
+    for k in range(run):
+        out[k] = <char> PyUnicode_READ(kind, data, i - run + k)
+    return run
+
+
 cdef class ByteLocator:
     """``html_emit._Locator`` over the page's UTF-8 bytes: the same positions (character offsets in ``html``).
 
@@ -2083,27 +2120,37 @@ cdef class ByteLocator:
         self.budget = 4 * len(html) + SEARCH_WINDOW
 
     cpdef Py_ssize_t find(self, str text) except? -2:
-        cdef Py_ssize_t cursor = self.cursor_c, budget = self.budget, end, span, found_c, length
+        cdef Py_ssize_t cursor = self.cursor_c, budget = self.budget, end, span, found_c, length, n_bytes
         cdef const char* p = self.data
         cdef const char* want
         cdef const char* at
         cdef bytes needle_b
+        cdef char run[400]
         if budget <= 0:
             return cursor
-        needle = _needle(text)
-        if not needle:
-            return cursor
+        # The needle is nearly always a run of ASCII letters and digits (``_needle``): read here into a C buffer,
+        # its UTF-8 bytes are its characters. Why: the str and bytes objects ``_needle`` and ``encode`` made
+        # cost more than most searches, a couple of hundred of them a page.
+        length = _ascii_run(text, run)
+        if length:
+            want = run
+            n_bytes = length
+        else:
+            needle = _needle(text)
+            if not needle:
+                return cursor
+            needle_b = needle.encode("utf-8", "surrogatepass")
+            want = needle_b
+            length = len(needle)
+            n_bytes = len(needle_b)
         end = cursor + min(budget, SEARCH_WINDOW)
-        needle_b = needle.encode("utf-8", "surrogatepass")
-        want = needle_b
-        length = len(needle)
         # Bytes enough for the window's characters (at most four each), within the page.
         span = min(len(self.data) - self.cursor_b, 4 * (end - cursor))
-        at = qatbe_find(p + self.cursor_b, span, want, len(needle_b)) if span > 0 else NULL
+        at = qatbe_find(p + self.cursor_b, span, want, n_bytes) if span > 0 else NULL
         if at != NULL:
             found_c = cursor + qatbe_code_points(p + self.cursor_b, at - (p + self.cursor_b))
             if found_c + length <= end:
-                self.cursor_b = (at - p) + len(needle_b)
+                self.cursor_b = (at - p) + n_bytes
                 self.cursor_c = found_c + length
                 self.budget = budget - (self.cursor_c - cursor)
                 return found_c
