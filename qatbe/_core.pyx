@@ -2593,7 +2593,7 @@ cdef class TermMemo:
         prefix filter and the checks included.
 
         Why: a caller that only asks whether a text holds a few terms (the bridges' mention count) needs neither
-        a page numbering nor an id per position; without them the pass over the page costs about half as much.
+        a page numbering nor an id per position; without them the pass over a page costs a third to a half less.
         """
         cdef Scan sc = _as_scan(texts)
         cdef list keys = [] if prefixes is None else _prefix_keys(prefixes)
@@ -2673,9 +2673,14 @@ cdef class TermMemo:
                         if pid >= 0:
                             held[first[j + 1]] = pid
                             first[j + 1] += 1
-            # Room for every word in every text (untouched memory costs nothing), when any token holds one.
+            # Room for every word in every text (untouched memory costs nothing), when any token holds one; on
+            # a page too large for that, for every occurrence of a token that holds one.
             if first[page.n]:
                 total = n_words * n_texts
+                if total > (1 << 20):
+                    total = 0
+                    for i in range(out.n):
+                        total += first[out.ids[i] + 1] - first[out.ids[i]]
             bound_arr = np.empty(total, dtype=np.int32)
             offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
             ids = <int32_t*> _data(bound_arr) if total else NULL

@@ -135,6 +135,17 @@ def test_memo_holds_the_words_an_index_finds_whatever_was_remembered(
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_memo_holds_on_a_page_too_large_to_make_room_for_every_word_in_every_text(kernel: ModuleType) -> None:
+    """1,000 texts and 1,100 words: past the size where ``holds`` makes room for every word in every text, it
+    counts the occurrences first; the sets are those of ``index`` all the same."""
+    want_words = [f"t{k:04d}" for k in range(1100)]  # five characters: fake_analyse's one term is the token
+    items = [f"t{k:04d} t{(7 * k) % 1100:04d} x t{k:04d}" for k in range(1000)]
+    ids, offsets = kernel.TermMemo(5000).holds(items, None, want_words, fake_analyse)
+    want = [sorted({k, (7 * k) % 1100}) for k in range(1000)]
+    assert [ids[offsets[d]:offsets[d + 1]].tolist() for d in range(len(items))] == want
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 @pytest.mark.parametrize("bad", [[""], ["ab", "ab"], [3]], ids=["empty term", "repeated", "not a str"])
 def test_memo_holds_refuses_words_it_cannot_number(kernel: ModuleType, bad: list[object]) -> None:
     with pytest.raises(ValueError):
