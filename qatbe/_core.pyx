@@ -2417,6 +2417,25 @@ def last_visible(texts):
 # Term memo: raw tokens -> index term ids, kept across pages (see ``TermMemo``).
 
 
+cdef tuple _csr_out(Py_ssize_t total, Py_ssize_t n_texts):
+    """A page read's output arrays, to be filled: ``total`` int32 ids and ``n_texts + 1`` int64 offsets from 0."""
+    return np.empty(total, dtype=np.int32), np.zeros(n_texts + 1, dtype=np.int64)
+
+
+cdef uint64_t* _begin(list keys, const uint32_t[::1] fold_view, _Prefixes* pre, _Vocab* page, _Out* out
+                      ) except NULL:
+    """A page read's empty state: ``pre`` filled from ``keys`` (and the folding table), ``page`` and ``out``
+    empty. Returns the key array ``pre`` points into (the caller frees it)."""
+    cdef uint64_t* key_array = _key_array(keys)
+    _fill_prefixes(pre, key_array, len(keys))
+    _set_fold(pre, fold_view)
+    memset_vocab(page)
+    out.ids = NULL
+    out.n = 0
+    out.cap = 0
+    return key_array
+
+
 cdef class TermMemo:
     """What each raw token a page used means as index terms, remembered across pages, and the page index built
     from it: ``index(texts, prefixes, vocab, analyse)``.
@@ -2523,8 +2542,7 @@ cdef class TermMemo:
             for i in range(out.n):
                 e = entry[out.ids[i]]
                 total += self.ent_start[e + 1] - self.ent_start[e]
-            ids_arr = np.empty(total, dtype=np.int32)
-            offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+            ids_arr, offsets_arr = _csr_out(total, n_texts)
             ids = <int32_t*> _data(ids_arr) if total else NULL
             offsets = <long long*> _data(offsets_arr)
             with nogil:
@@ -2565,21 +2583,12 @@ cdef class TermMemo:
         cdef _Out out
         cdef int32_t* entry = NULL
         cdef _Prefixes pre
-        cdef uint64_t* key_array = _key_array(keys)
-        _fill_prefixes(&pre, key_array, len(keys))
-        _set_fold(&pre, fold_view)
-        memset_vocab(&page)
-        out.ids = NULL
-        out.n = 0
-        out.cap = 0
+        cdef uint64_t* key_array = _begin(keys, fold_view, &pre, &page, &out)
         tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
         self.busy = True
         try:
-            _take_texts(sc, NULL, 0, &pre if filtered else NULL, &page, &out, <long long*> _data(tok_offsets_arr))
-            entry = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
-            if entry == NULL:
-                raise MemoryError()
-            self._resolve(&page, entry, analyse)
+            entry = self._take_resolved(sc, &pre if filtered else NULL, &page, &out,
+                                        <long long*> _data(tok_offsets_arr), analyse)
             return self._write(&page, &out, entry, tok_offsets_arr, vocab, &pre if filtered else NULL)
         finally:
             self.busy = False
@@ -2598,7 +2607,7 @@ cdef class TermMemo:
         cdef Scan sc = _as_scan(texts)
         cdef list keys = [] if prefixes is None else _prefix_keys(prefixes)
         cdef bint filtered = prefixes is not None
-        cdef Py_ssize_t n_texts = len(sc.items), n_words, j, k, i, d, e, w = 0, cap, n_names
+        cdef Py_ssize_t n_texts = len(sc.items), n_words, j, k, i, d, e, w = 0
         cdef const uint32_t[::1] fold_view = _fold_table(fold)
         cdef list word_list = list(words)
         n_words = len(word_list)
@@ -2620,33 +2629,19 @@ cdef class TermMemo:
         cdef int32_t* ids
         cdef long long* offsets
         cdef _Prefixes pre
-        cdef uint64_t* key_array = _key_array(keys)
+        cdef uint64_t* key_array = _begin(keys, fold_view, &pre, &page, &out)
         cdef const _Prefixes* use = &pre if filtered else NULL
         cdef list preset = []
-        _fill_prefixes(&pre, key_array, len(keys))
-        _set_fold(&pre, fold_view)
-        memset_vocab(&page)
-        out.ids = NULL
-        out.n = 0
-        out.cap = 0
         tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
         cdef long long* tok_offsets = <long long*> _data(tok_offsets_arr)
         self.busy = True
         try:
-            _take_texts(sc, NULL, 0, use, &page, &out, tok_offsets)
-            entry = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
+            entry = self._take_resolved(sc, use, &page, &out, tok_offsets, analyse)
             first = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
             stamp = <Py_ssize_t*> calloc(n_words + 1, sizeof(Py_ssize_t))
-            if entry == NULL or first == NULL or stamp == NULL:
+            if first == NULL or stamp == NULL:
                 raise MemoryError()
-            self._resolve(&page, entry, analyse)
-            n_names = len(self.names)
-            cap = self.page_of_cap  # read now: _enter may have started the memo afresh
-            if n_names > cap:
-                _grow(<void**> &self.page_of, &cap, n_names, sizeof(int32_t))
-                for i in range(self.page_of_cap, cap):
-                    self.page_of[i] = -1
-                self.page_of_cap = cap
+            self._page_of_room()
             for k in range(n_words):
                 tid_obj = self.term_ids.get(word_list[k])
                 if tid_obj is not None:
@@ -2681,8 +2676,7 @@ cdef class TermMemo:
                     total = 0
                     for i in range(out.n):
                         total += first[out.ids[i] + 1] - first[out.ids[i]]
-            bound_arr = np.empty(total, dtype=np.int32)
-            offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+            bound_arr, offsets_arr = _csr_out(total, n_texts)
             ids = <int32_t*> _data(bound_arr) if total else NULL
             offsets = <long long*> _data(offsets_arr)
             with nogil:
@@ -2708,6 +2702,33 @@ cdef class TermMemo:
                 self.page_of[<Py_ssize_t> tid_obj] = -1
             free(entry); free(first); free(held); free(stamp); free(key_array); free(out.ids)
             _free_vocab(&page)
+
+    cdef int32_t* _take_resolved(self, Scan sc, const _Prefixes* prefixes, _Vocab* page, _Out* out,
+                                 long long* tok_offsets, analyse) except NULL:
+        """The texts' tokens taken through ``prefixes`` (NULL: all) into ``page`` and ``out``
+        (``_take_texts``), then looked up in the memo: ``entry[j]`` is page token j's entry (the caller frees
+        it), after ``analyse`` has told the tokens not remembered yet."""
+        _take_texts(sc, NULL, 0, prefixes, page, out, tok_offsets)
+        cdef int32_t* entry = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
+        if entry == NULL:
+            raise MemoryError()
+        try:
+            self._resolve(page, entry, analyse)
+        except BaseException:
+            free(entry)
+            raise
+        return entry
+
+    cdef int _page_of_room(self) except -1:
+        """``page_of`` long enough for every term id (new slots -1). Read when called: ``_enter`` may have
+        started the memo afresh since the call began."""
+        cdef Py_ssize_t n_names = len(self.names), cap = self.page_of_cap, i
+        if n_names > cap:
+            _grow(<void**> &self.page_of, &cap, n_names, sizeof(int32_t))
+            for i in range(self.page_of_cap, cap):
+                self.page_of[i] = -1
+            self.page_of_cap = cap
+        return 0
 
     cdef int _enter(self) except -1:
         """Before a call's work: refuse re-entry (``analyse`` calling back in), start afresh when full."""
@@ -2776,8 +2797,8 @@ cdef class TermMemo:
     cdef tuple _write(self, const _Vocab* page, const _Out* out, const int32_t* entry, tok_offsets_arr,
                       dict vocab, const _Prefixes* pre):
         """Every position's term ids over ``vocab`` (see ``index``)."""
-        cdef Py_ssize_t n_names = len(self.names), n_texts = tok_offsets_arr.shape[0] - 1, n_tok = page.n
-        cdef Py_ssize_t i, k, d, j, e, m = 0, total = 0, w = 0, cap = self.page_of_cap
+        cdef Py_ssize_t n_texts = tok_offsets_arr.shape[0] - 1, n_tok = page.n
+        cdef Py_ssize_t i, k, d, j, e, m = 0, total = 0, w = 0
         cdef int32_t tid, pid, next_id = <int32_t> len(vocab)
         cdef int32_t* start = NULL  # page token j's page ids: ptids[start[j]:start[j + 1]]
         cdef int32_t* ptids = NULL
@@ -2788,11 +2809,7 @@ cdef class TermMemo:
         cdef long long* offsets
         cdef double* lengths
         cdef long long[::1] tok_offsets = tok_offsets_arr
-        if n_names > cap:
-            _grow(<void**> &self.page_of, &cap, n_names, sizeof(int32_t))
-            for i in range(self.page_of_cap, cap):
-                self.page_of[i] = -1
-            self.page_of_cap = cap
+        self._page_of_room()
         cdef list preset = []
         for term, pid_obj in vocab.items():
             tid_obj = self.term_ids.get(term)
@@ -2841,8 +2858,7 @@ cdef class TermMemo:
                             self.page_of[tid] = pid
                             _emit(&fresh, tid)
                         ptids[start[j] + k - self.ent_start[e]] = pid
-            ids_arr = np.empty(total, dtype=np.int32)
-            offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+            ids_arr, offsets_arr = _csr_out(total, n_texts)
             lengths_arr = np.empty(n_texts, dtype=np.float64)
             ids = <int32_t*> _data(ids_arr) if total else NULL
             offsets = <long long*> _data(offsets_arr)
