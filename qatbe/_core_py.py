@@ -630,6 +630,7 @@ def bridge_top(
 
 
 def _checked_heads(heads: Sequence[int], n: int) -> list[int]:
+    """The headings as a list of increasing segment indices below ``n`` (what the kernel's loops rely on)."""
     out = [int(h) for h in heads]
     if any(not 0 <= h < n for h in out) or any(b <= a for a, b in pairwise(out)):
         raise ValueError("heads must be increasing segment indices")
