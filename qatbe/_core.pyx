@@ -2534,11 +2534,7 @@ cdef class TermMemo:
         try:
             tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
             tok_offsets = <long long*> _data(tok_offsets_arr)
-            _take_texts(sc, picked, n_texts, NULL, &page, &out, tok_offsets)
-            entry = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
-            if entry == NULL:
-                raise MemoryError()
-            self._resolve(&page, entry, analyse)
+            entry = self._take_resolved(sc, picked, n_texts, NULL, &page, &out, tok_offsets, analyse)
             for i in range(out.n):
                 e = entry[out.ids[i]]
                 total += self.ent_start[e + 1] - self.ent_start[e]
@@ -2587,7 +2583,7 @@ cdef class TermMemo:
         tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
         self.busy = True
         try:
-            entry = self._take_resolved(sc, &pre if filtered else NULL, &page, &out,
+            entry = self._take_resolved(sc, NULL, 0, &pre if filtered else NULL, &page, &out,
                                         <long long*> _data(tok_offsets_arr), analyse)
             return self._write(&page, &out, entry, tok_offsets_arr, vocab, &pre if filtered else NULL)
         finally:
@@ -2636,17 +2632,12 @@ cdef class TermMemo:
         cdef long long* tok_offsets = <long long*> _data(tok_offsets_arr)
         self.busy = True
         try:
-            entry = self._take_resolved(sc, use, &page, &out, tok_offsets, analyse)
+            entry = self._take_resolved(sc, NULL, 0, use, &page, &out, tok_offsets, analyse)
             first = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
             stamp = <Py_ssize_t*> calloc(n_words + 1, sizeof(Py_ssize_t))
             if first == NULL or stamp == NULL:
                 raise MemoryError()
-            self._page_of_room()
-            for k in range(n_words):
-                tid_obj = self.term_ids.get(word_list[k])
-                if tid_obj is not None:
-                    self.page_of[<Py_ssize_t> tid_obj] = <int32_t> k
-                    preset.append(tid_obj)
+            preset = self._preset(zip(word_list, range(n_words)))
             # Each page token's words once (a token's terms may repeat a word), then each text's, once each.
             for j in range(page.n):
                 total += self.ent_start[entry[j] + 1] - self.ent_start[entry[j]]
@@ -2698,17 +2689,17 @@ cdef class TermMemo:
             return bound_arr[:w].copy() if w < total else bound_arr, offsets_arr
         finally:
             self.busy = False
-            for tid_obj in preset:
-                self.page_of[<Py_ssize_t> tid_obj] = -1
+            self._unset(preset)
             free(entry); free(first); free(held); free(stamp); free(key_array); free(out.ids)
             _free_vocab(&page)
 
-    cdef int32_t* _take_resolved(self, Scan sc, const _Prefixes* prefixes, _Vocab* page, _Out* out,
-                                 long long* tok_offsets, analyse) except NULL:
-        """The texts' tokens taken through ``prefixes`` (NULL: all) into ``page`` and ``out``
-        (``_take_texts``), then looked up in the memo: ``entry[j]`` is page token j's entry (the caller frees
-        it), after ``analyse`` has told the tokens not remembered yet."""
-        _take_texts(sc, NULL, 0, prefixes, page, out, tok_offsets)
+    cdef int32_t* _take_resolved(self, Scan sc, const Py_ssize_t* which, Py_ssize_t n_which,
+                                 const _Prefixes* prefixes, _Vocab* page, _Out* out, long long* tok_offsets,
+                                 analyse) except NULL:
+        """The tokens of the texts ``which[:n_which]`` (NULL: all) taken through ``prefixes`` (NULL: all) into
+        ``page`` and ``out`` (``_take_texts``), then looked up in the memo: ``entry[j]`` is page token j's entry
+        (the caller frees it), after ``analyse`` has told the tokens not remembered yet."""
+        _take_texts(sc, which, n_which, prefixes, page, out, tok_offsets)
         cdef int32_t* entry = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
         if entry == NULL:
             raise MemoryError()
@@ -2719,15 +2710,28 @@ cdef class TermMemo:
             raise
         return entry
 
-    cdef int _page_of_room(self) except -1:
-        """``page_of`` long enough for every term id (new slots -1). Read when called: ``_enter`` may have
-        started the memo afresh since the call began."""
+    cdef list _preset(self, pairs):
+        """``page_of`` long enough for every term id (new slots -1), then each known term of ``pairs`` (term, page
+        id) given its page id; the term ids set, for ``_unset``. The room is made when called: ``_enter`` may
+        have started the memo afresh since the call began."""
         cdef Py_ssize_t n_names = len(self.names), cap = self.page_of_cap, i
+        cdef list preset = []
         if n_names > cap:
             _grow(<void**> &self.page_of, &cap, n_names, sizeof(int32_t))
             for i in range(self.page_of_cap, cap):
                 self.page_of[i] = -1
             self.page_of_cap = cap
+        for term, pid_obj in pairs:
+            tid_obj = self.term_ids.get(term)
+            if tid_obj is not None:
+                self.page_of[<Py_ssize_t> tid_obj] = <int32_t> pid_obj
+                preset.append(tid_obj)
+        return preset
+
+    cdef int _unset(self, list preset) except -1:
+        """``page_of`` back to -1 for the term ids ``_preset`` set."""
+        for tid_obj in preset:
+            self.page_of[<Py_ssize_t> tid_obj] = -1
         return 0
 
     cdef int _enter(self) except -1:
@@ -2809,13 +2813,7 @@ cdef class TermMemo:
         cdef long long* offsets
         cdef double* lengths
         cdef long long[::1] tok_offsets = tok_offsets_arr
-        self._page_of_room()
-        cdef list preset = []
-        for term, pid_obj in vocab.items():
-            tid_obj = self.term_ids.get(term)
-            if tid_obj is not None:
-                self.page_of[<Py_ssize_t> tid_obj] = <int32_t> pid_obj
-                preset.append(tid_obj)
+        cdef list preset = self._preset(vocab.items())
         cdef _Out fresh
         fresh.ids = NULL
         fresh.n = 0
@@ -2876,8 +2874,7 @@ cdef class TermMemo:
         finally:
             for i in range(fresh.n):
                 self.page_of[fresh.ids[i]] = -1
-            for tid_obj in preset:
-                self.page_of[<Py_ssize_t> tid_obj] = -1
+            self._unset(preset)
             free(fresh.ids); free(start); free(ptids); free(order); free(met)
         return ids_arr, offsets_arr, lengths_arr, new_terms
 
