@@ -278,19 +278,59 @@ def test_byte_locator_reads_every_needle_as_the_str_locator(html: str, texts: li
 
 
 @needs_fast
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["<p>", "abcd", "wörd", "中文字", "\U0001f600", "x" * 37, "abcdabcd", " ", "é" * 20,
+                                 "cd ab"]), max_size=40).map("".join),
+       st.lists(st.sampled_from(["abcd", "wörd x", "abcdabcd", "cdab", "x" * 36, "nothere", "中文"]), max_size=10),
+       st.integers(1, 90))
+def test_byte_locator_keeps_to_the_window_in_characters(html: str, texts: list[str], window: int) -> None:
+    """A small window: the search steps through the window's bytes (one to four a character), with matches
+    that straddle two steps and ones that end just past the window; with the AVX2 scans and without."""
+    from qatbe.segmentation.html_emit import _Locator
+    from qatbe.segmentation.html_fastwalk import ByteLocator, use_avx2
+
+    html = "<body>" + html
+    by_str = _Locator(html, window)
+    expected = [by_str.find(t) for t in texts]
+    try:
+        for avx2 in (True, False):
+            use_avx2(avx2)
+            by_bytes = ByteLocator(html, html.encode("utf-8"), window)
+            assert [by_bytes.find(t) for t in texts] == expected
+    finally:
+        use_avx2(True)
+
+
+@needs_fast
+def test_locators_refuse_an_empty_window() -> None:
+    from qatbe.segmentation.html_emit import _Locator
+    from qatbe.segmentation.html_fastwalk import ByteLocator
+
+    with pytest.raises(ValueError, match="window"):
+        _Locator("<body>", 0)
+    with pytest.raises(ValueError, match="window"):
+        ByteLocator("<body>", b"<body>", 0)
+
+
+@needs_fast
+@pytest.mark.parametrize("avx2", [True, False])
 @pytest.mark.parametrize("filler", ["wörd 中文 ", "ascii only ", "\U0001f600 é "])
-def test_byte_locator_counts_code_points_across_long_spans(filler: str) -> None:
+def test_byte_locator_counts_code_points_across_long_spans(filler: str, avx2: bool) -> None:
     # The compiled count of code points takes 16 bytes a step in blocks of 255 steps (4,080 bytes): spans of
     # several blocks, and ends at every offset within a step, give the str locator's positions.
     from qatbe.segmentation.html_emit import _Locator
-    from qatbe.segmentation.html_fastwalk import ByteLocator
+    from qatbe.segmentation.html_fastwalk import ByteLocator, use_avx2
 
     parts = [f"<body><p>{filler * (700 + k)}marker{k} tail</p>" for k in range(17)]
     html = "".join(parts)
     texts = [f"marker{k} tail" for k in range(17)]
     by_str = _Locator(html)
-    by_bytes = ByteLocator(html, html.encode("utf-8", "ignore"))
-    found = [by_bytes.find(t) for t in texts]
+    try:
+        use_avx2(avx2)
+        by_bytes = ByteLocator(html, html.encode("utf-8", "ignore"))
+        found = [by_bytes.find(t) for t in texts]
+    finally:
+        use_avx2(True)
     assert found == [by_str.find(t) for t in texts]
     assert [html[i:i + len(t)] for i, t in zip(found, texts)] == texts
 

@@ -10,6 +10,7 @@ cdef class _Locator:
     cdef public str html
     cdef public Py_ssize_t cursor
     cdef public Py_ssize_t budget
+    cdef public Py_ssize_t window
 
     @cython.locals(cursor=Py_ssize_t, budget=Py_ssize_t, end=Py_ssize_t, at=Py_ssize_t, needle=str)
     cpdef Py_ssize_t find(self, str text) except? -2

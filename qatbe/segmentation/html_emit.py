@@ -27,13 +27,16 @@ class _Locator:
     an entity) leave the cursor where it is, so positions stay monotonic.
     """
 
-    __slots__ = ("budget", "cursor", "html")
+    __slots__ = ("budget", "cursor", "html", "window")
 
-    def __init__(self, html: str) -> None:
+    def __init__(self, html: str, window: int = _SEARCH_WINDOW) -> None:
+        if window < 1:
+            raise ValueError("window must be at least 1 character")
         self.html = html
+        self.window = window
         body = html.find("<body")
         self.cursor = max(body, 0)
-        self.budget = 4 * len(html) + _SEARCH_WINDOW
+        self.budget = 4 * len(html) + window
 
     def find(self, text: str) -> int:
         cursor = self.cursor
@@ -43,7 +46,7 @@ class _Locator:
         needle = _needle(text)
         if not needle:
             return cursor
-        end = cursor + min(budget, _SEARCH_WINDOW)
+        end = cursor + min(budget, self.window)
         at = self.html.find(needle, cursor, end)
         if at < 0:
             self.budget = budget - (end - cursor)
