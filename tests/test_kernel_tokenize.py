@@ -20,6 +20,31 @@ except ImportError:
 
 KERNELS: list[ModuleType] = [_core_py] + ([_compiled] if _compiled is not None else [])
 
+
+class _WithoutAvx2:
+    """The compiled kernel with its AVX2 scans turned off for each call: the SSE2 loops the processors without
+    AVX2 run (``_core.use_avx2``); on this machine the default is the AVX2 path, tested as ``_core``."""
+
+    __name__ = "_core-sse2"
+
+    def __getattr__(self, name: str) -> object:
+        assert _compiled is not None
+        function = getattr(_compiled, name)
+
+        def call(*args: object) -> object:
+            assert _compiled is not None
+            _compiled.use_avx2(False)
+            try:
+                return function(*args)
+            finally:
+                _compiled.use_avx2(True)
+
+        return call
+
+
+# The page-wide scans have a vector path per width: each is tested on every path there is.
+SCANS: list[ModuleType] = KERNELS + ([_WithoutAvx2()] if _compiled is not None else [])  # type: ignore[list-item]
+
 # Text that exercises every branch: ASCII words and joiners, case changes, digits, underscores, CJK, combining
 # marks, astral characters (4-byte strings), and anything else Unicode has.
 pieces = st.one_of(
@@ -226,7 +251,7 @@ def test_last_visible_is_what_rstrip_keeps_last(kernel: ModuleType, items: list[
     assert got.tolist() == [ord(t.rstrip()[-1]) if t.rstrip() else 0 for t in items]
 
 
-@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("kernel", SCANS, ids=lambda k: k.__name__)
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a", " ", "\x00", "\x01", "\x08", "\t", "\x0e", "\x1f", "\x7f", "\ufffd", "é", "—",
                                  "\U0001f600", "<"]), max_size=60).map("".join),
@@ -237,14 +262,14 @@ def test_control_scan_finds_nul_and_counts_controls_in_the_head(kernel: ModuleTy
     assert kernel.control_scan(text, sniff) == ("\x00" in text, controls)
 
 
-@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("kernel", SCANS, ids=lambda k: k.__name__)
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=100), st.integers(0, 255))
 def test_byte_count_is_bytes_count(kernel: ModuleType, data: bytes, value: int) -> None:
     assert kernel.byte_count(data, value) == data.count(bytes([value]))
 
 
-@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("kernel", SCANS, ids=lambda k: k.__name__)
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([b"<", b"m", b"M", b"a", b"t", b"T", b"h", b"H", b"<math", b"<MaTh", b"\xff", b"\x00",
                                  b" " * 17]), max_size=80).map(b"".join),
@@ -261,7 +286,7 @@ def test_contains_ci_refuses_a_needle_it_cannot_fold(kernel: ModuleType) -> None
     assert kernel.contains_ci(b"", b"") and not kernel.contains_ci(b"", b"a")
 
 
-@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("kernel", SCANS, ids=lambda k: k.__name__)
 @pytest.mark.parametrize("filler", ["a", "é", "—", "\U0001f600"])
 @pytest.mark.parametrize("at", [None, 0, 15, 16, 31, 32, 4095, 9000, 20470, 20479, 20480])
 def test_control_scan_finds_a_nul_in_any_block_of_a_long_text(kernel: ModuleType, filler: str, at: int | None) -> None:
@@ -273,16 +298,19 @@ def test_control_scan_finds_a_nul_in_any_block_of_a_long_text(kernel: ModuleType
     assert kernel.control_scan("".join(chars), 100) == (at is not None, int(at is not None and at < 100))
 
 
-@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("kernel", SCANS, ids=lambda k: k.__name__)
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.sampled_from([b"<", b"a", b"\xff", b"\x00"]), min_size=200, max_size=2000).map(b"".join))
 def test_byte_count_over_many_blocks_of_one_value(kernel: ModuleType, data: bytes) -> None:
     # The compiled count adds one-byte counters of 255-byte blocks: a block made all of the value must not wrap.
     assert kernel.byte_count(data, ord("<")) == data.count(b"<")
     assert kernel.byte_count(b"<" * len(data), ord("<")) == len(data)
+    # Blocks of 255 steps are 4,080 bytes at SSE2 width and 8,160 at AVX2: several of each, ending anywhere.
+    long = b"<" * (20_000 + len(data)) + data
+    assert kernel.byte_count(long, ord("<")) == long.count(b"<")
 
 
-@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("kernel", SCANS, ids=lambda k: k.__name__)
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(["<", "a", " ", "\x00", "\x7f", "\x80", "é", "\u07ff", "\u0800", "—",
                                            "\ud800", "\udbff", "\udc00", "\udfff", "\ue000", "\uffff",
@@ -294,7 +322,7 @@ def test_utf8_encode_is_str_encode_ignoring_surrogates(kernel: ModuleType, text:
     assert kernel.utf8_encode(text) == text.encode("utf-8", "ignore")
 
 
-@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("kernel", SCANS, ids=lambda k: k.__name__)
 def test_utf8_encode_of_a_page_sized_text(kernel: ModuleType) -> None:
     text = ("<p class='x'>Ein Beispiel — mit Umlauten: äöü \ud83d</p>\n" * 4000) + "€"
     assert kernel.utf8_encode(text) == text.encode("utf-8", "ignore")
