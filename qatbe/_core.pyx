@@ -2013,31 +2013,7 @@ def control_scan(str text, Py_ssize_t sniff):
     return zero, controls
 
 
-cdef extern from *:
-    """
-    /* Which vector width the page-wide scans below use: AVX2 (32 bytes a step) where the processor has it, read
-       once at import (__builtin_cpu_supports), else SSE2 (16). Why both: the scans run over every page's bytes
-       several times (the encoding, the binary check, the "<" count, the formula check), about 2% of extract at
-       SSE2 width; the AVX2 functions are compiled for that target alone, so the module still loads anywhere. */
-    #if defined(__SSE2__) && defined(__GNUC__) && defined(__x86_64__)
-    #include <immintrin.h>
-    #define QATBE_AVX2 1
-    #define QATBE_TARGET_AVX2 __attribute__((target("avx2")))
-    static int qatbe_avx2 = 0;
-    static void qatbe_simd_init(void) {
-        __builtin_cpu_init();
-        qatbe_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    static int qatbe_simd_use_avx2(int on) {
-        qatbe_simd_init();
-        qatbe_avx2 = qatbe_avx2 && on;
-        return qatbe_avx2;
-    }
-    #else
-    static void qatbe_simd_init(void) {}
-    static int qatbe_simd_use_avx2(int on) { return 0; }
-    #endif
-    """
+cdef extern from "_simd.h":
     void qatbe_simd_init() nogil
     int qatbe_simd_use_avx2(int on) nogil
 

@@ -2012,13 +2012,7 @@ cdef extern from *:
        The candidates are checked by an inline loop, not memcmp: with a call in the loop the compiler kept the
        two comparison vectors on the stack (every vector register is caller-saved) and reloaded them each step. */
     #include <string.h>
-    #if defined(__SSE2__)
-    #include <emmintrin.h>
-    #endif
-    #if defined(__SSE2__) && defined(__GNUC__) && defined(__x86_64__)
-    #include <immintrin.h>
-    #define QATBE_FIND_AVX2 1
-    #endif
+    #include "../_simd.h"
 
     static inline int qatbe_same(const char* a, const char* b, size_t n) {
         size_t k;
@@ -2050,14 +2044,8 @@ cdef extern from *:
     }
     #endif
 
-    #if defined(QATBE_FIND_AVX2)
-    static int qatbe_has_avx2 = 0;
-    static void qatbe_find_init(void) {
-        __builtin_cpu_init();
-        qatbe_has_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    __attribute__((target("avx2")))
-    static const char* qatbe_find_avx2(const char* s, size_t n, const char* needle, size_t m) {
+    #if defined(QATBE_AVX2)
+    QATBE_TARGET_AVX2 static const char* qatbe_find_avx2(const char* s, size_t n, const char* needle, size_t m) {
         size_t i = 0;
         const __m256i first = _mm256_set1_epi8(needle[0]);
         const __m256i last = _mm256_set1_epi8(needle[m - 1]);
@@ -2074,20 +2062,12 @@ cdef extern from *:
         }
         return qatbe_find_sse2(s, n, needle, m, i);
     }
-    static int qatbe_find_avx2_use(int on) {  /* for tests: on where the processor has it; the setting */
-        qatbe_find_init();
-        qatbe_has_avx2 = qatbe_has_avx2 && on;
-        return qatbe_has_avx2;
-    }
-    #else
-    static void qatbe_find_init(void) {}
-    static int qatbe_find_avx2_use(int on) { return 0; }
     #endif
 
     static const char* qatbe_find(const char* s, size_t n, const char* needle, size_t m) {
         if (m < 2 || n < m) return (const char*) memmem(s, n, needle, m);
-    #if defined(QATBE_FIND_AVX2)
-        if (qatbe_has_avx2) return qatbe_find_avx2(s, n, needle, m);
+    #if defined(QATBE_AVX2)
+        if (qatbe_avx2) return qatbe_find_avx2(s, n, needle, m);
     #endif
     #if defined(__SSE2__)
         return qatbe_find_sse2(s, n, needle, m, 0);
@@ -2096,18 +2076,21 @@ cdef extern from *:
     #endif
     }
     """
-    void qatbe_find_init() nogil
-    int qatbe_find_avx2_use(int on) nogil
     const char* qatbe_find(const char* s, size_t n, const char* needle, size_t m) nogil
 
 
-qatbe_find_init()  # which scan the processor can run, read once at import
+cdef extern from "../_simd.h":
+    void qatbe_simd_init() nogil
+    int qatbe_simd_use_avx2(int on) nogil
+
+
+qatbe_simd_init()  # which scan the processor can run, read once at import (_simd.h)
 
 
 def use_avx2(bint on):
     """For tests: the locator's scans with AVX2 (where the processor has it: the default) or without (SSE2, or
     plain C off x86-64); returns whether AVX2 is now in use. Not thread-safe: only tests call it."""
-    return bool(qatbe_find_avx2_use(on))
+    return bool(qatbe_simd_use_avx2(on))
 
 
 cdef extern from *:
@@ -2134,9 +2117,8 @@ cdef extern from *:
         for (; i < n; i++) continuation += ((unsigned char) s[i] & 0xC0) == 0x80;
         return continuation;
     }
-    #if defined(QATBE_FIND_AVX2)
-    __attribute__((target("avx2")))
-    static Py_ssize_t qatbe_code_points_avx2(const char* s, Py_ssize_t n) {
+    #if defined(QATBE_AVX2)
+    QATBE_TARGET_AVX2 static Py_ssize_t qatbe_code_points_avx2(const char* s, Py_ssize_t n) {
         Py_ssize_t i = 0, continuation = 0;
         const __m256i limit = _mm256_set1_epi8(-64), zero = _mm256_setzero_si256();
         while (i + 32 <= n) {
@@ -2152,8 +2134,8 @@ cdef extern from *:
     }
     #endif
     static Py_ssize_t qatbe_code_points(const char* s, Py_ssize_t n) {
-    #if defined(QATBE_FIND_AVX2)
-        if (qatbe_has_avx2) return n - qatbe_code_points_avx2(s, n);
+    #if defined(QATBE_AVX2)
+        if (qatbe_avx2) return n - qatbe_code_points_avx2(s, n);
     #endif
         return n - qatbe_code_points_sse2(s, n, 0);
     }
