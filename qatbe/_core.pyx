@@ -27,7 +27,7 @@ every formula above then uses N' = N + prior_n and df' = df + prior_df[q]. With 
 import numpy as np
 from libc.math cimport log, isfinite
 from libc.stdlib cimport calloc, malloc, free
-from libc.string cimport memchr, memcmp, memcpy, memset
+from libc.string cimport memchr, memcmp, memcpy, memmove, memset
 from libc.stdlib cimport qsort, realloc
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from cpython.object cimport PyObject
@@ -39,6 +39,7 @@ cdef extern from "Python.h":
     int PyUnicode_KIND(object o)
     void* PyUnicode_DATA(object o)
     Py_ssize_t PyUnicode_GET_LENGTH(object o)
+    Py_UCS4 PyUnicode_READ_CHAR(object o, Py_ssize_t index)
     uint32_t PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
     object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
     bint Py_UNICODE_ISALNUM(uint32_t ch) nogil
@@ -894,12 +895,18 @@ cdef struct _Prefixes:
     Py_ssize_t n_fold
 
 
-cdef void _fill_prefixes(_Prefixes* p, const uint64_t* keys, Py_ssize_t n) noexcept nogil:
+cdef inline bint _in_bitmap(uint64_t key) noexcept nogil:
+    """Whether a prefix key is one of ASCII characters, kept in ``_Prefixes.bits`` (the others are searched)."""
+    return (key >> 22) < 128 and (key & 0x3FFFFF) <= 128
+
+
+cdef void _fill_prefixes(_Prefixes* p, const uint64_t* keys, Py_ssize_t n, Py_ssize_t n_other) noexcept nogil:
+    """``p`` for the ``n`` prefix keys ``keys``, whose first ``n_other`` are the sorted keys not ``_in_bitmap``."""
     cdef Py_ssize_t k
     cdef uint64_t c0, c1, bit
     memset(p.bits, 0, sizeof(p.bits))
     p.keys = keys
-    p.n = n
+    p.n = n_other
     p.fold = NULL
     p.n_fold = 0
     for k in range(n):
@@ -1275,14 +1282,13 @@ def tokenize(texts, prefixes=None, fold=None):
     or two characters (compatibility ideographs, which normalisation maps to others, are kept).
     """
     cdef list items = _texts(texts)
-    cdef list keys = [] if prefixes is None else _prefix_keys(prefixes)
     cdef _Vocab v
     cdef _Out out
-    cdef Py_ssize_t j
+    cdef Py_ssize_t j, n_keys, n_other
     cdef _Prefixes pre
     cdef const uint32_t[::1] fold_view = _fold_table(fold)
-    cdef uint64_t* key_array = _key_array(keys)
-    _fill_prefixes(&pre, key_array, len(keys))
+    cdef uint64_t* key_array = _prefix_array(prefixes, &n_keys, &n_other)
+    _fill_prefixes(&pre, key_array, n_keys, n_other)
     _set_fold(&pre, fold_view)
     offsets_arr = np.zeros(len(items) + 1, dtype=np.int64)
     cdef Scan sc = _new_scan(items)
@@ -1329,17 +1335,63 @@ cdef list _texts(texts):
     return items
 
 
-cdef list _prefix_keys(prefixes):
-    cdef set keys = set()
-    for p in prefixes:
-        keys.add(_key_of(p))
-    return sorted(keys)
+cdef int _compare_keys(const void* a, const void* b) noexcept nogil:
+    cdef uint64_t x = (<const uint64_t*> a)[0], y = (<const uint64_t*> b)[0]
+    return (x > y) - (x < y)
+
+
+cdef uint64_t* _prefix_array(prefixes, Py_ssize_t* n, Py_ssize_t* n_other) except NULL:
+    """The prefix keys (``_key_of``) of ``prefixes`` (None: none) as a C array at least one slot long (the caller
+    frees it), ``n`` of them: first the ``n_other`` keys not ``_in_bitmap``, sorted and without repeats (they are
+    searched by halving), then the rest as they come (the bitmap takes them; a repeat sets a bit twice).
+
+    Why in C: a one-character query term admits the term's letter followed by any ASCII character (129
+    prefixes: ``analyze._after``), and keying them through a Python set and ``sorted`` cost 20 us a read."""
+    if prefixes is not None and not isinstance(prefixes, (set, frozenset, list, tuple)):
+        prefixes = list(prefixes)  # any iterable, read once
+    cdef Py_ssize_t count = 0 if prefixes is None else len(prefixes), k = 0, j
+    cdef uint64_t* out = <uint64_t*> malloc((count + 1) * sizeof(uint64_t))
+    if out == NULL:
+        raise MemoryError()
+    try:
+        if prefixes is not None:
+            for p in prefixes:
+                if k == count:  # a list grown while read (a set raises by itself)
+                    raise ValueError("prefixes changed size while being read")
+                out[k] = _key_of(p)
+                k += 1
+    except BaseException:
+        free(out)
+        raise
+    # The keys not in the bitmap to the front (few or none: non-ASCII prefixes), sorted, repeats dropped.
+    count = 0
+    for j in range(k):
+        if not _in_bitmap(out[j]):
+            out[count], out[j] = out[j], out[count]
+            count += 1
+    qsort(out, count, sizeof(uint64_t), _compare_keys)
+    cdef Py_ssize_t unique = 0
+    for j in range(count):
+        if unique == 0 or out[j] != out[unique - 1]:
+            out[unique] = out[j]
+            unique += 1
+    if unique < count:  # close the gap the repeats left
+        memmove(out + unique, out + count, (k - count) * sizeof(uint64_t))
+    n_other[0] = unique
+    n[0] = unique + k - count
+    return out
 
 
 cdef inline uint64_t _key_of(p) except? 0:
-    if not isinstance(p, str) or not 1 <= len(<str> p) <= 2:
+    cdef Py_ssize_t length
+    if not isinstance(p, str):
         raise ValueError(f"prefixes must be strings of 1 or 2 characters, not {p!r}")
-    return (<uint64_t> ord(p[0]) << 22) | (<uint64_t> ord(p[1]) + 1 if len(<str> p) == 2 else 0)
+    length = PyUnicode_GET_LENGTH(p)
+    if not 1 <= length <= 2:
+        raise ValueError(f"prefixes must be strings of 1 or 2 characters, not {p!r}")
+    if length == 1:
+        return <uint64_t> PyUnicode_READ_CHAR(p, 0) << 22
+    return (<uint64_t> PyUnicode_READ_CHAR(p, 0) << 22) | (<uint64_t> PyUnicode_READ_CHAR(p, 1) + 1)
 
 
 cdef struct _Text:
@@ -1496,17 +1548,6 @@ cdef Py_ssize_t* _which(Scan sc, which, Py_ssize_t* n_out) except? NULL:
             raise IndexError(f"text index {t} out of range [0, {n})")
         out[k] = t
     n_out[0] = len(items)
-    return out
-
-
-cdef uint64_t* _key_array(list keys) except NULL:
-    """The prefix keys as a C array (at least one slot, so never NULL on success)."""
-    cdef Py_ssize_t k, n = len(keys)
-    cdef uint64_t* out = <uint64_t*> malloc((n + 1) * sizeof(uint64_t))
-    if out == NULL:
-        raise MemoryError()
-    for k in range(n):
-        out[k] = keys[k]
     return out
 
 
@@ -2534,12 +2575,13 @@ cdef tuple _csr_out(Py_ssize_t total, Py_ssize_t n_texts):
     return np.empty(total, dtype=np.int32), np.zeros(n_texts + 1, dtype=np.int64)
 
 
-cdef uint64_t* _begin(list keys, const uint32_t[::1] fold_view, _Prefixes* pre, _Vocab* page, _Out* out
+cdef uint64_t* _begin(prefixes, const uint32_t[::1] fold_view, _Prefixes* pre, _Vocab* page, _Out* out
                       ) except NULL:
-    """A page read's empty state: ``pre`` filled from ``keys`` (and the folding table), ``page`` and ``out``
+    """A page read's empty state: ``pre`` filled from ``prefixes`` (and the folding table), ``page`` and ``out``
     empty. Returns the key array ``pre`` points into (the caller frees it)."""
-    cdef uint64_t* key_array = _key_array(keys)
-    _fill_prefixes(pre, key_array, len(keys))
+    cdef Py_ssize_t n_keys, n_other
+    cdef uint64_t* key_array = _prefix_array(prefixes, &n_keys, &n_other)
+    _fill_prefixes(pre, key_array, n_keys, n_other)
     _set_fold(pre, fold_view)
     memset_vocab(page)
     out.ids = NULL
@@ -2681,7 +2723,6 @@ cdef class TermMemo:
         ``tokenize``.
         """
         cdef Scan sc = _as_scan(texts)
-        cdef list keys = [] if prefixes is None else _prefix_keys(prefixes)
         cdef bint filtered = prefixes is not None
         cdef Py_ssize_t n_texts = len(sc.items)
         cdef const uint32_t[::1] fold_view = _fold_table(fold)
@@ -2691,7 +2732,7 @@ cdef class TermMemo:
         cdef _Out out
         cdef int32_t* entry = NULL
         cdef _Prefixes pre
-        cdef uint64_t* key_array = _begin(keys, fold_view, &pre, &page, &out)
+        cdef uint64_t* key_array = _begin(prefixes, fold_view, &pre, &page, &out)
         tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
         self.busy = True
         try:
@@ -2713,7 +2754,6 @@ cdef class TermMemo:
         a page numbering nor an id per position; without them the pass over a page costs a third to a half less.
         """
         cdef Scan sc = _as_scan(texts)
-        cdef list keys = [] if prefixes is None else _prefix_keys(prefixes)
         cdef bint filtered = prefixes is not None
         cdef Py_ssize_t n_texts = len(sc.items), n_words, j, k, i, d, e, w = 0
         cdef const uint32_t[::1] fold_view = _fold_table(fold)
@@ -2737,7 +2777,7 @@ cdef class TermMemo:
         cdef int32_t* ids
         cdef long long* offsets
         cdef _Prefixes pre
-        cdef uint64_t* key_array = _begin(keys, fold_view, &pre, &page, &out)
+        cdef uint64_t* key_array = _begin(prefixes, fold_view, &pre, &page, &out)
         cdef const _Prefixes* use = &pre if filtered else NULL
         cdef list preset = []
         tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from qatbe import _core_py
 from qatbe._core_py import complex_keys
-from qatbe.score.analyze import fold_table, split_word
+from qatbe.score.analyze import _after, fold_table, split_word
 
 try:
     from qatbe import _core as _compiled
@@ -88,6 +89,27 @@ def test_the_tokenizers_agree_on_folded_prefixes(items: list[str], prefixes: lis
     assert _compiled is not None
     a = _compiled.tokenize(items, prefixes, fold_table())
     b = _core_py.tokenize(items, prefixes, fold_table())
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert a[2] == b[2] and a[3] == b[3]
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["Gebühren", "ΣΟΦΙΑ", "σοφία", "東京大学", "語", "ab", "x", "qz", "Ωmega",
+                                          "ñandú", "zz"]), max_size=8).map(" ".join), max_size=4),
+       st.lists(st.sampled_from(["σο", "東京", "語", "Ω", "ña", "ab", "x", "zz", "qz"]), max_size=12),
+       st.sampled_from(["", "q", "σ", "z"]),
+       st.sampled_from([list, set, tuple, iter]))
+def test_the_tokenizers_agree_on_many_and_repeated_prefixes(items: list[str], listed: list[str], letter: str,
+                                                             container: Any) -> None:
+    """Prefix lists with repeats (the compiled core keeps the keys outside its ASCII bitmap sorted and once
+    each, and closes the gap repeats leave) and the 129 prefixes a one-letter term admits (``_after``), in any
+    container, iterators included."""
+    assert _compiled is not None
+    prefixes = listed + (sorted(_after(letter)) if letter else [])
+    a = _compiled.tokenize(items, container(prefixes), fold_table())
+    b = _core_py.tokenize(items, list(prefixes), fold_table())
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])
     assert a[2] == b[2] and a[3] == b[3]
