@@ -125,9 +125,30 @@ def test_compiled_constructors_hold_no_extra_references() -> None:
     made = [_compiled.new_segment(SegmentKind.PARAGRAPH, text, text, 0, 0, 0, path, None, 1, 0, None)
             for _ in range(100)]
     made += [_compiled.with_outcome(made[0], 1, 1.0, True) for _ in range(100)]
+    made += _compiled.outcomes(made, range(0, 200, 7), [1] * 200, [0.5] * 200, {7})
+    made.append(_compiled.with_outcome(_Noted(SegmentKind.PARAGRAPH, text, text, 0, 0, 0, path, None, 1, 0, None),
+                                       1, 1.0, False))
     del made
     gc.collect()
     assert (sys.getrefcount(text), sys.getrefcount(path)) == before
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Noted(Segment):
+    """A subclass with a field of its own: the compiled copy reads it through Python, not by slot offsets."""
+
+    note: str = "kept out of the copy"
+
+
+@pytest.mark.parametrize("module", MODULES, ids=_IDS)
+@settings(max_examples=50, deadline=None)
+@given(values=_values, tokens=st.integers(0, 10**6), score=st.floats(allow_nan=False), matched=st.booleans())
+def test_with_outcome_copies_a_subclass_into_a_plain_segment(module: ModuleType, values: dict[str, Any], tokens: int,
+                                                           score: float, matched: bool) -> None:
+    noted = _Noted(*_positional(values))
+    out = module.with_outcome(noted, tokens, score, matched)
+    assert type(out) is Segment
+    assert out == Segment(*_positional(values | {"tokens": tokens, "score": score, "matched": matched}))
 
 
 def test_the_compiled_constructor_refuses_a_segment_it_cannot_build() -> None:
