@@ -89,6 +89,20 @@ def test_fill_and_headings_never_exceed_budget(items: list[tuple[float, int, int
         assert sel.chosen == tuple(range(len(items)))
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 5, allow_nan=False), st.integers(1, 20), st.integers(-1, 3)),
+                min_size=1, max_size=12), st.sampled_from([10**6, 2**62, 2**63, 10**30]))
+def test_a_budget_beyond_any_page_selects_as_one_that_fits_it_all(items: list[tuple[float, int, int]],
+                                                                   budget: int) -> None:
+    # Compiled, the selector sums costs in C integers and compares them with min(budget, 2**62): budgets past
+    # the machine's integers must neither overflow nor choose otherwise than a budget that just fits the page.
+    parents = [p if p < i else -1 for i, (_, _, p) in enumerate(items)]
+    s, c, p, m = _arrays([x for x, _, _ in items], [y for _, y, _ in items], parents)
+    assert select(s, c, p, m, budget) == select(s, c, p, m, int(c.sum()))
+    assert select(s, c, p, m, budget, fill="none") == select(s, c, p, m, int(c.sum()), fill="none")
+    assert len(qatbe.extract("<p>One sentence here.</p><p>And another one.</p>", "sentence", budget=budget).segments) == 2
+
+
 def test_a_fragment_does_not_outrank_a_paragraph_scoring_far_more() -> None:
     """Scores are already length-normalised: a 10-token fragment at a third of the score of a 40-token paragraph
     comes after it (score per token would put it first), while of two equal scores the cheaper still leads."""

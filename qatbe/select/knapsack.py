@@ -146,6 +146,12 @@ class Selection:
     order: tuple[int, ...] = ()  # the matched slots in the greedy's priority order (``priority_order``)
 
 
+# Budgets are compared as ``min(budget, SUM_CAP)``: compiled (knapsack.pxd), spent tokens and costs are C integers,
+# and a budget may be any Python int. Any sum of a page's costs lies far below it (2**62 tokens), so a budget above
+# it admits exactly what the budget itself would.
+SUM_CAP = 1 << 62
+
+
 def _greedy(
     order: Sequence[int],
     costs: Sequence[int],
@@ -159,6 +165,7 @@ def _greedy(
     heads: set[int] = set()
     in_set: set[int] = set()
     spent = 0
+    cap = min(budget, SUM_CAP)
     for i in order if seed is None else [seed, *order]:
         if i in heads:  # already in as a heading; now it counts as chosen on its own merit
             heads.discard(i)
@@ -168,13 +175,13 @@ def _greedy(
             continue
         cost = costs[i]
         parent = parents[i] if include_headings else -1
-        if parent >= 0 and parent not in in_set and spent + cost + costs[parent] <= budget:
+        if parent >= 0 and parent not in in_set and spent + cost + costs[parent] <= cap:
             in_set.add(i)
             in_set.add(parent)
             taken.append(i)
             heads.add(parent)
             spent += cost + costs[parent]
-        elif spent + cost <= budget:
+        elif spent + cost <= cap:
             in_set.add(i)
             taken.append(i)
             spent += cost
@@ -198,8 +205,9 @@ def pack(
     """The greedy in ``order`` with the best-single guard: (taken in admission order, headings, spent)."""
     taken, heads, spent = _greedy(order, costs, parents, budget, include_headings)
     best = -1
+    cap = min(budget, SUM_CAP)
     for i in order:  # the best single slot that fits: highest score, then first in the document
-        if costs[i] <= budget and (best < 0 or scores[i] > scores[best] or (scores[i] == scores[best] and i < best)):
+        if costs[i] <= cap and (best < 0 or scores[i] > scores[best] or (scores[i] == scores[best] and i < best)):
             best = i
     if best >= 0 and best not in taken:
         alt_taken, alt_heads, alt_spent = _greedy(order, costs, parents, budget, include_headings, seed=best)
