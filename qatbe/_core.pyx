@@ -37,6 +37,7 @@ from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE, 
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object o)
+    bint PyUnicode_IS_ASCII(object o)
     void* PyUnicode_DATA(object o)
     Py_ssize_t PyUnicode_GET_LENGTH(object o)
     Py_UCS4 PyUnicode_READ_CHAR(object o, Py_ssize_t index)
@@ -2247,6 +2248,20 @@ cdef extern from *:
         const __m128i high = _mm_set1_epi32((int) 0xFFFFFF80), zero = _mm_setzero_si128();
         for (; i + 8 <= n; i += 8) {
             __m128i a = _mm_loadu_si128((const __m128i*) (s + i)), b = _mm_loadu_si128((const __m128i*) (s + i + 4));
+            /* Sixteen at a time while the markup lasts: the four-byte storage is mostly ASCII too. */
+            while (i + 16 <= n) {
+                __m128i c = _mm_loadu_si128((const __m128i*) (s + i + 8));
+                __m128i d = _mm_loadu_si128((const __m128i*) (s + i + 12));
+                __m128i any = _mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d));
+                if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(any, high), zero)) != 0xFFFF) break;
+                _mm_storeu_si128((__m128i*) o, _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d)));
+                o += 16;
+                i += 16;
+                if (i + 8 > n) break;
+                a = _mm_loadu_si128((const __m128i*) (s + i));
+                b = _mm_loadu_si128((const __m128i*) (s + i + 4));
+            }
+            if (i + 8 > n) break;
             if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(_mm_or_si128(a, b), high), zero)) == 0xFFFF) {
                 __m128i w = _mm_packs_epi32(a, b);
                 _mm_storel_epi64((__m128i*) o, _mm_packus_epi16(w, w));
@@ -2259,15 +2274,68 @@ cdef extern from *:
         for (; i < n; i++) o = qatbe_utf8_put32(s[i], o);
         return o;
     }
+    /* One byte a character, some of them outside ASCII (Latin-1: a no-break space or an accented letter, and no
+       character past U+00FF): runs of ASCII copied sixteen (AVX2: thirty-two) bytes a step, each other
+       character written as its two bytes. CPython encodes such a str one character at a time. */
+    #if defined(QATBE_AVX2)
+    QATBE_TARGET_AVX2 static Py_ssize_t qatbe_utf8_ascii8_avx2(const uint8_t* s, Py_ssize_t n, unsigned char** out) {
+        Py_ssize_t i = 0;
+        unsigned char* o = *out;
+        for (; i + 32 <= n; i += 32) {
+            __m256i v = _mm256_loadu_si256((const __m256i*) (s + i));
+            if (_mm256_movemask_epi8(v)) break;
+            _mm256_storeu_si256((__m256i*) o, v);
+            o += 32;
+        }
+        *out = o;
+        return i;
+    }
+    #endif
+    static unsigned char* qatbe_utf8_write8(const uint8_t* s, Py_ssize_t n, unsigned char* o) {
+        Py_ssize_t i = 0;
+        while (i < n) {
+    #if defined(QATBE_AVX2)
+            if (qatbe_avx2 && i + 32 <= n) {
+                i += qatbe_utf8_ascii8_avx2(s + i, n - i, &o);
+                if (i >= n) break;
+            }
+    #endif
+    #if defined(__SSE2__)
+            if (i + 16 <= n) {
+                __m128i v = _mm_loadu_si128((const __m128i*) (s + i));
+                unsigned mask = (unsigned) _mm_movemask_epi8(v);
+                if (!mask) {
+                    _mm_storeu_si128((__m128i*) o, v);
+                    o += 16;
+                    i += 16;
+                    continue;
+                }
+                unsigned ascii = (unsigned) __builtin_ctz(mask);  /* the ASCII bytes before the first other one */
+                memcpy(o, s + i, ascii);
+                o += ascii;
+                i += ascii;
+            }
+    #endif
+            uint8_t c = s[i++];
+            if (c < 0x80) {
+                *o++ = c;
+            } else {
+                *o++ = (unsigned char) (0xC0 | (c >> 6));
+                *o++ = (unsigned char) (0x80 | (c & 0x3F));
+            }
+        }
+        return o;
+    }
     static PyObject* qatbe_utf8_encode(int kind, const void* data, Py_ssize_t n) {
-        Py_ssize_t most = kind == 2 ? 3 : 4;
+        Py_ssize_t most = kind == 1 ? 2 : kind == 2 ? 3 : 4;
         if (n > PY_SSIZE_T_MAX / most) return PyErr_NoMemory();
         PyObject* out = PyBytes_FromStringAndSize(NULL, most * n);
         if (out == NULL) return NULL;
         unsigned char* start = (unsigned char*) PyBytes_AS_STRING(out);
         unsigned char* end;
         Py_BEGIN_ALLOW_THREADS
-        end = kind == 2 ? qatbe_utf8_write16((const uint16_t*) data, n, start)
+        end = kind == 1 ? qatbe_utf8_write8((const uint8_t*) data, n, start)
+            : kind == 2 ? qatbe_utf8_write16((const uint16_t*) data, n, start)
                         : qatbe_utf8_write32((const uint32_t*) data, n, start);
         Py_END_ALLOW_THREADS
         if (_PyBytes_Resize(&out, end - start) < 0) return NULL;
@@ -2401,10 +2469,12 @@ def utf8_encode(str text):
     Why by hand: a page with one character outside Latin-1 (a curly quote, a dash: all of scrapinghub-aeb) is
     stored two bytes a character, one with an emoji four, and CPython encodes those one character at a time,
     about 0.35 ns each, more than the nesting guard and the metadata walk together. Here the mostly-ASCII markup
-    goes eight characters a step. One byte a character is left to CPython (ASCII is a copy)."""
+    goes eight or more characters a step. So does a page stored one byte a character with a character outside
+    ASCII (a no-break space, an accented letter: 18 of the 394 speed-bench pages), which CPython encoded at 0.54 ns
+    a character, seven times the two-byte pages; only an all-ASCII str is left to CPython (a copy)."""
     cdef int kind = PyUnicode_KIND(text)
-    if kind == 1:
-        return text.encode("utf-8", "ignore")
+    if PyUnicode_IS_ASCII(text):
+        return text.encode("utf-8", "ignore")  # a copy of the str's own bytes
     return qatbe_utf8_encode(kind, PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text))
 
 

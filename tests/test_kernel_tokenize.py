@@ -345,10 +345,22 @@ def test_utf8_encode_is_str_encode_ignoring_surrogates(kernel: ModuleType, text:
 
 
 @pytest.mark.parametrize("kernel", SCANS, ids=lambda k: k.__name__)
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "<p>", "x" * 15, "y" * 16, "z" * 31, "w" * 33, "\x80", "\xa0", "é", "ÿ",
+                                 "\x00", "\x7f"]), max_size=60).map("".join))
+def test_utf8_encode_of_a_one_byte_str_with_latin1_characters(kernel: ModuleType, text: str) -> None:
+    # Stored one byte a character but not ASCII: runs of ASCII of every length around the 16- and 32-byte steps,
+    # broken by characters that take two bytes.
+    assert kernel.utf8_encode(text) == text.encode("utf-8")
+
+
+@pytest.mark.parametrize("kernel", SCANS, ids=lambda k: k.__name__)
 def test_utf8_encode_of_a_page_sized_text(kernel: ModuleType) -> None:
     text = ("<p class='x'>Ein Beispiel — mit Umlauten: äöü \ud83d</p>\n" * 4000) + "€"
     assert kernel.utf8_encode(text) == text.encode("utf-8", "ignore")
     wide = text + "\U0001f600"  # four bytes a character
     assert kernel.utf8_encode(wide) == wide.encode("utf-8", "ignore")
+    latin = ("<p class='x'>Ein Beispiel mit Umlauten: äöü\xa0</p>\n" * 4000) + "é"  # one byte a character
+    assert kernel.utf8_encode(latin) == latin.encode("utf-8")
     with pytest.raises(TypeError):
         kernel.utf8_encode(b"bytes")  # type: ignore[arg-type]
