@@ -846,22 +846,23 @@ cdef char* _name_arena = NULL
 cdef Py_ssize_t _name_used = 0, _arena_used = 0
 
 
-cdef void _cached_token_evidence(const uchar* t, Py_ssize_t n, NameEvidence* out) noexcept nogil:
-    global _name_slots, _name_arena, _name_used, _arena_used
-    cdef uint32_t h = _word_hash(t, n) | 1
+cdef inline void _merge(NameEvidence* out, const NameEvidence* one) noexcept nogil:
+    """``one`` combined into ``out`` as ``_names`` combines its names: the strongest level, any flag."""
+    if one.level > out.level:
+        out.level = one.level
+    out.quote = out.quote or one.quote
+    out.hidden = out.hidden or one.hidden
+    out.meta = out.meta or one.meta
+    out.reference = out.reference or one.reference
+    out.unusual = out.unusual or one.unusual
+
+
+cdef bint _known_name(const uchar* t, Py_ssize_t n, uint32_t h, NameEvidence* out) noexcept nogil:
+    """Whether ``t`` is in the table of names seen (``_name_slots``), its evidence then combined into ``out``."""
     cdef Py_ssize_t j
-    cdef NameEvidence one
     cdef NameSlot* slot
     if _name_slots == NULL:
-        _name_slots = <NameSlot*> calloc(NAME_SLOTS, sizeof(NameSlot))
-        _name_arena = <char*> malloc(NAME_ARENA)
-        if _name_slots == NULL or _name_arena == NULL:
-            free(_name_slots)
-            free(_name_arena)
-            _name_slots = NULL
-            _name_arena = NULL
-            _token_evidence(t, n, out)
-            return
+        return False
     j = h & (NAME_SLOTS - 1)
     while _name_slots[j].hash:
         slot = &_name_slots[j]
@@ -873,23 +874,34 @@ cdef void _cached_token_evidence(const uchar* t, Py_ssize_t n, NameEvidence* out
             out.meta = out.meta or (slot.flags & 4) != 0
             out.reference = out.reference or (slot.flags & 8) != 0
             out.unusual = out.unusual or (slot.flags & 16) != 0
-            return
+            return True
         j = (j + 1) & (NAME_SLOTS - 1)
-    one.level = EV_NONE
-    one.quote = one.hidden = one.meta = one.reference = one.unusual = False
-    _token_evidence(t, n, &one)
-    if one.level > out.level:
-        out.level = one.level
-    out.quote = out.quote or one.quote
-    out.hidden = out.hidden or one.hidden
-    out.meta = out.meta or one.meta
-    out.reference = out.reference or one.reference
-    out.unusual = out.unusual or one.unusual
+    return False
+
+
+cdef void _remember_name(const uchar* t, Py_ssize_t n, uint32_t h, const NameEvidence* one) noexcept nogil:
+    """``t``'s evidence into the table of names seen (emptied first when half full, or when its text arena is)."""
+    global _name_slots, _name_arena, _name_used, _arena_used
+    cdef Py_ssize_t j
+    cdef NameSlot* slot
+    if _name_slots == NULL:
+        _name_slots = <NameSlot*> calloc(NAME_SLOTS, sizeof(NameSlot))
+        _name_arena = <char*> malloc(NAME_ARENA)
+        if _name_slots == NULL or _name_arena == NULL:
+            free(_name_slots)
+            free(_name_arena)
+            _name_slots = NULL
+            _name_arena = NULL
+            return
+    if n > NAME_ARENA:
+        return
     if 2 * (_name_used + 1) > NAME_SLOTS or _arena_used + n > NAME_ARENA:
         memset(_name_slots, 0, NAME_SLOTS * sizeof(NameSlot))
         _name_used = 0
         _arena_used = 0
-        j = h & (NAME_SLOTS - 1)
+    j = h & (NAME_SLOTS - 1)
+    while _name_slots[j].hash:
+        j = (j + 1) & (NAME_SLOTS - 1)
     slot = &_name_slots[j]
     slot.hash = h
     slot.offset = <uint32_t> _arena_used
@@ -901,9 +913,42 @@ cdef void _cached_token_evidence(const uchar* t, Py_ssize_t n, NameEvidence* out
     _name_used += 1
 
 
+cdef void _cached_token_evidence(const uchar* t, Py_ssize_t n, NameEvidence* out) noexcept nogil:
+    cdef uint32_t h = _word_hash(t, n) | 1
+    cdef NameEvidence one
+    if _known_name(t, n, h, out):
+        return
+    one.level = EV_NONE
+    one.quote = one.hidden = one.meta = one.reference = one.unusual = False
+    _token_evidence(t, n, &one)
+    _merge(out, &one)
+    _remember_name(t, n, h, &one)
+
+
 cdef void _names_evidence(const uchar* s, Py_ssize_t n, NameEvidence* out) noexcept nogil:
-    """Every whitespace-separated name of ``s`` (ASCII) into ``out``."""
-    cdef Py_ssize_t i = 0, start
+    """Every whitespace-separated name of ``s`` (ASCII) into ``out``.
+
+    A page repeats whole attribute values ("nav-link active" on every item of a menu), so a value of several
+    names is remembered whole too, in the same table as the names (a name has no whitespace, so the two kinds of
+    key never meet): one lookup instead of a split and a lookup per name."""
+    cdef Py_ssize_t i = 0, start, names = 0
+    cdef uint32_t h = 0
+    cdef NameEvidence whole
+    cdef bint spaced = False
+    for i in range(n):
+        if _ASCII_SPACE[s[i]]:
+            spaced = True
+            break
+    if not spaced:
+        if n:
+            _cached_token_evidence(s, n, out)
+        return
+    h = _word_hash(s, n) | 1
+    if _known_name(s, n, h, out):
+        return
+    whole.level = EV_NONE
+    whole.quote = whole.hidden = whole.meta = whole.reference = whole.unusual = False
+    i = 0
     while i < n:
         while i < n and _ASCII_SPACE[s[i]]:
             i += 1
@@ -911,7 +956,9 @@ cdef void _names_evidence(const uchar* s, Py_ssize_t n, NameEvidence* out) noexc
         while i < n and not _ASCII_SPACE[s[i]]:
             i += 1
         if i > start:
-            _cached_token_evidence(s + start, i - start, out)
+            _cached_token_evidence(s + start, i - start, &whole)
+    _merge(out, &whole)
+    _remember_name(s, n, h, &whole)
 
 
 cdef bint _hiding_style(const uchar* s, size_t n) noexcept nogil:
