@@ -52,6 +52,16 @@ def test_ten_megabyte_word_without_spaces() -> None:
     assert r.total_tokens <= 50
 
 
+@pytest.mark.parametrize("value", ["a" * 1_100_000, "nav " + "b" * 1_100_000, "x y " * 300_000])
+def test_an_enormous_class_attribute_is_read_safely(value: str) -> None:
+    # Longer than the walk's 1 MB table of class names seen (whole, one name, or a value of many names): it is
+    # judged and not kept, and the page after it is read as usual.
+    page = f'<main><div class="{value}"><p>Inside the huge class.</p></div><p>After it.</p></main>'
+    texts = [s.text for s in qatbe.segment(page)]
+    assert texts[-1] == "After it."
+    assert qatbe.segment(page) == qatbe.segment(page)
+
+
 def test_undecodable_bytes_do_not_crash() -> None:
     data = "Gebühr für den Reisepass: 92 Kronen. ".encode() + b"\xff\xfe\xfa broken \xc3 tail."
     r = qatbe.extract(data, "Reisepass", budget=200)
