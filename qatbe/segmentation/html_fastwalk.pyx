@@ -2226,9 +2226,9 @@ cdef class ByteLocator:
 
     Why: the locator's ``str.find`` over a page held two bytes a character (most pages: a curly quote is enough)
     was a tenth of ``extract``. The page is encoded once anyway, for the parser (selectolax would encode a
-    ``str`` itself, with the same errors="ignore"); here ``memmem`` searches those bytes and a byte offset
+    ``str`` itself, with the same errors="ignore"); here ``qatbe_find`` searches those bytes and a byte offset
     becomes a character offset by counting the code points the cursor passes. The first match in bytes is the
-    first in characters, so a match past the window's end (in characters) means there is none inside it.
+    first in characters, so the search need only reach the bytes that end inside the window (``_search``).
     """
 
     cdef bytes data
@@ -2280,7 +2280,6 @@ cdef class ByteLocator:
                 return found_c
         self.budget = budget - (end - cursor)
         return cursor
-
 
     cdef const char* _search(self, const char* want, Py_ssize_t m, Py_ssize_t chars) noexcept:
         """The first occurrence of ``want[:m]`` after the cursor that ends within its next ``chars`` characters,
