@@ -151,32 +151,8 @@ class DeferredMetadata(Metadata):
         return value
 
     @property
-    def title(self) -> str | None:
-        return self.value().title
-
-    @property
-    def author(self) -> str | None:
-        return self.value().author
-
-    @property
-    def date(self) -> str | None:
-        return self.value().date
-
-    @property
-    def description(self) -> str | None:
-        return self.value().description
-
-    @property
     def language(self) -> str | None:
         return self._language
-
-    @property
-    def url(self) -> str | None:
-        return self.value().url
-
-    @property
-    def extra(self) -> dict[str, str]:
-        return self.value().extra
 
     def __eq__(self, other: object) -> bool:
         return self.value() == (other.value() if isinstance(other, DeferredMetadata) else other)
@@ -189,6 +165,19 @@ class DeferredMetadata(Metadata):
     def __reduce__(self) -> tuple[Any, ...]:
         value = self.value()
         return Metadata, tuple(getattr(value, f.name) for f in fields(Metadata))
+
+
+def _read_through(name: str) -> property:
+    """``DeferredMetadata``'s field ``name``: the read metadata's (``value``)."""
+    return property(lambda self: getattr(self.value(), name), doc=f"``Metadata.{name}``, read when first asked for.")
+
+
+# Every field but ``language`` (known at once) reads through ``value``. Derived from Metadata's fields, so that a
+# field added there is deferred too instead of being an empty slot here.
+for _field in fields(Metadata):
+    if _field.name != "language":
+        setattr(DeferredMetadata, _field.name, _read_through(_field.name))
+del _field
 
 
 @dataclass(frozen=True, slots=True)
