@@ -27,7 +27,7 @@ every formula above then uses N' = N + prior_n and df' = df + prior_df[q]. With 
 import numpy as np
 from libc.math cimport log, isfinite
 from libc.stdlib cimport calloc, malloc, free
-from libc.string cimport memchr, memcmp, memcpy, memmove, memset
+from libc.string cimport memchr, memcmp, memcpy, memset
 from libc.stdlib cimport qsort, realloc
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from cpython.object cimport PyObject
@@ -1343,8 +1343,8 @@ cdef int _compare_keys(const void* a, const void* b) noexcept nogil:
 
 cdef uint64_t* _prefix_array(prefixes, Py_ssize_t* n, Py_ssize_t* n_other) except NULL:
     """The prefix keys (``_key_of``) of ``prefixes`` (None: none) as a C array at least one slot long (the caller
-    frees it), ``n`` of them: first the ``n_other`` keys not ``_in_bitmap``, sorted and without repeats (they are
-    searched by halving), then the rest as they come (the bitmap takes them; a repeat sets a bit twice).
+    frees it), ``n`` of them: first the ``n_other`` keys not ``_in_bitmap``, sorted (they are searched by halving,
+    which a repeated key does not mislead), then the rest as they come (the bitmap takes them).
 
     Why in C: a one-character query term admits the term's letter followed by any ASCII character (129
     prefixes: ``analyze._after``), and keying them through a Python set and ``sorted`` cost 20 us a read."""
@@ -1364,22 +1364,15 @@ cdef uint64_t* _prefix_array(prefixes, Py_ssize_t* n, Py_ssize_t* n_other) excep
     except BaseException:
         free(out)
         raise
-    # The keys not in the bitmap to the front (few or none: non-ASCII prefixes), sorted, repeats dropped.
+    # The keys not in the bitmap to the front (few or none: non-ASCII prefixes), sorted.
     count = 0
     for j in range(k):
         if not _in_bitmap(out[j]):
             out[count], out[j] = out[j], out[count]
             count += 1
     qsort(out, count, sizeof(uint64_t), _compare_keys)
-    cdef Py_ssize_t unique = 0
-    for j in range(count):
-        if unique == 0 or out[j] != out[unique - 1]:
-            out[unique] = out[j]
-            unique += 1
-    if unique < count:  # close the gap the repeats left
-        memmove(out + unique, out + count, (k - count) * sizeof(uint64_t))
-    n_other[0] = unique
-    n[0] = unique + k - count
+    n_other[0] = count
+    n[0] = k
     return out
 
 

@@ -103,8 +103,8 @@ def test_the_tokenizers_agree_on_folded_prefixes(items: list[str], prefixes: lis
        st.sampled_from([list, set, tuple, iter]))
 def test_the_tokenizers_agree_on_many_and_repeated_prefixes(items: list[str], listed: list[str], letter: str,
                                                              container: Any) -> None:
-    """Prefix lists with repeats (the compiled core keeps the keys outside its ASCII bitmap sorted and once
-    each, and closes the gap repeats leave) and the 129 prefixes a one-letter term admits (``_after``), in any
+    """Prefix lists with repeats (the compiled core keeps the keys outside its ASCII bitmap sorted, repeats
+    included, for a search by halving) and the 129 prefixes a one-letter term admits (``_after``), in any
     container, iterators included."""
     assert _compiled is not None
     prefixes = listed + (sorted(_after(letter)) if letter else [])
