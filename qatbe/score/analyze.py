@@ -299,8 +299,11 @@ class Analyzer:
 
     def _analyse(self, keep_stopwords: bool, tokens: list[str], simple: bytes) -> list[_TokenTerms]:
         """For ``TermMemo.index``: the index terms of each raw token ("" for none), and per term the prefix the
-        query's prefix filter checks -- the first two letters of an ASCII part of a non-simple token (the
-        compiled tokenizer tests a non-simple token's part starts only roughly) -- or None."""
+        query's prefix filter checks -- the first two letters of the term of an ASCII part of a non-simple token
+        (the compiled tokenizer tests a non-simple token's part starts only roughly) -- or None.
+
+        Why the term's letters, not the part's: a stemmer may rewrite a word's start too. English drops a leading
+        apostrophe, and the part "'aa" of "_'aa" is the term "aa": checked by "'a", the query "aa" lost it."""
         out: list[_TokenTerms] = []
         for token, flag in zip(tokens, simple):
             terms: list[str] = []
@@ -310,7 +313,7 @@ class Analyzer:
                 if t is None:
                     t = _fold(s) if keep_stopwords else ""
                 terms.append(t)
-                checks.append(s[:2] if s and not flag and s.isascii() else None)
+                checks.append(t[:2] if t and not flag and s.isascii() else None)
             out.append((tuple(terms), tuple(checks)))
         return out
 
