@@ -112,6 +112,11 @@ def page_fields(
 def bridge_top(
     raw: npt.NDArray[np.float64], heads: Sequence[int], up: npt.NDArray[np.int64], top_n: int,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+def bridge_rows(
+    raw: npt.NDArray[np.float64], heads: Sequence[int], up: npt.NDArray[np.int64], groups: Sequence[int] | None,
+    top_n: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64] | None,
+           npt.NDArray[np.int64] | None, npt.NDArray[np.int64] | None]: ...
 def section_sizes(heads: Sequence[int], up: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]: ...
 def section_best(heads: Sequence[int], up: npt.NDArray[np.int64], credited: Sequence[int],
                  values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
@@ -120,6 +125,14 @@ def bridge_shares(
     top_rows: npt.NDArray[np.int64], top_offsets: npt.NDArray[np.int64], head_at: npt.NDArray[np.int64],
     top_at: npt.NDArray[np.int64], up: npt.NDArray[np.int64], min_share: float,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]: ...
+def bridge_best(
+    ids: npt.NDArray[np.int32], offsets: npt.NDArray[np.int64], bad: npt.NDArray[np.int32],
+    rows_k: npt.NDArray[np.int64], rows_t: npt.NDArray[np.int64], shares: npt.NDArray[np.float64],
+    values: npt.NDArray[np.float64], named_ids: npt.NDArray[np.int32] | None,
+    named_offsets: npt.NDArray[np.int64] | None, named_of: npt.NDArray[np.int64] | None,
+    sizes: npt.NDArray[np.int64] | None, head_at: npt.NDArray[np.int64], name_bridge: float, name_section: float,
+    min_share: float,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
 def bridge_mentions(
     ids: npt.NDArray[np.int32], offsets: npt.NDArray[np.int64], n_words: int, head_words: npt.NDArray[np.int32],
     head_offsets: npt.NDArray[np.int64], need: npt.NDArray[np.float64], head_at: npt.NDArray[np.int64],

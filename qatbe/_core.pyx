@@ -25,7 +25,7 @@ every formula above then uses N' = N + prior_n and df' = df + prior_df[q]. With 
 """
 
 import numpy as np
-from libc.math cimport log, isfinite
+from libc.math cimport log, isfinite, pow
 from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memchr, memcmp, memcpy, memset
 from libc.stdlib cimport qsort, realloc
@@ -1612,10 +1612,95 @@ def bridge_top(const double[::1] raw, heads, const long long[::1] up, Py_ssize_t
     segment of ``top`` does not sit under (the chain of ``up``), in page order; none when ``top`` is empty.
     Why compiled: in Python these were a list, a sort and a set per best segment over the whole page, and most
     pages stop here (every best segment under every heading: nothing to tokenize)."""
-    cdef Py_ssize_t n = raw.shape[0], n_heads, i, p, c = 0, n_cand = 0
+    cdef long long best_i[64]
+    cdef Py_ssize_t c = 0, n_cand = 0
+    cdef long long* cand = _top_and_candidates(raw, heads, up, top_n, best_i, &c, &n_cand)
+    try:
+        return (_copy_array(best_i, c, np.int64), _copy_array(cand, n_cand, np.int64))
+    finally:
+        free(cand)
+
+
+def bridge_rows(const double[::1] raw, heads, const long long[::1] up, groups, Py_ssize_t top_n):
+    """``bridge_top`` and the texts the bridges then read: ``(top, candidates, which, top_rows, top_offsets)``.
+
+    ``which`` lists the segments to take terms of: the candidates, then every best segment's split unit parts
+    (itself, and its neighbours with the same ``groups[i] >= 0``; ``groups`` None: itself only), each once, in
+    page order. Best segment t's parts are the rows ``top_rows[top_offsets[t]:top_offsets[t + 1]]`` of ``which``,
+    in page order. ``which`` and the rows are None when there are no candidates. Why one call: these were
+    ``bridge_top``, then a Python list per best segment, a set, a sort, a dictionary and two arrays, a tenth of
+    the bridges' time on a page they read."""
+    cdef long long best_i[64]
+    cdef long long parts[64 * 3]
+    cdef Py_ssize_t c = 0, n_cand = 0, n = raw.shape[0], t, p, q, n_parts = 0, n_taken = 0
+    cdef long long i, g
+    cdef long long* cand = _top_and_candidates(raw, heads, up, top_n, best_i, &c, &n_cand)
+    cdef long long* row_of = NULL
+    cdef long long* offsets
+    cdef long long* which
+    cdef long long* rows
+    cdef list group_list = None
+    try:
+        if groups is not None:
+            group_list = list(groups)
+            if len(group_list) != n:
+                raise ValueError("groups needs one entry per segment")
+        top_arr = _copy_array(best_i, c, np.int64)
+        cand_arr = _copy_array(cand, n_cand, np.int64)
+        if not n_cand:
+            return top_arr, cand_arr, None, None, None
+        offsets_arr = np.empty(c + 1, dtype=np.int64)
+        offsets = <long long*> _data(offsets_arr)
+        offsets[0] = 0
+        for t in range(c):
+            i = best_i[t]
+            g = group_list[i] if group_list is not None else -1
+            if g >= 0 and i > 0 and group_list[i - 1] == g:
+                parts[n_parts] = i - 1
+                n_parts += 1
+            parts[n_parts] = i
+            n_parts += 1
+            if g >= 0 and i + 1 < n and group_list[i + 1] == g:
+                parts[n_parts] = i + 1
+                n_parts += 1
+            offsets[t + 1] = n_parts
+        # the parts' segments once each, in page order, after the candidates: row_of[segment] = its row
+        row_of = <long long*> malloc((n + 1) * sizeof(long long))
+        if row_of == NULL:
+            raise MemoryError()
+        for p in range(n_parts):
+            row_of[parts[p]] = -1
+        which_arr = np.empty(n_cand + n_parts, dtype=np.int64)
+        which = <long long*> _data(which_arr)
+        memcpy(which, cand, n_cand * sizeof(long long))
+        for p in range(n_parts):
+            if row_of[parts[p]] < 0:
+                row_of[parts[p]] = 0
+                # insertion into the few taken so far keeps them in page order
+                q = n_taken
+                while q > 0 and which[n_cand + q - 1] > parts[p]:
+                    which[n_cand + q] = which[n_cand + q - 1]
+                    q -= 1
+                which[n_cand + q] = parts[p]
+                n_taken += 1
+        for q in range(n_taken):
+            row_of[which[n_cand + q]] = n_cand + q
+        rows_arr = np.empty(n_parts, dtype=np.int64)
+        rows = <long long*> _data(rows_arr) if n_parts else NULL
+        for p in range(n_parts):
+            rows[p] = row_of[parts[p]]
+        return top_arr, cand_arr, which_arr[:n_cand + n_taken], rows_arr, offsets_arr
+    finally:
+        free(cand); free(row_of)
+
+
+cdef long long* _top_and_candidates(const double[::1] raw, heads, const long long[::1] up, Py_ssize_t top_n,
+                                    long long* best_i, Py_ssize_t* n_top, Py_ssize_t* n_cand) except NULL:
+    """``bridge_top``'s work: the best segments into ``best_i`` (room for 64), their number in ``n_top``; the
+    candidate headings as the returned array (the caller frees it), their number in ``n_cand``."""
+    cdef Py_ssize_t n = raw.shape[0], n_heads, i, p, c = 0
     cdef long long k
     cdef double v
-    cdef long long best_i[64]
     cdef double best_v[64]
     if up.shape[0] != n:
         raise ValueError("up needs one entry per segment")
@@ -1625,6 +1710,7 @@ def bridge_top(const double[::1] raw, heads, const long long[::1] up, Py_ssize_t
     cdef long long* head_idx = _heads_array(heads, n, &n_heads)
     cdef uint8_t* is_head = <uint8_t*> calloc(n + 1, sizeof(uint8_t))
     cdef long long* under = <long long*> calloc(n + 1, sizeof(long long))  # per heading: the tops under it
+    n_cand[0] = 0
     try:
         if is_head == NULL or under == NULL:
             raise MemoryError()
@@ -1653,11 +1739,15 @@ def bridge_top(const double[::1] raw, heads, const long long[::1] up, Py_ssize_t
             if c:
                 for p in range(n_heads):
                     if under[head_idx[p]] < c:
-                        head_idx[n_cand] = head_idx[p]
-                        n_cand += 1
-        return (_copy_array(best_i, c, np.int64), _copy_array(head_idx, n_cand, np.int64))
+                        head_idx[n_cand[0]] = head_idx[p]
+                        n_cand[0] += 1
+        n_top[0] = c
+        return head_idx
+    except BaseException:
+        free(head_idx)
+        raise
     finally:
-        free(head_idx); free(is_head); free(under)
+        free(is_head); free(under)
 
 
 cdef long long* _heads_array(heads, Py_ssize_t n, Py_ssize_t* n_heads) except NULL:
@@ -1862,6 +1952,128 @@ def bridge_shares(const int[::1] ids, const long long[::1] offsets, Py_ssize_t n
         free(keys); free(slot_of); free(compact); free(is_bad); free(in_top); free(stamp); free(above)
     return (np.array(rows_k, dtype=np.int64), np.array(rows_t, dtype=np.int64),
             np.array(shares, dtype=np.float64), n_new_arr)
+
+
+cdef int _cmp_int32(const void* a, const void* b) noexcept nogil:
+    cdef int32_t x = (<const int32_t*> a)[0], y = (<const int32_t*> b)[0]
+    return (x > y) - (x < y)
+
+
+cdef bint _has_int32(const int32_t* items, Py_ssize_t n, int32_t x) noexcept nogil:
+    """Whether the increasing ``items[:n]`` hold ``x`` (a search by halving)."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if items[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < n and items[lo] == x
+
+
+def bridge_best(const int[::1] ids, const long long[::1] offsets, const int[::1] bad, const long long[::1] rows_k,
+                const long long[::1] rows_t, const double[::1] shares, const double[::1] values, named_ids,
+                named_offsets, named_of, sizes, const long long[::1] head_at, double name_bridge,
+                double name_section, double min_share):
+    """The credit of each heading a best segment names (the bridges' pair loop, see
+    ``qatbe.score.bm25.bridge_credits``): ``(heading_rows, credits)``, the rows in increasing order, only those
+    whose credit is > 0.
+
+    The pairs are ``bridge_shares``'s (heading row ``rows_k[p]``, best segment ``rows_t[p]``, ``shares[p]``), over
+    the rows of ``ids``/``offsets``; best segment t scores ``values[t]``. A heading's credit is the best over its
+    pairs of ``share * values[t] * factor``, where factor is 1, or for a *named* pair ``1 + (name_bridge - 1) /
+    max(1, sizes[head_at[k]] / name_section) ** 0.5``. A pair is named when ``named_of[t] >= 0`` and at least
+    ``min_share`` of heading k's new ids (distinct, not in ``bad``) are among the ids of row ``named_of[t]`` of
+    ``named_ids``/``named_offsets`` (best segment t's words written as names). ``named_of`` None: no pair is
+    named. Why compiled: in Python this loop built a set of term strings per heading and per best segment, a
+    quarter of the bridges' time on a page where a best segment names a heading."""
+    cdef Py_ssize_t m = ids.shape[0], n_rows = offsets.shape[0] - 1, n_pairs = rows_k.shape[0], p, x, y, k, t
+    cdef Py_ssize_t new, hits, n_named = 0, n_bad = bad.shape[0]
+    cdef int32_t v
+    cdef double value, factor
+    cdef bint named
+    cdef const int[::1] nid
+    cdef const long long[::1] noff
+    cdef const long long[::1] nof
+    cdef const long long[::1] size_of
+    _check_offsets(offsets, m, "offsets", "len(ids)")
+    if rows_t.shape[0] != n_pairs or shares.shape[0] != n_pairs:
+        raise ValueError("rows_k, rows_t and shares must have one entry per pair")
+    if head_at.shape[0] > n_rows:
+        raise ValueError("more headings than rows")
+    for p in range(n_pairs):
+        if not 0 <= rows_k[p] < head_at.shape[0] or (p and rows_k[p] < rows_k[p - 1]):
+            raise ValueError("rows_k must be increasing heading rows")
+        if not 0 <= rows_t[p] < values.shape[0]:
+            raise ValueError(f"rows_t[{p}] = {rows_t[p]} has no value")
+    if named_of is not None:
+        nid = named_ids
+        noff = named_offsets
+        nof = named_of
+        size_of = sizes
+        n_named = noff.shape[0] - 1
+        _check_offsets(noff, nid.shape[0], "named_offsets", "len(named_ids)")
+        if nof.shape[0] != values.shape[0]:
+            raise ValueError("named_of needs one entry per best segment")
+        for t in range(nof.shape[0]):
+            if not -1 <= nof[t] < n_named:
+                raise ValueError(f"named_of[{t}] = {nof[t]} is no named row")
+        for k in range(head_at.shape[0]):
+            if not 0 <= head_at[k] < size_of.shape[0]:
+                raise ValueError(f"head_at[{k}] = {head_at[k]} has no size")
+    cdef int32_t* sorted_named = NULL
+    cdef int32_t* sorted_bad = <int32_t*> malloc((n_bad + 1) * sizeof(int32_t))
+    cdef double* best = <double*> calloc(head_at.shape[0] + 1, sizeof(double))
+    cdef list out_k = []
+    try:
+        if sorted_bad == NULL or best == NULL:
+            raise MemoryError()
+        for p in range(n_bad):
+            sorted_bad[p] = bad[p]
+        qsort(sorted_bad, n_bad, sizeof(int32_t), _cmp_int32)
+        if n_named:
+            sorted_named = <int32_t*> malloc((nid.shape[0] + 1) * sizeof(int32_t))
+            if sorted_named == NULL:
+                raise MemoryError()
+            for p in range(nid.shape[0]):
+                sorted_named[p] = nid[p]
+            for t in range(n_named):
+                qsort(sorted_named + noff[t], noff[t + 1] - noff[t], sizeof(int32_t), _cmp_int32)
+        for p in range(n_pairs):
+            k = rows_k[p]
+            t = rows_t[p]
+            named = False
+            if n_named and nof[t] >= 0:
+                new = 0
+                hits = 0
+                for x in range(offsets[k], offsets[k + 1]):
+                    v = ids[x]
+                    if _has_int32(sorted_bad, n_bad, v):
+                        continue
+                    for y in range(offsets[k], x):  # a heading holds few words: a repeat is found by looking back
+                        if ids[y] == v:
+                            break
+                    else:
+                        new += 1
+                        if _has_int32(sorted_named + noff[nof[t]], noff[nof[t] + 1] - noff[nof[t]], v):
+                            hits += 1
+                named = hits >= min_share * new
+            factor = 1.0
+            if named:
+                # pow as Python's float ** calls it (in Cython, ** 0.5 of a double is a complex power)
+                factor += (name_bridge - 1.0) / pow(max(1.0, size_of[head_at[k]] / name_section), 0.5)
+            value = shares[p] * values[t] * factor
+            if value > best[k]:
+                if best[k] == 0.0 and value > 0.0:
+                    out_k.append(k)
+                best[k] = value
+        ks = np.array(out_k, dtype=np.int64)
+        credits = np.empty(len(out_k), dtype=np.float64)
+        for p in range(len(out_k)):
+            credits[p] = best[<Py_ssize_t> out_k[p]]
+        return ks, credits
+    finally:
+        free(sorted_named); free(sorted_bad); free(best)
 
 
 def bridge_mentions(const int[::1] ids, const long long[::1] offsets, Py_ssize_t n_words,

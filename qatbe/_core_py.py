@@ -629,6 +629,37 @@ def bridge_top(
     return np.array(top, dtype=np.int64), np.array(candidates, dtype=np.int64)
 
 
+def bridge_rows(
+    raw: npt.NDArray[np.float64], heads: Sequence[int], up: npt.NDArray[np.int64], groups: Sequence[int] | None,
+    top_n: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64] | None,
+           npt.NDArray[np.int64] | None, npt.NDArray[np.int64] | None]:
+    """``bridge_top`` and the rows the bridges read; see ``qatbe._core.bridge_rows``."""
+    n = len(raw)
+    if groups is not None and len(groups) != n:
+        raise ValueError("groups needs one entry per segment")
+    top, candidates = bridge_top(raw, heads, up, top_n)
+    if not len(candidates):
+        return top, candidates, None, None, None
+    parts: list[list[int]] = []
+    for i in top.tolist():
+        g = groups[i] if groups is not None else -1
+        unit = [i]
+        if g >= 0 and i > 0 and groups[i - 1] == g:  # type: ignore[index]
+            unit.insert(0, i - 1)
+        if g >= 0 and i + 1 < n and groups[i + 1] == g:  # type: ignore[index]
+            unit.append(i + 1)
+        parts.append(unit)
+    taken = sorted({j for unit in parts for j in unit})
+    row_of = {j: len(candidates) + k for k, j in enumerate(taken)}
+    rows = [row_of[j] for unit in parts for j in unit]
+    offsets = [0]
+    for unit in parts:
+        offsets.append(offsets[-1] + len(unit))
+    return (top, candidates, np.array(candidates.tolist() + taken, dtype=np.int64), np.array(rows, dtype=np.int64),
+            np.array(offsets, dtype=np.int64))
+
+
 def _checked_heads(heads: Sequence[int], n: int) -> list[int]:
     """The headings as a list of increasing segment indices below ``n`` (what the kernel's loops rely on)."""
     out = [int(h) for h in heads]
@@ -718,6 +749,51 @@ def bridge_shares(
                 out_s.append(share)
     return (np.array(out_k, dtype=np.int64), np.array(out_t, dtype=np.int64), np.array(out_s, dtype=np.float64),
             n_new)
+
+
+def bridge_best(
+    ids: npt.NDArray[np.int32], offsets: npt.NDArray[np.int64], bad: npt.NDArray[np.int32],
+    rows_k: npt.NDArray[np.int64], rows_t: npt.NDArray[np.int64], shares: npt.NDArray[np.float64],
+    values: npt.NDArray[np.float64], named_ids: npt.NDArray[np.int32] | None,
+    named_offsets: npt.NDArray[np.int64] | None, named_of: npt.NDArray[np.int64] | None,
+    sizes: npt.NDArray[np.int64] | None, head_at: npt.NDArray[np.int64], name_bridge: float, name_section: float,
+    min_share: float,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """The credit of each heading a best segment names; see ``qatbe._core.bridge_best``."""
+    n_rows = _check_offsets(offsets.tolist(), len(ids), "offsets", "len(ids)")
+    ks, ts = rows_k.tolist(), rows_t.tolist()
+    if len(ts) != len(ks) or len(shares) != len(ks):
+        raise ValueError("rows_k, rows_t and shares must have one entry per pair")
+    if len(head_at) > n_rows:
+        raise ValueError("more headings than rows")
+    if any(not 0 <= k < len(head_at) for k in ks) or any(b < a for a, b in pairwise(ks)):
+        raise ValueError("rows_k must be increasing heading rows")
+    if any(not 0 <= t < len(values) for t in ts):
+        raise ValueError("rows_t must index values")
+    named_rows: list[set[int]] = []
+    if named_of is not None:
+        assert named_ids is not None and named_offsets is not None and sizes is not None
+        n_named = _check_offsets(named_offsets.tolist(), len(named_ids), "named_offsets", "len(named_ids)")
+        if len(named_of) != len(values):
+            raise ValueError("named_of needs one entry per best segment")
+        if any(not -1 <= r < n_named for r in named_of.tolist()):
+            raise ValueError("named_of must name rows of named_ids or be -1")
+        if any(not 0 <= h < len(sizes) for h in head_at.tolist()):
+            raise ValueError("head_at must index sizes")
+        named_rows = [set(named_ids[named_offsets[r]:named_offsets[r + 1]].tolist()) for r in range(n_named)]
+    excluded = set(bad.tolist())
+    best: dict[int, float] = {}
+    for k, t, share in zip(ks, ts, shares.tolist()):
+        named = False
+        if named_of is not None and named_of[t] >= 0:
+            new = {x for x in ids[offsets[k]:offsets[k + 1]].tolist() if x not in excluded}
+            named = sum(x in named_rows[named_of[t]] for x in new) >= min_share * len(new)
+        factor = 1.0
+        if named:
+            factor += (name_bridge - 1.0) / max(1.0, int(sizes[head_at[k]]) / name_section) ** 0.5  # type: ignore[index]
+        best[k] = max(best.get(k, 0.0), share * float(values[t]) * factor)
+    kept = [k for k, v in best.items() if v > 0]
+    return np.array(kept, dtype=np.int64), np.array([best[k] for k in kept], dtype=np.float64)
 
 
 def bridge_mentions(

@@ -1,5 +1,6 @@
-"""The bridges' three kernels (``bridge_top``: the best segments and the headings one of them is outside of;
-``bridge_shares``: which best segments name which headings; ``bridge_mentions``: how many segments outside a
+"""The bridges' kernels (``bridge_top``: the best segments and the headings one of them is outside of;
+``bridge_rows``: those, and the texts to read for them; ``bridge_shares``: which best segments name which
+headings; ``bridge_best``: each named heading's credit; ``bridge_mentions``: how many segments outside a
 heading's section mention it): the compiled core and its twin agree, both give what the
 definition with Python sets gives (the loops ``bridge_credits`` ran before they were compiled), and both refuse
 input that would send them out of bounds or round a cycle."""
@@ -126,6 +127,100 @@ def test_the_best_segments_and_candidates_are_the_definition(kernel: ModuleType,
     assert top.dtype == candidates.dtype == np.int64
 
 
+def _parts_by_definition(groups: list[int] | None, i: int) -> list[int]:
+    """Segment i with its neighbours of the same split unit (``groups[i] >= 0``), in page order: what
+    bridge_credits read through ``_parts`` before ``bridge_rows``."""
+    if groups is None or groups[i] < 0:
+        return [i]
+    out = [i]
+    if i > 0 and groups[i - 1] == groups[i]:
+        out.insert(0, i - 1)
+    if i + 1 < len(groups) and groups[i + 1] == groups[i]:
+        out.append(i + 1)
+    return out
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=400, deadline=None)
+@given(top_cases(), st.data())
+def test_the_rows_read_are_the_definition(kernel: ModuleType, case: dict[str, Any], data: st.DataObject) -> None:
+    n = len(case["up"])
+    groups = data.draw(st.none() | st.lists(st.integers(-1, 2), min_size=n, max_size=n))
+    top, candidates, which, rows, offsets = kernel.bridge_rows(
+        np.asarray(case["raw"], dtype=np.float64), case["heads"], np.asarray(case["up"], dtype=np.int64), groups,
+        case["top_n"])
+    want_top, want_candidates = _top_by_definition(case)
+    assert (top.tolist(), candidates.tolist()) == (want_top, want_candidates)
+    if not want_candidates:
+        assert which is None and rows is None and offsets is None
+        return
+    assert which is not None and rows is not None and offsets is not None
+    parts = [_parts_by_definition(groups, i) for i in want_top]
+    taken = sorted({j for unit in parts for j in unit})
+    assert which.tolist() == want_candidates + taken
+    read = which.tolist()
+    assert [[read[r] for r in rows[offsets[t]:offsets[t + 1]].tolist()] for t in range(len(want_top))] == parts
+    assert which.dtype == rows.dtype == offsets.dtype == np.int64
+
+
+@st.composite
+def best_cases(draw: st.DrawFn) -> dict[str, Any]:
+    """Pairs as ``bridge_shares`` gives them, with the best segments' scores, their named words and the sizes of
+    the headings' sections."""
+    case = draw(share_cases())
+    rows_k, rows_t, shares, _ = _shares_by_definition(case)
+    n_top = len(case["top_at"])
+    words = st.integers(0, 9) | st.sampled_from([10 ** 6, 2 ** 31 - 1])
+    named = draw(st.none() | st.lists(st.lists(words, max_size=6), min_size=1, max_size=n_top))
+    named_of = None
+    if named is not None:
+        named_of = [draw(st.integers(-1, len(named) - 1)) for _ in range(n_top)]
+    return {**case, "rows_k": rows_k, "rows_t": rows_t, "shares": shares,
+            "values": draw(st.lists(st.floats(0.01, 50.0), min_size=n_top, max_size=n_top)),
+            "named": named, "named_of": named_of,
+            "sizes": draw(st.lists(st.integers(0, 40), min_size=len(case["up"]), max_size=len(case["up"]))),
+            "name_bridge": draw(st.sampled_from([2.0, 1.0, 3.5])), "name_section": draw(st.sampled_from([4.0, 1.0]))}
+
+
+def _best_args(c: dict[str, Any]) -> tuple[Any, ...]:
+    flat, offsets = _csr(c["rows"])
+    named: tuple[Any, ...] = (None, None, None, None)
+    if c["named"] is not None:
+        n_flat, n_offsets = _csr(c["named"])
+        named = (n_flat, n_offsets, np.asarray(c["named_of"], dtype=np.int64),
+                 np.asarray(c["sizes"], dtype=np.int64))
+    return (flat, offsets, np.asarray(c["bad"], dtype=np.int32), np.asarray(c["rows_k"], dtype=np.int64),
+            np.asarray(c["rows_t"], dtype=np.int64), np.asarray(c["shares"], dtype=np.float64),
+            np.asarray(c["values"], dtype=np.float64), *named, np.asarray(c["head_at"], dtype=np.int64),
+            c["name_bridge"], c["name_section"], c["min_share"])
+
+
+def _best_by_definition(c: dict[str, Any]) -> tuple[list[int], list[float]]:
+    """The pair loop of bridge_credits before ``bridge_best``, over term ids instead of term strings."""
+    best: dict[int, float] = {}
+    for k, t, share in zip(c["rows_k"], c["rows_t"], c["shares"]):
+        named = False
+        if c["named"] is not None and c["named_of"][t] >= 0:
+            new = set(c["rows"][k]) - set(c["bad"])
+            named = sum(x in set(c["named"][c["named_of"][t]]) for x in new) >= c["min_share"] * len(new)
+        factor = 1.0
+        if named:
+            factor += (c["name_bridge"] - 1.0) / max(1.0, c["sizes"][c["head_at"][k]] / c["name_section"]) ** 0.5
+        best[k] = max(best.get(k, 0.0), share * c["values"][t] * factor)
+    kept = [k for k, v in best.items() if v > 0]
+    return kept, [best[k] for k in kept]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=400, deadline=None)
+@given(best_cases())
+def test_credits_are_the_pair_loop(kernel: ModuleType, case: dict[str, Any]) -> None:
+    """Equal to the last bit: a credit goes on into the page's scores."""
+    ks, credits = kernel.bridge_best(*_best_args(case))
+    assert (ks.tolist(), credits.tolist()) == _best_by_definition(case)
+    assert ks.dtype == np.int64 and credits.dtype == np.float64
+
+
 @st.composite
 def mention_cases(draw: st.DrawFn) -> dict[str, Any]:
     heads, up = draw(outlines())
@@ -183,6 +278,14 @@ def _shares(**change: Any) -> tuple[Any, ...]:
     return _share_args(c)
 
 
+def _best(**change: Any) -> tuple[Any, ...]:
+    c = {"rows": [[1, 2], [2]], "bad": [], "rows_k": [0], "rows_t": [0], "shares": [0.5], "values": [1.0],
+         "named": None, "named_of": None, "sizes": [0, 0], "head_at": [0], "name_bridge": 2.0,
+         "name_section": 4.0, "min_share": 0.5}
+    c.update(change)
+    return _best_args(c)
+
+
 BAD: list[tuple[str, str, tuple[Any, ...]]] = [
     ("mentions: up after the segment (a cycle)", "bridge_mentions", _mentions(up=[1, 0])),
     ("mentions: up out of range", "bridge_mentions", _mentions(up=[-1, 5])),
@@ -201,6 +304,15 @@ BAD: list[tuple[str, str, tuple[Any, ...]]] = [
     ("top: heads out of order", "bridge_top", (np.ones(3), [2, 0], np.asarray([-1, 0, -1], dtype=np.int64), 3)),
     ("top: head not a segment", "bridge_top", (np.ones(2), [0, 2], np.asarray([-1, 0], dtype=np.int64), 3)),
     ("top: more than 64 best segments", "bridge_top", (np.ones(2), [0], np.asarray([-1, 0], dtype=np.int64), 65)),
+    ("rows: groups per segment", "bridge_rows", (np.ones(2), [0], np.asarray([-1, 0], dtype=np.int64), [0], 3)),
+    ("rows: up after the segment", "bridge_rows", (np.ones(2), [0], np.asarray([1, 0], dtype=np.int64), None, 3)),
+    ("best: a pair per share", "bridge_best", _best(shares=[0.5, 0.5])),
+    ("best: heading rows out of order", "bridge_best", _best(rows_k=[1, 0], rows_t=[0, 0], shares=[1.0, 1.0])),
+    ("best: heading row out of range", "bridge_best", _best(rows_k=[1])),
+    ("best: best segment without a value", "bridge_best", _best(rows_t=[1])),
+    ("best: named row out of range", "bridge_best", _best(named=[[1]], named_of=[1])),
+    ("best: named_of per best segment", "bridge_best", _best(named=[[1]], named_of=[0, 0])),
+    ("best: heading without a size", "bridge_best", _best(named=[[1]], named_of=[0], head_at=[5])),
 ]
 
 

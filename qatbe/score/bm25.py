@@ -65,7 +65,7 @@ NUMBER_CUE = 0.2
 PREFIX_MIN = 6
 PREFIX_WEIGHT = 0.8
 BRIDGE_MIN = 0.5
-# A best segment that is one part of a split paragraph or table names what its adjacent parts name (_parts).
+# A best segment that is one part of a split paragraph or table names what its adjacent parts name (``bridge_rows``).
 BRIDGE_PARTS = True
 # A mention written as a name (at least BRIDGE_MIN of the heading's new words capitalised in the mentioning text:
 # "Buddy Hield was named the tournament's MVP") is a pointer, like a link's anchor text: its credit is multiplied
@@ -348,38 +348,9 @@ def _lines_starting(lines: str, head: str) -> list[str]:
     return out
 
 
-def _parts(segments: Sequence[Segment], i: int) -> list[int]:
-    """Segment ``i`` with the adjacent parts of its split unit (same ``Segment.group``), in page order.
-
-    Why: the splitter cuts a paragraph where the budget says, not where its meaning does: "The 2015 Diamond Head
-    Classic was ..." matches the question, and the sentence that names the second hop ("Buddy Hield was named
-    the tournament's MVP") may open the next part. A mention anywhere in the paragraph is the paragraph's."""
-    if not BRIDGE_PARTS:
-        return [i]
-    g = segments[i].group
-    if g < 0:
-        return [i]
-    out = [i]
-    if i > 0 and segments[i - 1].group == g:
-        out.insert(0, i - 1)
-    if i + 1 < len(segments) and segments[i + 1].group == g:
-        out.append(i + 1)
-    return out
-
-
-def _name_terms(an: Analyzer, text: str) -> set[str]:
-    """The index terms of the words of ``text`` written with a capital (names, and each sentence's first word).
-
-    The same set as ``set(an.terms(...))`` of those words, through the analyzer's compiled memo (``term_ids``):
-    the best segments with their parts run to thousands of characters, and term by term in Python this was the
-    largest part of the bridges' time on pages where a mention reaches the share."""
-    flat, _, names = an.term_ids([kernel.capitalised_words(text)])
-    return {names[x] for x in set(flat.tolist())} - {""}
-
-
 def bridge_credits(
-    an: Analyzer, segments: Sequence[Segment], texts: Sequence[str], raw: npt.NDArray[np.float64],
-    asked: set[str], heads: Sequence[int], up_array: npt.NDArray[np.int64], scan: Scan | None = None,
+    an: Analyzer, groups: Sequence[int], texts: Sequence[str], raw: npt.NDArray[np.float64], asked: set[str],
+    heads: Sequence[int], up_array: npt.NDArray[np.int64], scan: Scan | None = None,
 ) -> dict[int, float]:
     """Second-hop relevance: a best-matching segment that names another section's heading points to it.
 
@@ -388,87 +359,74 @@ def bridge_credits(
     section shares no word with the question. Like a hyperlink, the mention carries the mentioning segment's
     score over to that section. Only the heading's words that the question does not already use count (a
     heading made of the question's words is found by BM25 and the heading share), at least ``BRIDGE_MIN`` of
-    them must be in the mentioning segment (or in an adjacent part of its split unit: ``_parts``), a mention
-    written as a name counts more (``NAME_BRIDGE``), and the credit is divided by how many segments outside the
-    section mention the heading: a heading named everywhere ("How to apply") is no pointer. ``heads`` are the
-    headings' indices and ``up_array`` the heading chains (``page_scores``: for each segment the heading above it);
-    ``scan`` the page's ``kernel.scan`` (made here when not given).
-    Returns the credited headings' credits (not yet multiplied by ``settings.bridge``); most pages have none.
+    them must be in the mentioning segment or in an adjacent part of its split unit (same ``groups`` value: the
+    splitter cuts a paragraph where the budget says, not where its meaning does, and the sentence that names the
+    second hop may open the next part), a mention written as a name counts more (``NAME_BRIDGE``), and the
+    credit is divided by how many segments outside the section mention the heading: a heading named everywhere
+    ("How to apply") is no pointer. ``heads`` are the headings' indices and ``up_array`` the heading chains
+    (``page_scores``: for each segment the heading above it); ``scan`` the page's ``kernel.scan`` (made here when
+    not given). Returns the credited headings' credits (not yet multiplied by ``settings.bridge``); most pages
+    have none.
     """
-    n = len(segments)
     credit: dict[int, float] = {}
     if not heads:
         return credit
-    # The best segments, and the headings one of them is outside of: only those can be credited. On most pages
+    # The best segments, the headings one of them is outside of (only those can be credited) and the texts to
+    # read: those headings, then the best segments with the adjacent parts of their split units. On most pages
     # every best segment sits under every heading (an article's title over its text: 49 of the 73
     # scrapinghub-aeb pages that get here), and there is nothing to tokenize.
-    top_array, candidate_array = kernel.bridge_top(raw, heads, up_array, BRIDGE_TOP)
-    if not len(candidate_array):
+    top_array, candidate_array, which, top_rows, top_bounds = kernel.bridge_rows(
+        raw, heads, up_array, groups if BRIDGE_PARTS else None, BRIDGE_TOP)
+    if which is None or top_rows is None or top_bounds is None:
         return credit
-    top, candidates = top_array.tolist(), candidate_array.tolist()
     if scan is None:
         scan = kernel.scan(texts)
-    # The terms of the headings and of the best segments with the adjacent parts of their split units
-    # (``_parts``), read off the page's scan, as sets of term ids (the same sets as of the terms themselves;
-    # stopwords are the term ""). A split unit's parts hold its whole text between them: no token spans two.
-    parts = [_parts(segments, i) for i in top]
-    taken = sorted({j for p in parts for j in p})
-    flat, offs, names = an.term_ids(scan, candidates + taken)
-    # No heading's new words: stopwords (the term "") and the question's own terms (a heading made of those is
-    # found by BM25 and the heading share).
-    bad = an.term_numbers(["", *sorted(asked)])
-    at = {j: len(candidates) + k for k, j in enumerate(taken)}
-    top_rows = np.array([at[j] for p in parts for j in p], dtype=np.int64)
-    top_bounds = np.array(list(accumulate((len(p) for p in parts), initial=0)), dtype=np.int64)
+    # Their terms, read off the page's scan, as term ids (the same sets as of the terms themselves; stopwords
+    # are the term ""). A split unit's parts hold its whole text between them: no token spans two. No heading's
+    # new words: stopwords and the question's own terms (a heading made of those is found by BM25 and the
+    # heading share).
+    flat, offs, names = an.term_ids(scan, which.tolist())
+    bad = np.array(an.term_numbers(["", *sorted(asked)]), dtype=np.int32)
     rows_k, rows_t, shares, _ = kernel.bridge_shares(
-        flat, offs, len(candidates), np.array(bad, dtype=np.int32), top_rows, top_bounds,
-        candidate_array, top_array, up_array, BRIDGE_MIN)
+        flat, offs, len(candidate_array), bad, top_rows, top_bounds, candidate_array, top_array, up_array,
+        BRIDGE_MIN)
     if not len(rows_k):
         return credit
-    values = raw.tolist()
-    bounds = offs.tolist()
-    by_name = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
-    named_terms: dict[int, set[str]] = {}  # filled when a mention reaches the share (rare: most pages never do)
-    sizes: list[int] | None = None
-    best: dict[int, float] = {}  # per heading row with a pair, the best share x score x name factor
-    new_of: dict[int, set[str]] = {}
-    for k, t, share in zip(rows_k.tolist(), rows_t.tolist(), shares.tolist()):
-        if k not in new_of:
-            new_of[k] = {names[x] for x in flat[bounds[k]:bounds[k + 1]].tolist()} - asked - {""}
-        h, i = candidates[k], top[t]
-        named = False
-        if by_name:
-            if i not in named_terms:
-                named_terms[i] = _name_terms(an, " ".join(texts[j] for j in parts[t]))
-            named = sum(x in named_terms[i] for x in new_of[k]) >= BRIDGE_MIN * len(new_of[k])
-        factor = 1.0
-        if named:
-            if sizes is None:
-                sizes = kernel.section_sizes(heads, up_array).tolist()
-            factor += (NAME_BRIDGE - 1.0) / max(1.0, sizes[h] / NAME_SECTION) ** 0.5
-        best[k] = max(best.get(k, 0.0), share * values[i] * factor)
-    wanted: dict[int, list[str]] = {}
-    for k, value in best.items():
-        if value > 0:
-            credit[candidates[k]] = value
-            wanted[candidates[k]] = sorted(new_of[k])
-    if not credit:
+    # A mention written as a name: the best segment's (with its parts) words written with a capital, for the
+    # best segments that name a heading, in one read.
+    named_flat = named_offs = named_of = sizes = None
+    if NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED:
+        naming = sorted(set(rows_t.tolist()))
+        bounds = top_bounds.tolist()
+        row_texts = which.tolist()
+        rows = top_rows.tolist()
+        named_flat, named_offs, _ = an.term_ids([
+            kernel.capitalised_words(" ".join(texts[row_texts[r]] for r in rows[bounds[t]:bounds[t + 1]]))
+            for t in naming])
+        named_of = np.full(len(top_array), -1, dtype=np.int64)
+        named_of[naming] = np.arange(len(naming))
+        sizes = kernel.section_sizes(heads, up_array)
+    ks, values = kernel.bridge_best(
+        flat, offs, bad, rows_k, rows_t, shares, raw[top_array], named_flat, named_offs, named_of, sizes,
+        candidate_array, NAME_BRIDGE, NAME_SECTION, BRIDGE_MIN)
+    if not len(ks):
         return credit
-    # How many segments mention each candidate heading: which of the candidate words each segment holds, read
-    # off the page's scan (``Analyzer.holds``), then one compiled pass over them (``bridge_mentions``).
-    vocab = {t: k for k, t in enumerate(sorted({t for ts in wanted.values() for t in ts}))}
-    flat, offs = an.holds(scan, list(vocab))
-    credited = list(wanted)
-    words = [vocab[w] for h in credited for w in wanted[h]]
-    bounds_of = np.array(list(accumulate((len(wanted[h]) for h in credited), initial=0)), dtype=np.int64)
-    skip = np.zeros(n, dtype=np.uint8)
+    # How many segments mention each credited heading: which of its new words each segment holds, read off the
+    # page's scan (``Analyzer.holds``), then one compiled pass over them (``bridge_mentions``).
+    bounds = offs.tolist()
+    credited = candidate_array[ks].tolist()
+    wanted = [sorted({names[x] for x in flat[bounds[k]:bounds[k + 1]].tolist()} - asked - {""})
+              for k in ks.tolist()]
+    vocab = {t: k for k, t in enumerate(sorted({t for ts in wanted for t in ts}))}
+    held, held_offs = an.holds(scan, list(vocab))
+    skip = np.zeros(len(texts), dtype=np.uint8)
     skip[heads] = 1  # the headings themselves mention nothing
     mentions = kernel.bridge_mentions(
-        flat, offs, len(vocab), np.array(words, dtype=np.int32), bounds_of,
-        np.array([BRIDGE_MIN * len(wanted[h]) for h in credited], dtype=np.float64),
-        np.array(credited, dtype=np.int64), up_array, skip)
-    for h, count in zip(credited, mentions.tolist()):
-        credit[h] /= max(1, count)
+        held, held_offs, len(vocab), np.array([vocab[w] for ws in wanted for w in ws], dtype=np.int32),
+        np.array(list(accumulate(map(len, wanted), initial=0)), dtype=np.int64),
+        np.array([BRIDGE_MIN * len(ws) for ws in wanted], dtype=np.float64), candidate_array[ks], up_array, skip)
+    for h, value, count in zip(credited, values.tolist(), mentions.tolist()):
+        credit[h] = value / max(1, count)
     return credit
 
 
@@ -552,7 +510,7 @@ def score_segments(segments: Sequence[Segment], query: str | None, settings: Set
     changed = False
     # Without headings no section can be bridged to.
     if settings.bridge > 0 and up_array is not None and best > 0:
-        credit = bridge_credits(an, segments, texts, raw, set(q_terms), heads, up_array, scan)
+        credit = bridge_credits(an, groups, texts, raw, set(q_terms), heads, up_array, scan)
         if credit:  # no credit: the bridge part is 0 everywhere and leaves raw as it is
             bridge = settings.bridge * kernel.section_best(heads, up_array, list(credit),
                                                            np.array(list(credit.values()), dtype=np.float64))
