@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
-from itertools import repeat
+from itertools import compress, repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -188,6 +188,11 @@ def detect_texts(texts: Sequence[str], use: Sequence[object], min_chars: int) ->
         totals = _settled(early)
         if totals is not None:
             return _decide(early, totals)
+        # A page whose used texts hold no more than EARLY_SAMPLE characters in all gave the early sample every
+        # one of them: the whole sample is the same texts, and reading them again (a third of a short page's
+        # scoring) would give the same tally.
+        if sum(map(len, compress(texts, use))) <= EARLY_SAMPLE:
+            return _decide(early)
     return _decide(_tally(texts, use, min_chars))
 
 
