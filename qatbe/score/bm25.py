@@ -403,7 +403,8 @@ def bridge_credits(
         named_flat, named_offs, _ = an.term_ids([
             kernel.capitalised_words(" ".join(texts[row_texts[r]] for r in rows[bounds[t]:bounds[t + 1]]))
             for t in naming])
-        named_of = np.full(len(top_array), -1, dtype=np.int64)
+        named_of = np.empty(len(top_array), dtype=np.int64)  # np.full is Python code around these two calls
+        named_of.fill(-1)
         named_of[naming] = np.arange(len(naming))
         sizes = kernel.section_sizes(heads, up_array)
     ks, values = kernel.bridge_best(
