@@ -918,16 +918,21 @@ cdef void _fill_prefixes(_Prefixes* p, const uint64_t* keys, Py_ssize_t n, Py_ss
             p.bits[bit >> 6] |= (<uint64_t> 1) << (bit & 63)
 
 
-cdef inline bint _in_keys(uint64_t key, const uint64_t* keys, Py_ssize_t n) noexcept nogil:
-    """Whether ``key`` is one of the ``n`` sorted ``keys``."""
+ctypedef fused _sorted_t:
+    int32_t
+    uint64_t
+
+
+cdef inline bint _in_sorted(const _sorted_t* items, Py_ssize_t n, _sorted_t x) noexcept nogil:
+    """Whether the increasing ``items[:n]`` hold ``x`` (a search by halving)."""
     cdef Py_ssize_t lo = 0, hi = n, mid
     while lo < hi:
         mid = (lo + hi) >> 1
-        if keys[mid] < key:
+        if items[mid] < x:
             lo = mid + 1
         else:
             hi = mid
-    return lo < n and keys[lo] == key
+    return lo < n and items[lo] == x
 
 
 cdef inline bint _key_in(const _Prefixes* p, uint64_t key) noexcept nogil:
@@ -935,7 +940,7 @@ cdef inline bint _key_in(const _Prefixes* p, uint64_t key) noexcept nogil:
     if c0 < 128 and c1 <= 128:
         bit = c0 * 129 + c1
         return (p.bits[bit >> 6] >> (bit & 63)) & 1
-    return _in_keys(key, p.keys, p.n)
+    return _in_sorted(p.keys, p.n, key)
 
 
 cdef inline uint32_t _folded(uint32_t c, const _Prefixes* p) noexcept nogil:
@@ -1959,18 +1964,6 @@ cdef int _cmp_int32(const void* a, const void* b) noexcept nogil:
     return (x > y) - (x < y)
 
 
-cdef bint _has_int32(const int32_t* items, Py_ssize_t n, int32_t x) noexcept nogil:
-    """Whether the increasing ``items[:n]`` hold ``x`` (a search by halving)."""
-    cdef Py_ssize_t lo = 0, hi = n, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if items[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < n and items[lo] == x
-
-
 def bridge_best(const int[::1] ids, const long long[::1] offsets, const int[::1] bad, const long long[::1] rows_k,
                 const long long[::1] rows_t, const double[::1] shares, const double[::1] values, named_ids,
                 named_offsets, named_of, sizes, const long long[::1] head_at, double name_bridge,
@@ -2048,14 +2041,15 @@ def bridge_best(const int[::1] ids, const long long[::1] offsets, const int[::1]
                 hits = 0
                 for x in range(offsets[k], offsets[k + 1]):
                     v = ids[x]
-                    if _has_int32(sorted_bad, n_bad, v):
+                    if _in_sorted(sorted_bad, n_bad, v):
                         continue
                     for y in range(offsets[k], x):  # a heading holds few words: a repeat is found by looking back
                         if ids[y] == v:
                             break
                     else:
                         new += 1
-                        if _has_int32(sorted_named + noff[nof[t]], noff[nof[t] + 1] - noff[nof[t]], v):
+                        if _in_sorted(<const int32_t*> sorted_named + noff[nof[t]],
+                                      noff[nof[t] + 1] - noff[nof[t]], v):
                             hits += 1
                 named = hits >= min_share * new
             factor = 1.0
