@@ -1980,8 +1980,8 @@ def bridge_best(const int[::1] ids, const long long[::1] offsets, const int[::1]
     ``named_ids``/``named_offsets`` (best segment t's words written as names). ``named_of`` None: no pair is
     named. Why compiled: in Python this loop built a set of term strings per heading and per best segment, a
     quarter of the bridges' time on a page where a best segment names a heading."""
-    cdef Py_ssize_t m = ids.shape[0], n_rows = offsets.shape[0] - 1, n_pairs = rows_k.shape[0], p, x, y, k, t
-    cdef Py_ssize_t new, hits, n_named = 0, n_bad = bad.shape[0]
+    cdef Py_ssize_t m = ids.shape[0], n_rows = offsets.shape[0] - 1, n_pairs = rows_k.shape[0], p, x, k, t
+    cdef Py_ssize_t new = 0, hits, n_named = 0, n_bad = bad.shape[0]
     cdef int32_t v
     cdef double value, factor
     cdef bint named
@@ -2016,10 +2016,12 @@ def bridge_best(const int[::1] ids, const long long[::1] offsets, const int[::1]
                 raise ValueError(f"head_at[{k}] = {head_at[k]} has no size")
     cdef int32_t* sorted_named = NULL
     cdef int32_t* sorted_bad = <int32_t*> malloc((n_bad + 1) * sizeof(int32_t))
+    cdef int32_t* new_ids = <int32_t*> malloc((m + 1) * sizeof(int32_t))  # heading k's new ids, increasing
     cdef double* best = <double*> calloc(head_at.shape[0] + 1, sizeof(double))
+    cdef Py_ssize_t at_k = -1
     cdef list out_k = []
     try:
-        if sorted_bad == NULL or best == NULL:
+        if sorted_bad == NULL or new_ids == NULL or best == NULL:
             raise MemoryError()
         for p in range(n_bad):
             sorted_bad[p] = bad[p]
@@ -2037,20 +2039,23 @@ def bridge_best(const int[::1] ids, const long long[::1] offsets, const int[::1]
             t = rows_t[p]
             named = False
             if n_named and nof[t] >= 0:
-                new = 0
-                hits = 0
-                for x in range(offsets[k], offsets[k + 1]):
-                    v = ids[x]
-                    if _in_sorted(sorted_bad, n_bad, v):
-                        continue
-                    for y in range(offsets[k], x):  # a heading holds few words: a repeat is found by looking back
-                        if ids[y] == v:
-                            break
-                    else:
+                if k != at_k:  # the pairs come in order of k: each heading's new ids are sorted once
+                    at_k = k
+                    new = 0
+                    for x in range(offsets[k + 1] - offsets[k]):
+                        new_ids[x] = ids[offsets[k] + x]
+                    qsort(new_ids, offsets[k + 1] - offsets[k], sizeof(int32_t), _cmp_int32)
+                    for x in range(offsets[k + 1] - offsets[k]):
+                        v = new_ids[x]
+                        if (new and new_ids[new - 1] == v) or _in_sorted(sorted_bad, n_bad, v):
+                            continue
+                        new_ids[new] = v
                         new += 1
-                        if _in_sorted(<const int32_t*> sorted_named + noff[nof[t]],
-                                      noff[nof[t] + 1] - noff[nof[t]], v):
-                            hits += 1
+                hits = 0
+                for x in range(new):
+                    if _in_sorted(<const int32_t*> sorted_named + noff[nof[t]], noff[nof[t] + 1] - noff[nof[t]],
+                                  new_ids[x]):
+                        hits += 1
                 named = hits >= min_share * new
             factor = 1.0
             if named:
@@ -2067,7 +2072,7 @@ def bridge_best(const int[::1] ids, const long long[::1] offsets, const int[::1]
             credits[p] = best[<Py_ssize_t> out_k[p]]
         return ks, credits
     finally:
-        free(sorted_named); free(sorted_bad); free(best)
+        free(sorted_named); free(sorted_bad); free(new_ids); free(best)
 
 
 def bridge_mentions(const int[::1] ids, const long long[::1] offsets, Py_ssize_t n_words,
