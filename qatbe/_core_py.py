@@ -772,7 +772,8 @@ def bridge_best(
         raise ValueError("rows_t must index values")
     named_rows: list[set[int]] = []
     if named_of is not None:
-        assert named_ids is not None and named_offsets is not None and sizes is not None
+        if named_ids is None or named_offsets is None or sizes is None:
+            raise ValueError("named_of needs named_ids, named_offsets and sizes")
         n_named = _check_offsets(named_offsets.tolist(), len(named_ids), "named_offsets", "len(named_ids)")
         if len(named_of) != len(values):
             raise ValueError("named_of needs one entry per best segment")

@@ -313,6 +313,8 @@ BAD: list[tuple[str, str, tuple[Any, ...]]] = [
     ("best: named row out of range", "bridge_best", _best(named=[[1]], named_of=[1])),
     ("best: named_of per best segment", "bridge_best", _best(named=[[1]], named_of=[0, 0])),
     ("best: heading without a size", "bridge_best", _best(named=[[1]], named_of=[0], head_at=[5])),
+    ("best: named rows without their ids", "bridge_best", _best(named=[[1]], named_of=[0])[:7] + (None, None)
+     + _best(named=[[1]], named_of=[0])[9:]),
 ]
 
 
