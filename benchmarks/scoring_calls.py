@@ -1,0 +1,66 @@
+"""What one scoring call of a page costs, call by call: why the speed bench's BM25 row depends on ``--repeat``.
+
+    python benchmarks/scoring_calls.py [--calls 8] [--limit N] [pages ...]
+
+Each page (default: the speed bench's, scrapinghub-aeb and wcxb under ``../shared/corpora``) is segmented once,
+then scored ``--calls`` times in a row with its ``<title>`` as the query, as ``qatbe bench speed`` does for its
+``bm25:qatbe`` row. Printed: over the pages with 20 or more segments, the median ms per 1,000 segments of the
+k-th call, and what the bench's row would read as the fastest of the first 3 and of all ``--calls`` calls.
+
+Why: the first call of a page analyses the tokens no page before it had; the next ones get faster for several
+calls more, every step alike (the code and the branch predictors learn the page). The row's number is the
+fastest of three, so it sits on that curve: this script shows where (``benchmarks/README.md``, twelfth session).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import qatbe
+from qatbe.bench.args import default_corpora
+from qatbe.bench.speed import PAGE_SETS, read_pages
+from qatbe.score import score_segments
+
+MIN_SEGMENTS = 20  # as the bench's per-1,000-segment figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("pages", nargs="*", type=Path, help="HTML files or folders (default: the speed bench's)")
+    parser.add_argument("--calls", type=int, default=8, help="consecutive calls per page (default 8)")
+    parser.add_argument("--limit", type=int, default=None, help="at most N pages")
+    args = parser.parse_args(argv)
+    if args.calls < 1:
+        parser.error("--calls must be at least 1")
+    paths = args.pages or [default_corpora() / name for name in PAGE_SETS]
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        print(f"not found: {', '.join(map(str, missing))} (the corpora live in ../shared/corpora)", file=sys.stderr)
+        return 2
+    settings = qatbe.Settings()
+    per_call: list[list[float]] = [[] for _ in range(args.calls)]
+    for page in read_pages(paths, limit=args.limit):
+        segments = qatbe.segment(page.html)
+        if len(segments) < MIN_SEGMENTS:
+            continue
+        for k in range(args.calls):
+            start = time.perf_counter()
+            score_segments(segments, page.query, settings)
+            per_call[k].append((time.perf_counter() - start) * 1e6 / len(segments))
+    if not per_call[0]:
+        print(f"no page with {MIN_SEGMENTS} or more segments", file=sys.stderr)
+        return 1
+    print(f"{len(per_call[0])} pages with {MIN_SEGMENTS}+ segments; median ms per 1,000 segments of the k-th call:")
+    print("  " + "  ".join(f"{k + 1}: {statistics.median(c):.2f}" for k, c in enumerate(per_call)))
+    for first in sorted({min(3, args.calls), args.calls}):
+        best = [min(times) for times in zip(*per_call[:first])]
+        print(f"fastest of the first {first} calls: {statistics.median(best):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
