@@ -109,9 +109,6 @@ def sample_votes(
 def page_fields(
     segments: Sequence[Any], heading: object, prose: Sequence[object]
 ) -> tuple[list[str], list[int], list[int], list[int], bytes]: ...
-def bridge_top(
-    raw: npt.NDArray[np.float64], heads: Sequence[int], up: npt.NDArray[np.int64], top_n: int,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 def bridge_rows(
     raw: npt.NDArray[np.float64], heads: Sequence[int], up: npt.NDArray[np.int64], groups: Sequence[int] | None,
     top_n: int,

@@ -1609,32 +1609,20 @@ def remap(const int[::1] tok_ids, const long long[::1] tok_offsets, const long l
     return ids_arr, offsets_arr
 
 
-def bridge_top(const double[::1] raw, heads, const long long[::1] up, Py_ssize_t top_n):
-    """The bridges' choice of where to look (see ``qatbe.score.bm25.bridge_credits``): ``(top, candidates)``.
+def bridge_rows(const double[::1] raw, heads, const long long[::1] up, groups, Py_ssize_t top_n):
+    """The bridges' choice of where to look (see ``qatbe.score.bm25.bridge_credits``) and the texts they then
+    read: ``(top, candidates, which, top_rows, top_offsets)``.
 
     ``top``: the ``top_n`` (at most 64) segments with the highest ``raw`` score > 0 that are not headings, best
     first, ties in page order (a stable sort). ``candidates``: the headings (``heads``, increasing) that some
     segment of ``top`` does not sit under (the chain of ``up``), in page order; none when ``top`` is empty.
-    Why compiled: in Python these were a list, a sort and a set per best segment over the whole page, and most
-    pages stop here (every best segment under every heading: nothing to tokenize)."""
-    cdef long long best_i[64]
-    cdef Py_ssize_t c = 0, n_cand = 0
-    cdef long long* cand = _top_and_candidates(raw, heads, up, top_n, best_i, &c, &n_cand)
-    try:
-        return (_copy_array(best_i, c, np.int64), _copy_array(cand, n_cand, np.int64))
-    finally:
-        free(cand)
-
-
-def bridge_rows(const double[::1] raw, heads, const long long[::1] up, groups, Py_ssize_t top_n):
-    """``bridge_top`` and the texts the bridges then read: ``(top, candidates, which, top_rows, top_offsets)``.
-
     ``which`` lists the segments to take terms of: the candidates, then every best segment's split unit parts
     (itself, and its neighbours with the same ``groups[i] >= 0``; ``groups`` None: itself only), each once, in
     page order. Best segment t's parts are the rows ``top_rows[top_offsets[t]:top_offsets[t + 1]]`` of ``which``,
-    in page order. ``which`` and the rows are None when there are no candidates. Why one call: these were
-    ``bridge_top``, then a Python list per best segment, a set, a sort, a dictionary and two arrays, a tenth of
-    the bridges' time on a page they read."""
+    in page order. ``which`` and the rows are None when there are no candidates: most pages stop here (every best
+    segment under every heading, nothing to tokenize). Why compiled, and one call: in Python these were a list,
+    a sort and a set per best segment over the whole page, then a list per best segment, a set, a sort, a
+    dictionary and two arrays."""
     cdef long long best_i[64]
     cdef long long parts[64 * 3]
     cdef Py_ssize_t c = 0, n_cand = 0, n = raw.shape[0], t, p, q, n_parts = 0, n_taken = 0
@@ -1701,7 +1689,7 @@ def bridge_rows(const double[::1] raw, heads, const long long[::1] up, groups, P
 
 cdef long long* _top_and_candidates(const double[::1] raw, heads, const long long[::1] up, Py_ssize_t top_n,
                                     long long* best_i, Py_ssize_t* n_top, Py_ssize_t* n_cand) except NULL:
-    """``bridge_top``'s work: the best segments into ``best_i`` (room for 64), their number in ``n_top``; the
+    """``bridge_rows``'s choice: the best segments into ``best_i`` (room for 64), their number in ``n_top``; the
     candidate headings as the returned array (the caller frees it), their number in ``n_cand``."""
     cdef Py_ssize_t n = raw.shape[0], n_heads, i, p, c = 0
     cdef long long k

@@ -609,10 +609,10 @@ def _chain_above(ups: list[int], i: int) -> set[int]:
     return chain
 
 
-def bridge_top(
+def _bridge_top(
     raw: npt.NDArray[np.float64], heads: Sequence[int], up: npt.NDArray[np.int64], top_n: int,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Where the bridges look: the best segments and the candidate headings; see ``qatbe._core.bridge_top``."""
+    """Where the bridges look: the best segments and the candidate headings (``bridge_rows``)."""
     n = len(raw)
     if len(up) != n:
         raise ValueError("up needs one entry per segment")
@@ -634,11 +634,11 @@ def bridge_rows(
     top_n: int,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64] | None,
            npt.NDArray[np.int64] | None, npt.NDArray[np.int64] | None]:
-    """``bridge_top`` and the rows the bridges read; see ``qatbe._core.bridge_rows``."""
+    """Where the bridges look and the rows they read; see ``qatbe._core.bridge_rows``."""
     n = len(raw)
     if groups is not None and len(groups) != n:
         raise ValueError("groups needs one entry per segment")
-    top, candidates = bridge_top(raw, heads, up, top_n)
+    top, candidates = _bridge_top(raw, heads, up, top_n)
     if not len(candidates):
         return top, candidates, None, None, None
     parts: list[list[int]] = []

@@ -397,11 +397,11 @@ def bridge_credits(
     named_flat = named_offs = named_of = sizes = None
     if NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED:
         naming = sorted(set(rows_t.tolist()))
-        bounds = top_bounds.tolist()
+        units = top_bounds.tolist()
         row_texts = which.tolist()
         rows = top_rows.tolist()
         named_flat, named_offs, _ = an.term_ids([
-            kernel.capitalised_words(" ".join(texts[row_texts[r]] for r in rows[bounds[t]:bounds[t + 1]]))
+            kernel.capitalised_words(" ".join(texts[row_texts[r]] for r in rows[units[t]:units[t + 1]]))
             for t in naming])
         named_of = np.empty(len(top_array), dtype=np.int64)  # np.full is Python code around these two calls
         named_of.fill(-1)
