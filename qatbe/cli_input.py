@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import gzip
-import io
 import sys
 import zlib
 from importlib import resources
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import InputError
 
@@ -15,24 +15,40 @@ STDIN = "-"
 
 
 def read_source(path: str, limit: int) -> bytes:
-    """The bytes of ``path`` ('-': standard input), a .gz file decompressed; at most ``limit`` bytes are
-    decompressed (a few kilobytes of gzip can expand to gigabytes), more is refused as the API refuses it."""
+    """The bytes of ``path`` ('-': standard input), a .gz file decompressed. At most ``limit`` bytes are read (or
+    decompressed: a few kilobytes of gzip can expand to gigabytes); more is refused, as the API refuses it.
+
+    Why bounded reads: ``yes | qatbe extract -`` or ``qatbe extract /dev/zero`` would otherwise read until memory
+    ran out. Why any readable path, not only regular files: ``qatbe extract <(curl -s URL)`` hands over a pipe
+    (``/dev/fd/63``), and a named pipe or a device is as good a source as a file."""
     if path == STDIN:
-        return sys.stdin.buffer.read()
+        return _bounded(sys.stdin.buffer, limit, "standard input")
     file = Path(path)
     if file.is_dir():
         raise InputError(f"{path} is a directory, not a file")
-    if not file.is_file():
+    if not file.exists():
         raise InputError(f"no such file: {path}")
-    data = file.read_bytes()
-    if file.suffix == ".gz":
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-                data = stream.read(limit + 1)
-        except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError; a cut file ends in EOFError
-            raise InputError(f"{path} is not a readable gzip file ({exc})") from None
-        if len(data) > limit:
-            raise InputError(f"{path} decompresses to more than {limit:,} bytes; the limit is max_input_chars x 4")
+    try:
+        with file.open("rb") as stream:
+            if file.suffix != ".gz":
+                return _bounded(stream, limit, path)
+            try:
+                with gzip.GzipFile(fileobj=stream) as unzipped:
+                    data = unzipped.read(limit + 1)
+            except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError; a cut file ends in EOFError
+                raise InputError(f"{path} is not a readable gzip file ({exc})") from None
+    except OSError as exc:  # opening or reading: permissions, a device that refuses
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise InputError(f"{path} decompresses to more than {limit:,} bytes; the limit is max_input_chars x 4")
+    return data
+
+
+def _bounded(stream: BinaryIO, limit: int, name: str) -> bytes:
+    """At most ``limit`` bytes of ``stream``; an error naming ``name`` when it holds more."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"{name} holds more than {limit:,} bytes; the limit is max_input_chars x 4")
     return data
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,6 +106,52 @@ def test_a_gzip_file_is_read_and_its_expansion_is_bounded(tmp_path: Path, capsys
     bomb.write_bytes(_gzip(b"a" * 100_000))  # 100 kB from a few hundred bytes
     with pytest.raises(InputError, match="more than 99,999 bytes"):
         read_source(str(bomb), 99_999)
+
+
+class _Endless(io.RawIOBase):
+    """A stream that never ends, as ``yes |`` feeds one."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        buffer[:] = b"y" * len(buffer)
+        return len(buffer)
+
+
+def test_reading_is_bounded_by_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An endless standard input and a file over the limit are refused after ``limit + 1`` bytes, not read to the
+    end (or until memory runs out); a source of exactly ``limit`` bytes is read whole."""
+    from qatbe.cli_input import read_source
+    from qatbe.errors import InputError
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(_Endless())))
+    with pytest.raises(InputError, match="standard input holds more than 1,000 bytes"):
+        read_source("-", 1000)
+    f = tmp_path / "big.txt"
+    f.write_bytes(b"x" * 1001)
+    with pytest.raises(InputError, match="big.txt holds more than 1,000 bytes"):
+        read_source(str(f), 1000)
+    assert read_source(str(f), 1001) == b"x" * 1001
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_pipe_is_read_like_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``qatbe extract <(curl -s URL)`` passes a pipe's path (/dev/fd/63): not a regular file, but a source."""
+    fifo = tmp_path / "page.html"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with fifo.open("wb") as out:
+            out.write(b"<p>Alpha beta.</p><p>Gamma fee delta.</p>")
+
+    writer = threading.Thread(target=feed, daemon=True)  # daemon: a failed read must not leave it blocking exit
+    writer.start()
+    try:
+        assert main(["extract", str(fifo), "-q", "fee", "--budget", "6"]) == 0
+    finally:
+        writer.join(timeout=10)
+    assert capsys.readouterr().out.strip() == "Gamma fee delta."
 
 
 def test_a_directory_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
