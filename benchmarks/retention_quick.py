@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 import qatbe
 from qatbe.bench.metrics import contains, normalize
@@ -87,6 +88,44 @@ def baseline(source: str, fmt: str, query: str, budget: int, cache: dict[str, li
     return "\n\n".join(paras[i] for i in sorted(keep))
 
 
+def set_constant(name: str, value: float) -> object:
+    """Set the module constant ``[MODULE.]NAME`` (MODULE under qatbe, default score.bm25), of its own type, to
+    ``value``; returns the old value. For tuning runs only: the scorer reads its constants at call time."""
+    import importlib
+
+    module_name, _, key = name.rpartition(".")
+    module = importlib.import_module(f"qatbe.{module_name or 'score.bm25'}")
+    old = getattr(module, key)
+    setattr(module, key, type(old)(value))
+    return old
+
+
+def measure(
+    name: str, extractors: dict[int, qatbe.Extractor], limit: int = 0, misses: TextIO | None = None,
+    with_baseline: bool = False,
+) -> tuple[int, dict[int, int], dict[int, int]]:
+    """(questions, qatbe's hits per budget, the baseline's hits per budget) on one set; ``extractors`` are keyed by
+    budget. ``misses`` gets the questions missed at the smallest budget (JSONL)."""
+    items = load(name)
+    if limit:
+        items = items[:limit]
+    hits = {b: 0 for b in extractors}
+    base = {b: 0 for b in extractors}
+    cache: dict[str, list[str]] = {}
+    for source, query, answers, fmt in items:
+        for b, extractor in extractors.items():
+            out = extractor.extract(source, query).text
+            hit = any(contains(normalize(out), a) for a in answers)
+            hits[b] += hit
+            if misses is not None and not hit and b == min(extractors):
+                row = {"set": name, "budget": b, "query": query, "answers": answers, "output": out}
+                misses.write(json.dumps(row, ensure_ascii=False) + "\n")
+            if with_baseline:
+                btext = normalize(baseline(source, fmt, query, b, cache))
+                base[b] += any(contains(btext, a) for a in answers)
+    return len(items), hits, base
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default="squad,cqa,hotpot,wtq")
@@ -107,37 +146,16 @@ def main(argv: list[str] | None = None) -> int:
             options[key] = json.loads(value)
         except json.JSONDecodeError:
             options[key] = value
-    import importlib
-
     for c in args.const:
         key, _, value = c.partition("=")
-        module_name, _, key = key.rpartition(".")
-        module = importlib.import_module(f"qatbe.{module_name or 'score.bm25'}")
-        setattr(module, key, type(getattr(module, key))(float(value)))
+        set_constant(key, float(value))
     budgets = [int(b) for b in args.budgets.split(",")]
     extractors = {b: qatbe.Extractor(budget=b, **options) for b in budgets}
     print(f"backend={qatbe.BACKEND} options={options} const={args.const}")
     misses = args.misses.open("w", encoding="utf-8") if args.misses else None
     for name in args.sets.split(","):
-        items = load(name)
-        if args.limit:
-            items = items[: args.limit]
-        hits = {b: 0 for b in budgets}
-        base = {b: 0 for b in budgets}
-        cache: dict[str, list[str]] = {}
         started = time.perf_counter()
-        for source, query, answers, fmt in items:
-            for b in budgets:
-                out = extractors[b].extract(source, query).text
-                hit = any(contains(normalize(out), a) for a in answers)
-                hits[b] += hit
-                if misses is not None and not hit and b == min(budgets):
-                    row = {"set": name, "budget": b, "query": query, "answers": answers, "output": out}
-                    misses.write(json.dumps(row, ensure_ascii=False) + "\n")
-                if args.baseline:
-                    btext = normalize(baseline(source, fmt, query, b, cache))
-                    base[b] += any(contains(btext, a) for a in answers)
-        n = len(items)
+        n, hits, base = measure(name, extractors, args.limit, misses, args.baseline)
         row = "  ".join(f"@{b}: {hits[b] / n:.3f}" for b in budgets)
         if args.baseline:
             row += "   baseline " + "  ".join(f"@{b}: {base[b] / n:.3f}" for b in budgets)
