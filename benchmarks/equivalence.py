@@ -8,6 +8,9 @@
 * ``segments``: ``qatbe.segment(page)`` for every HTML page in the boilerplate corpora and every HTML or markdown
   document of the QA sets (kind, text, markdown, position, index, level, heading path, group, part, header);
 * ``metadata``: the page's ``Metadata`` (every field, ``extra`` included);
+* ``languages``: the language the scorer guesses from the page's segments when none is declared
+  (``choose_language``), for the same inputs: the ``scores`` part sees a guess only on pages without
+  ``<html lang>``, and only on the QA sets;
 * ``extract``: for every answerable dev question, ``extract(document, query, budget=B)`` at 200, 1000 and 5000
   tokens (text, tokens, chosen segments with score and matched flag, dropped counts, no_match, explain() rows);
 * ``scores``: every part of ``score_segments`` (raw, relevant, bm25, proximity, lead-in, heading, bridge, sibling,
@@ -30,10 +33,11 @@ from pathlib import Path
 
 import qatbe
 from qatbe.score import score_segments
+from qatbe.score.bm25 import choose_language
 from qatbe.types import Segment, SegmentKind
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
-_PARTS = ("segments", "metadata", "extract", "scores")
+_PARTS = ("segments", "metadata", "languages", "extract", "scores")
 _BUDGETS = (200, 1000, 5000)
 
 
@@ -90,9 +94,10 @@ def _floats(a: object) -> object:
 def write(out: Path, parts: set[str], limit: int | None) -> int:
     digests: dict[str, str] = {}
     ex = qatbe.Extractor()
-    if parts & {"segments", "metadata"}:
+    if parts & {"segments", "metadata", "languages"}:
         inputs: list[tuple[str, str | bytes, str | None]] = [(n, d, None) for n, d in pages()]
         inputs += [(n, t, f) for n, t, f in documents()]
+        guess = qatbe.Settings()  # no declared language: the scorer guesses it from the segments
         for name, source, fmt in inputs[:limit]:
             doc = qatbe.Extractor(format=fmt).parse(source)
             if "segments" in parts:
@@ -100,6 +105,9 @@ def write(out: Path, parts: set[str], limit: int | None) -> int:
                 digests[f"segments:{name}"] = _digest([_segment_row(s) for s in segs])
             if "metadata" in parts:
                 digests[f"metadata:{name}"] = _digest(doc.metadata.to_dict())
+            if "languages" in parts:
+                cands = [s for s in doc.segments if s.kind is not SegmentKind.NAVIGATION]  # as ``scores``
+                digests[f"languages:{name}"] = _digest(choose_language(cands, guess))
     if parts & {"extract", "scores"}:
         extractors = {b: qatbe.Extractor(budget=b) for b in _BUDGETS}
         for name, source, query, fmt in list(questions())[:limit]:
