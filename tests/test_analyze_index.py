@@ -96,6 +96,23 @@ def test_memo_stays_bounded_and_clearing_it_changes_nothing(monkeypatch: pytest.
     assert len(small._cache) <= 16
 
 
+def test_prefix_filters_are_memoised_bounded_and_the_same_as_made_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_filter`` keeps each query's filter: asking again returns the same filter, one made afresh is equal to it,
+    and the memo starts afresh at FILTER_MEMO_MAX queries."""
+    from qatbe.score import analyze
+
+    monkeypatch.setattr(analyze, "FILTER_MEMO_MAX", 4)
+    an = analyze.Analyzer("en")
+    queries = [["passport", f"fee{i}"] for i in range(10)] + [["v", "sysv"], ["über", "straße"]]
+    for only in queries:
+        first = an._filter(only)
+        assert an._filter(list(only)) is first  # a list equal to it finds it
+        assert first == analyze.Analyzer("en")._filter(only)
+        assert first[0] == frozenset(t[:2] for t in only) | (analyze._after("v") if "v" in only else frozenset())
+        assert len(an._filter_memo) <= 4
+    assert an._filter(None) == (None, None) and an._filter(["passport", ""]) == (None, None)
+
+
 def _analysed(an: Analyzer) -> list[str]:
     """The tokens ``an``'s index hands its analyser from now on (the ones the prefix filter let through)."""
     seen: list[str] = []

@@ -174,6 +174,8 @@ def fold_table() -> npt.NDArray[np.uint32]:
 # with it. 200,000 entries hold a large site's working vocabulary in a few tens of MB; clearing is invisible in the
 # output (the memo only saves work).
 MEMO_MAX = 200_000
+# Prefix filters kept per analyser (one per distinct query's terms) before the memo starts afresh.
+FILTER_MEMO_MAX = 256
 
 
 class Analyzer:
@@ -191,6 +193,7 @@ class Analyzer:
         self._memo_lock = threading.Lock()
         self._analysers = (partial(self._analyse, False), partial(self._analyse, True))
         self._filters = self.language not in _PREFIX_STEMMERS  # may the index skip tokens by their prefix?
+        self._filter_memo: dict[tuple[str, ...], tuple[frozenset[str], npt.NDArray[np.uint32] | None]] = {}
 
     def term(self, surface: str) -> str | None:
         """The index term of a surface term, or None for a stopword."""
@@ -261,11 +264,23 @@ class Analyzer:
             return self._memos[False].holds(  # type: ignore[no-any-return]
                 texts, prefixes, words, self._analysers[False], fold)
 
-    def _filter(self, only: Sequence[str] | None) -> tuple[set[str] | None, npt.NDArray[np.uint32] | None]:
+    def _filter(self, only: Sequence[str] | None) -> tuple[frozenset[str] | None, npt.NDArray[np.uint32] | None]:
         """The prefix filter ``index`` reads tokens with when it need only find ``only`` (see there), and the
         folding table that lets it rule out non-ASCII tokens too: ``(None, None)`` for no filter."""
         if only is None or not self._filters or not all(only):
             return None, None
+        # Memoised by the terms: a pipeline asks the same query of page after page, and the bridges' mention count
+        # asks again for a page's heading words (building the set cost 1.6 us a call).
+        key = tuple(only)
+        made = self._filter_memo.get(key)
+        if made is None:
+            if len(self._filter_memo) >= FILTER_MEMO_MAX:
+                self._filter_memo.clear()
+            made = self._filter_memo[key] = self._make_filter(key)
+        return made
+
+    def _make_filter(self, only: tuple[str, ...]) -> tuple[frozenset[str], npt.NDArray[np.uint32] | None]:
+        """``_filter`` of the terms ``only`` (each non-empty), in a language whose stemmer allows one."""
         prefixes = {t[:2] for t in only}
         umlauts = _SPELLED_UMLAUTS.get(self.language or "", "")
         whole = _WHOLE_TERM.get(self.language or "", {})
@@ -279,7 +294,7 @@ class Analyzer:
                 prefixes.add(whole[t])
         # non-ASCII tokens too (a short term keeps every one: see fold_table)
         fold = fold_table() if min(map(len, only), default=short + 1) > short else None
-        return prefixes, fold
+        return frozenset(prefixes), fold
 
     def term_ids(
         self, texts: Sequence[str] | Scan, which: Sequence[int] | None = None
