@@ -102,10 +102,19 @@ def test_no_query_keeps_reading_order() -> None:
     assert r.text == "\n\n".join(s.markdown for s in qatbe.segment(DOC))
 
 
-def test_stop_word_only_query_behaves_like_no_query() -> None:
+def test_stop_word_only_query_is_searched_as_its_words() -> None:
+    """"to be or not to be" means its words: a query made only of stop words is searched as them (README), and
+    when none of them occurs the result is no_match with the same text as no query at all."""
     r = qatbe.extract(DOC, "what is the", budget=1000)
     assert not r.no_match
-    assert r.text == qatbe.extract(DOC, None, budget=1000).text
+    assert r.text == qatbe.extract(DOC, None, budget=1000).text  # everything fits either way
+    small = qatbe.extract(DOC, "was since", budget=25, include_headings=False)
+    matched = [s.text for s in small.segments if s.matched]
+    assert matched and all("was" in t.split() or "since" in t.split() for t in matched)
+    assert "moved offices several times since then" in small.text  # the one paragraph with both
+    absent = qatbe.extract(DOC, "or not to", budget=25)  # none of these occurs in DOC
+    assert absent.no_match and not any(s.matched for s in absent.segments)
+    assert absent.text == qatbe.extract(DOC, None, budget=25).text
 
 
 def test_plain_text_rendering() -> None:
