@@ -44,8 +44,10 @@ def _build_parser() -> argparse.ArgumentParser:
     size.add_argument("--tier", choices=list(TIERS), default=None, help="budget preset (default: summary)")
     size.add_argument("--budget", type=int, default=None, help="token budget (overrides the tier)")
     ex.add_argument("--format", choices=["markdown", "text", "json"], default="markdown", help="output format")
-    ex.add_argument("--input-format", choices=["auto", "html", "markdown", "text"], default="auto")
-    ex.add_argument("--estimator", choices=["chars_div4", "words", "whitespace"], default=None)
+    ex.add_argument("--input-format", choices=["auto", "html", "markdown", "text"], default="auto",
+                    help="what the input is (default: detected from its bytes)")
+    ex.add_argument("--estimator", choices=["chars_div4", "words", "whitespace"], default=None,
+                    help="how tokens are counted for the budget (default: chars_div4, ceil(characters / 4))")
     ex.add_argument("--language", default=None, help="language code of the document (default: detected)")
     ex.add_argument("--explain", action="store_true",
                     help="print, per segment, matched terms, weights and why it is in or out (instead of the text)")
@@ -57,7 +59,8 @@ def _build_parser() -> argparse.ArgumentParser:
     seg = sub.add_parser("segment", help="list every typed segment of a document")
     seg.add_argument("path", nargs="?", help="file ('-' for stdin)")
     seg.add_argument("--demo", action="store_true", help="run on the bundled sample page")
-    seg.add_argument("--input-format", choices=["auto", "html", "markdown", "text"], default="auto")
+    seg.add_argument("--input-format", choices=["auto", "html", "markdown", "text"], default="auto",
+                     help="what the input is (default: detected from its bytes)")
     seg.add_argument("--json", action="store_true", help="JSON lines instead of a table")
 
     sub.add_parser("bench", help="benchmarks: retention, speed, extraction, gate (qatbe bench -h)", add_help=False)
