@@ -23,6 +23,7 @@ from .records import outcomes, with_outcome
 from .render import SEPARATOR, block, render
 from .result import Result
 from .score import score_segments
+from .score.bm25 import PageView
 from .segmentation import parse
 from .select.plan import plan_prepared, prepare
 from .settings import Settings
@@ -169,6 +170,18 @@ def spend_savings(replan: Callable[[int], Any], chosen_plan: Any, chosen: list[i
     return chosen_plan, chosen, text
 
 
+def _page_view(doc: ParsedDocument, candidates: list[Segment], settings: Settings) -> PageView:
+    """The document's scoring view of ``candidates`` (its segments, boilerplate in or out as ``settings`` say),
+    kept with it for the next question (``PageView``). A view is keyed by that choice and holds only while the
+    document's segments are the ones it was made from."""
+    key = settings.include_navigation
+    view: PageView | None = doc._views.get(key)
+    if view is None or view.source is not doc.segments:
+        view = PageView(candidates, doc.segments)
+        doc._views[key] = view
+    return view
+
+
 class Extractor:
     """Validated settings, reused across many documents (a scrape or search pipeline)."""
 
@@ -235,7 +248,7 @@ class Extractor:
         score_settings = settings
         if settings.language is None and doc.metadata.language:
             score_settings = self._with_language(doc.metadata.language)
-        scores = score_segments(candidates, query_text, score_settings)
+        scores = score_segments(candidates, query_text, score_settings, _page_view(doc, candidates, settings))
         kind_weight = settings.weights
         # The selector works on lists of Python floats; a float64 product is the same in Python as in numpy.
         weighted: list[float] = [r * kind_weight[s.kind] for r, s in zip(scores.raw.tolist(), candidates)]

@@ -180,15 +180,27 @@ for _field in fields(Metadata):
 del _field
 
 
+class _Views(dict[Any, Any]):
+    """A parsed document's scoring views (``qatbe.score.bm25.PageView``), made by ``Extractor.extract`` on first
+    use. A pickled document arrives without them: they hold compiled data and are cheap to make again."""
+
+    def __reduce__(self) -> tuple[type[_Views], tuple[()]]:
+        return _Views, ()
+
+
 @dataclass(frozen=True, slots=True)
 class ParsedDocument:
     """A parsed document (what a segmenter returns): its segments in document order and its metadata.
 
     ``unit_tokens`` is the (segment, sentence) size in tokens its units were split to (``Settings.segment_tokens``,
     ``sentence_tokens``), when known: ``Extractor.extract`` takes a parsed document in place of its source only
-    when its own settings split units the same way."""
+    when its own settings split units the same way. ``extract`` keeps what scoring reads of the page whatever the
+    question (its tokens, its language guess) with the document, so that the next question reads it again for
+    free; that holds 16 bytes per word while the document lives, and is not part of its value (equality, hash,
+    repr, pickling)."""
 
     segments: tuple[Segment, ...]
     metadata: Metadata
     format: str
     unit_tokens: tuple[int, int] | None = None
+    _views: _Views = field(default_factory=_Views, init=False, repr=False, compare=False)

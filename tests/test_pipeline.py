@@ -318,6 +318,65 @@ def test_a_parsed_document_extracts_as_its_source_does(options: dict[str, object
     _same_result(qatbe.extract(doc, "renewal fee", **options), ex.extract(source, "renewal fee"))  # type: ignore[arg-type]
 
 
+def test_a_parsed_document_is_read_once_for_all_its_questions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What scoring reads of a page whatever the question -- its tokens, its language guess -- is made on the
+    first question and kept with the parsed document; boilerplate in or out are two readings, each kept."""
+    from qatbe.score import bm25, languages
+
+    calls = {"scan": 0, "guess": 0}
+    scan, guess = bm25.kernel.scan, languages.detect_texts
+
+    def counted_scan(texts: object) -> object:
+        calls["scan"] += 1
+        return scan(texts)
+
+    def counted_guess(*args: object) -> object:
+        calls["guess"] += 1
+        return guess(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bm25.kernel, "scan", counted_scan)
+    monkeypatch.setattr(languages, "detect_texts", counted_guess)
+    ex, with_nav = qatbe.Extractor(), qatbe.Extractor(include_navigation=True)
+    doc = ex.parse(DOC)  # markdown without front matter: no declared language, so the scorer guesses
+    for query in ("renewal fee", "photo background", "agency history"):
+        ex.extract(doc, query)
+    assert calls == {"scan": 1, "guess": 1}
+    for query in ("renewal fee", "photo background"):
+        _same_result(with_nav.extract(doc, query), with_nav.extract(DOC, query))
+        _same_result(ex.extract(doc, query), ex.extract(DOC, query))
+    assert len(doc._views) == 2
+
+
+def test_a_parsed_documents_kept_reading_is_not_part_of_its_value() -> None:
+    """The kept reading is left out of equality, pickling and copies made with other segments: a pickled
+    document arrives without it and reads the page again, a replaced one does not reuse the old reading."""
+    import dataclasses
+    import pickle
+
+    ex = qatbe.Extractor()
+    doc = ex.parse(PAGE_WITH_FURNITURE)
+    first = ex.extract(doc, "renewal fee")
+    assert doc._views and doc == ex.parse(PAGE_WITH_FURNITURE)
+    back = pickle.loads(pickle.dumps(doc))
+    assert back == doc and not back._views
+    _same_result(ex.extract(back, "renewal fee"), first)
+    fewer = dataclasses.replace(doc, segments=doc.segments[:3])
+    assert not fewer._views
+    _same_result(ex.extract(fewer, "renewal fee"),
+                 ex.extract(qatbe.ParsedDocument(doc.segments[:3], doc.metadata, doc.format), "renewal fee"))
+
+
+def test_score_segments_refuses_a_view_of_another_page() -> None:
+    from qatbe.score.bm25 import PageView, score_segments
+
+    segments = qatbe.segment(DOC)
+    view = PageView(segments[:2])
+    with pytest.raises(ValueError, match="page view holds 2 segments"):
+        score_segments(segments, "renewal fee", qatbe.Settings(), view)
+    same = score_segments(segments, "renewal fee", qatbe.Settings(), PageView(segments))
+    assert same.raw.tolist() == score_segments(segments, "renewal fee", qatbe.Settings()).raw.tolist()
+
+
 def test_a_document_split_for_another_budget_is_refused() -> None:
     """Units are split to the budget (``Settings.segment_tokens``): a document parsed for 5,000 tokens has units a
     200-token extract would not have made, so the results would differ from the source's. Same unit size: fine."""
