@@ -195,8 +195,8 @@ class ParsedDocument:
     ``unit_tokens`` is the (segment, sentence) size in tokens its units were split to (``Settings.segment_tokens``,
     ``sentence_tokens``), when known: ``Extractor.extract`` takes a parsed document in place of its source only
     when its own settings split units the same way. ``extract`` keeps what scoring reads of the page whatever the
-    question (its tokens, its language guess) with the document, so that the next question reads it again for
-    free; that holds 16 bytes per word while the document lives, and is not part of its value (equality, hash,
+    question (its tokens, its language guess) with the document, so that the next question does not read them
+    again; that holds 16 bytes per word while the document lives, and is not part of its value (equality, hash,
     repr, pickling)."""
 
     segments: tuple[Segment, ...]

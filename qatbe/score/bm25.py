@@ -197,7 +197,7 @@ class PageView:
     (``kernel.scan``) and the language guessed from its prose, the last two made on first use and kept.
 
     Why: one page, many questions (``Extractor.parse``, then ``extract`` per question) read the page the same way
-    for every question, and these three were a quarter of each extract on the dev documents. A parsed document
+    for every question, and these three were a quarter of each extract on SQuAD's dev documents. A parsed document
     keeps its view (``ParsedDocument``); ``score_segments`` makes a fresh one when given none. ``source`` is what
     the view was made from, for the keeper to tell whether it still holds: the view never changes after it is
     made, so threads may share one. A view keeps its page's tokens, 16 bytes an occurrence.
