@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import sys
 import zlib
 from importlib import resources
@@ -22,7 +23,7 @@ def read_source(path: str, limit: int) -> bytes:
     ran out. Why any readable path, not only regular files: ``qatbe extract <(curl -s URL)`` hands over a pipe
     (``/dev/fd/63``), and a named pipe or a device is as good a source as a file."""
     if path == STDIN:
-        return _bounded(sys.stdin.buffer, limit, "standard input")
+        return _bounded(sys.stdin.buffer, limit, "standard input holds")
     file = Path(path)
     if file.is_dir():
         raise InputError(f"{path} is a directory, not a file")
@@ -31,24 +32,22 @@ def read_source(path: str, limit: int) -> bytes:
     try:
         with file.open("rb") as stream:
             if file.suffix != ".gz":
-                return _bounded(stream, limit, path)
+                return _bounded(stream, limit, f"{path} holds")
             try:
                 with gzip.GzipFile(fileobj=stream) as unzipped:
-                    data = unzipped.read(limit + 1)
+                    return _bounded(unzipped, limit, f"{path} decompresses to")
             except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError; a cut file ends in EOFError
                 raise InputError(f"{path} is not a readable gzip file ({exc})") from None
     except OSError as exc:  # opening or reading: permissions, a device that refuses
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise InputError(f"{path} decompresses to more than {limit:,} bytes; the limit is max_input_chars x 4")
-    return data
 
 
-def _bounded(stream: BinaryIO, limit: int, name: str) -> bytes:
-    """At most ``limit`` bytes of ``stream``; an error naming ``name`` when it holds more."""
+def _bounded(stream: BinaryIO | io.BufferedIOBase, limit: int, refusal: str) -> bytes:
+    """At most ``limit`` bytes of ``stream``; more is refused with ``refusal`` ("standard input holds") more than
+    ``limit`` bytes."""
     data = stream.read(limit + 1)
     if len(data) > limit:
-        raise InputError(f"{name} holds more than {limit:,} bytes; the limit is max_input_chars x 4")
+        raise InputError(f"{refusal} more than {limit:,} bytes; the limit is max_input_chars x 4")
     return data
 
 
