@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
 import pytest
 
+from qatbe.bench import speed
 from qatbe.bench.cli import main
-from qatbe.bench.speed import loglog_slope, percentile, read_pages, run_speed, systems
+from qatbe.bench.speed import Page, loglog_slope, percentile, read_pages, run_speed, systems
 from qatbe.errors import DataError
 from qatbe.score import Scores
 
@@ -64,6 +66,39 @@ def test_bm25_qatbe_scores_the_page_as_segmented_and_qatbe_text_its_texts_only(t
     assert as_segmented.heading is not None and as_segmented.heading[-1] > 0
     assert as_text.heading is None or not as_text.heading.any()
     assert as_text.raw[-1] == 0 < as_segmented.raw[-1]
+
+
+def test_bm25_qatbe_scores_in_the_declared_language_and_the_guess_row_guesses(tmp_path: Path) -> None:
+    """``extract`` scores a page in the language it declares; so does the ``bm25:qatbe`` row. The ``-guess`` row
+    guesses it from the page, as ``extract`` does for a page that declares none (here: English prose)."""
+    prose = "<p>The tide comes in at noon and it goes out in the evening, and then the boats are on the sand.</p>"
+    (tmp_path / "de.html").write_text(f'<html lang="de-AT"><head><title>Tide tables</title></head><body>{prose}'
+                                      "</body></html>", encoding="utf-8")
+    (tmp_path / "none.html").write_text(f"<html><head><title>Tide tables</title></head><body>{prose}</body></html>",
+                                        encoding="utf-8")
+    declared, undeclared = read_pages([tmp_path])
+    table = systems()
+    assert cast(Scores, table["bm25:qatbe"][0](declared)()).language == "de"
+    assert cast(Scores, table["bm25:qatbe-guess"][0](declared)()).language == "en"
+    assert cast(Scores, table["bm25:qatbe"][0](undeclared)()).language == "en"
+
+
+def test_run_speed_starts_each_page_at_the_next_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A system runs in the caches the call before it left: no system may always follow the same one, and each
+    meets the page once untimed. The report keeps the systems in their own order whatever order they ran in."""
+    write_pages(tmp_path, [1, 2, 3, 4])
+    ran: list[str] = []
+
+    def timed(name: str) -> Callable[[Page], Callable[[], object]]:
+        return lambda page: lambda: ran.append(name)
+
+    monkeypatch.setattr(speed, "systems", lambda: {name: (timed(name), ()) for name in ("a", "b", "c")})
+    report = run_speed(read_pages([tmp_path]), repeat=1)
+    firsts = [name for k, name in enumerate(ran) if k == 0 or ran[k - 1] != name]
+    # per page and system: one untimed call, then the timed one (repeat=1), the systems in turn from the next one
+    assert len(ran) == 4 * 3 * 2
+    assert firsts == ["a", "b", "c", "b", "c", "a", "c", "a", "b", "a", "b", "c"]
+    assert [list(p["seconds"]) for p in report.pages] == [["a", "b", "c"]] * 4
 
 
 def test_run_speed_reports_every_page(tmp_path: Path) -> None:
