@@ -4,8 +4,9 @@
 
 Each page (default: the speed bench's, scrapinghub-aeb and wcxb under ``../shared/corpora``) is segmented once,
 then scored ``--calls`` times in a row by ``qatbe bench speed``'s own ``bm25:qatbe`` call (its ``<title>`` as the
-query, in the language the page declares). Printed: over the pages with 20 or more segments, the median ms per 1,000 segments of the
-k-th call, and what the bench's row would read as the fastest of the first 3 and of all ``--calls`` calls.
+query, in the language the page declares). Printed: over the pages with 20 or more segments, the median ms per
+1,000 segments of the k-th call, and what the bench's row would read as the fastest of the first 3 and of all
+``--calls`` calls (the bench makes one untimed call first, so its row reads the fastest of calls 2 to 4).
 
 Why: the first call of a page analyses the tokens no page before it had; the next ones get faster for several
 calls more, every step alike (the code and the branch predictors learn the page). The row's number is the

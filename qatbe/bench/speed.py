@@ -144,7 +144,8 @@ def _page_parsed(page: Page) -> tuple[list[Segment], str | None]:
         import qatbe
 
         extractor = qatbe.Extractor()
-        _segments_cache[page.name] = (extractor.segment(page.html), extractor.parse(page.html).metadata.language)
+        doc = extractor.parse(page.html)  # what Extractor.segment returns, read with the page's metadata
+        _segments_cache[page.name] = (extractor._measured(doc.segments), doc.metadata.language)
     return _segments_cache[page.name]
 
 
