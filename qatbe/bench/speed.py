@@ -169,7 +169,7 @@ def _bm25_qatbe(as_text: bool, guess: bool = False) -> Timed:
     The language is the one the page declares, as ``Extractor.extract`` scores it; a page that declares none, and
     every page of the ``guess`` row, has it guessed from its prose. Why a row for the guess: ``extract`` guesses
     only for pages without ``<html lang>`` (27 of the 394 aeb and wcxb pages) and for markdown and text, and the
-    guess costs a fifth to a quarter of scoring a page."""
+    guess adds about a tenth to scoring a page."""
 
     def make(page: Page) -> Callable[[], object]:
         from ..score.bm25 import score_segments
@@ -454,9 +454,9 @@ def run_speed(
         gc.collect()
         # Each page starts the systems at the next one, and each system's timed calls follow one untimed call. Why:
         # a call finds the caches as the call before it left them. In a fixed order a system that always followed
-        # another reading the same page (the summary tier after key_facts, the second of two qatbe scorers) ran up
-        # to 25 % faster than one that followed a stranger (the parse, first after the collection), whatever its own
-        # cost; one call of its own first puts every system on the page alike.
+        # another reading the same page (the summary tier after key_facts, one qatbe scorer after the other: 13-15 %
+        # faster than in first place) gained on one that followed a stranger (the parse, first after the
+        # collection), whatever its own cost; one call of its own first puts every system on the page alike.
         start = k % len(order) if order else 0
         for name, make in order[start:] + order[:start]:
             if name.startswith("bm25:") and n_segments < 0:
