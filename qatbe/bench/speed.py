@@ -482,7 +482,8 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--corpora", type=Path, default=None)
     parser.add_argument("--limit", type=positive_int, default=None,
                         help="at most N pages (a fixed spread plus the 5 biggest)")
-    parser.add_argument("--repeat", type=positive_int, default=3, help="runs per page and system (fastest counts)")
+    parser.add_argument("--repeat", type=positive_int, default=3,
+                        help="timed runs per page and system, after one untimed run (the fastest counts)")
     parser.add_argument("--systems", default=None,
                         help="comma-separated subset of: " + ", ".join(systems()))
     parser.add_argument("--out", type=Path, default=None, help="write speed.json/.md/.png here")
