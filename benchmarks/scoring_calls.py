@@ -22,9 +22,7 @@ import time
 from pathlib import Path
 
 from qatbe.bench.args import default_corpora
-from qatbe.bench.speed import PAGE_SETS, page_segments, read_pages, systems
-
-MIN_SEGMENTS = 20  # as the bench's per-1,000-segment figures
+from qatbe.bench.speed import MIN_SEGMENTS, PAGE_SETS, read_pages, scored_pages, systems
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,10 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     row = systems()["bm25:qatbe"][0]  # the bench's own call: the page's segments, in the language it declares
     per_call: list[list[float]] = [[] for _ in range(args.calls)]
-    for page in read_pages(paths, limit=args.limit):
-        n = len(page_segments(page))
-        if n < MIN_SEGMENTS:
-            continue
+    for page, n in scored_pages(read_pages(paths, limit=args.limit)):
         call = row(page)
         for k in range(args.calls):
             start = time.perf_counter()

@@ -27,10 +27,9 @@ from typing import Any
 
 from qatbe._backend import kernel
 from qatbe.bench.args import default_corpora
-from qatbe.bench.speed import PAGE_SETS, page_segments, read_pages, systems
+from qatbe.bench.speed import MIN_SEGMENTS, PAGE_SETS, read_pages, scored_pages, systems
 from qatbe.score import analyze, bm25, languages
 
-MIN_SEGMENTS = 20  # as the bench's per-1,000-segment figures
 # (module or class, function name, step name): the functions score_segments calls for each step.
 STEPS: tuple[tuple[Any, str, str], ...] = (
     (kernel, "page_fields", "the page fields"),
@@ -87,10 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     spent: Counter[str] = Counter()
     restore = wrap(spent)
     try:
-        for page in read_pages(paths, limit=args.limit):
-            n = len(page_segments(page))
-            if n < MIN_SEGMENTS:
-                continue
+        for page, n in scored_pages(read_pages(paths, limit=args.limit)):
             call = row(page)
             call()
             best: dict[str, float] = {}

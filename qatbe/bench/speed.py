@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 
 TIERS: tuple[str, ...] = ("key_facts", "summary", "detailed", "complete")
 PAGE_SETS: tuple[str, ...] = ("scrapinghub-aeb/html", "wcxb/html")
+# The per-1,000-segment BM25 figures read only pages of at least this many segments: on a smaller page the fixed
+# cost a page is most of the time, and a figure per segment would say little.
+MIN_SEGMENTS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +155,15 @@ def _page_parsed(page: Page) -> tuple[list[Segment], str | None]:
 def page_segments(page: Page) -> list[Segment]:
     """qatbe's segments of the page (computed once, untimed): the common input of the BM25 comparisons."""
     return _page_parsed(page)[0]
+
+
+def scored_pages(pages: Sequence[Page]) -> Iterator[tuple[Page, int]]:
+    """The pages the per-1,000-segment figures read (``MIN_SEGMENTS`` or more segments), with their segments'
+    number: for the scripts that take the BM25 row apart (benchmarks/scoring_calls.py, scoring_steps.py)."""
+    for page in pages:
+        n = len(page_segments(page))
+        if n >= MIN_SEGMENTS:
+            yield page, n
 
 
 def segment_texts(page: Page) -> list[str]:
@@ -309,7 +321,7 @@ class SpeedReport:
                 "errors": sum(1 for p in self.pages if name in p["errors"]),
             }
             if name.startswith("bm25:"):
-                scored = [p for p in self.pages if name in p["seconds"] and p["segments"] >= 20]
+                scored = [p for p in self.pages if name in p["seconds"] and p["segments"] >= MIN_SEGMENTS]
                 per = [1000 * 1000 * p["seconds"][name] / p["segments"] for p in scored]
                 if per:
                     out["per_1000_segments_ms"][name] = {"median": statistics.median(per), "p95": percentile(per, 0.95),
@@ -360,7 +372,8 @@ class SpeedReport:
                                           for k in labels)]
                 for corpus, v in summary["by_corpus"].items()]))
         if summary["per_1000_segments_ms"]:
-            parts.append("\n\nBM25 ms per 1,000 segments, tokenization included (pages with ≥ 20 segments)\n")
+            parts.append("\n\nBM25 ms per 1,000 segments, tokenization included "
+                         f"(pages with ≥ {MIN_SEGMENTS} segments)\n")
             parts.append(markdown_table(["scorer", "median", "p95", "fixed ms a page", "ms per 1,000 beyond it"], [
                 [k, f"{v['median']:.3f}", f"{v['p95']:.3f}",
                  f"{v['fixed_ms']:.3f}" if "fixed_ms" in v else "—",
