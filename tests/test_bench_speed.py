@@ -12,7 +12,7 @@ import pytest
 
 from qatbe.bench import speed
 from qatbe.bench.cli import main
-from qatbe.bench.speed import Page, loglog_slope, percentile, read_pages, run_speed, systems
+from qatbe.bench.speed import Page, bm25_qatbe, loglog_slope, percentile, read_pages, run_speed, systems
 from qatbe.errors import DataError
 from qatbe.score import Scores
 
@@ -81,6 +81,22 @@ def test_bm25_qatbe_scores_in_the_declared_language_and_the_guess_row_guesses(tm
     assert cast(Scores, table["bm25:qatbe"][0](declared)()).language == "de"
     assert cast(Scores, table["bm25:qatbe-guess"][0](declared)()).language == "en"
     assert cast(Scores, table["bm25:qatbe"][0](undeclared)()).language == "en"
+
+
+def test_bm25_qatbe_options_set_settings_fields_for_every_page(tmp_path: Path) -> None:
+    """The scripts that take the row apart ask what a part of the scorer costs by switching it off: the options
+    reach the settings of every page, declared language or not (here: no heading share, so the paragraph under
+    the matching heading inherits nothing)."""
+    (tmp_path / "p.html").write_text('<html lang="en"><head><title>Tide tables</title></head><body>'
+                                     "<h1>Tide tables</h1><p>High water at noon and low water at six.</p>"
+                                     "</body></html>", encoding="utf-8")
+    page = read_pages([tmp_path])[0]
+    default = cast(Scores, bm25_qatbe(False)(page)())
+    without = cast(Scores, bm25_qatbe(False, options={"heading_share": 0.0})(page)())
+    guessed = cast(Scores, bm25_qatbe(False, guess=True, options={"heading_share": 0.0})(page)())
+    assert default.raw[-1] > 0 and default.language == "en"
+    assert without.raw[-1] == 0 and without.language == "en"
+    assert guessed.raw[-1] == 0
 
 
 def test_run_speed_starts_each_page_at_the_next_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -32,7 +32,7 @@ import math
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -171,7 +171,7 @@ def segment_texts(page: Page) -> list[str]:
     return [s.text for s in page_segments(page)]
 
 
-def _bm25_qatbe(as_text: bool, guess: bool = False) -> Timed:
+def bm25_qatbe(as_text: bool, guess: bool = False, options: Mapping[str, Any] | None = None) -> Timed:
     """qatbe's scorer on the page's segments; ``as_text``: their texts only, each a paragraph (what the peers get).
 
     Why both: the scorer reads a segment's kind (headings lend their words to the segments under them, a best
@@ -181,7 +181,9 @@ def _bm25_qatbe(as_text: bool, guess: bool = False) -> Timed:
     The language is the one the page declares, as ``Extractor.extract`` scores it; a page that declares none, and
     every page of the ``guess`` row, has it guessed from its prose. Why a row for the guess: ``extract`` guesses
     only for pages without ``<html lang>`` (27 of the 394 aeb and wcxb pages) and for markdown and text, and the
-    guess adds about a tenth to scoring a page."""
+    guess adds about a tenth to scoring a page. ``options``: ``Settings`` fields set for every page, for the
+    scripts that ask what a part of the scorer costs (benchmarks/scoring_steps.py ``--option bridge=0``)."""
+    fields = dict(options or {})
 
     def make(page: Page) -> Callable[[], object]:
         from ..score.bm25 import score_segments
@@ -191,7 +193,7 @@ def _bm25_qatbe(as_text: bool, guess: bool = False) -> Timed:
         segments, declared = _page_parsed(page)
         if as_text:
             segments = [Segment(SegmentKind.PARAGRAPH, s.text, s.text, i, i) for i, s in enumerate(segments)]
-        settings = Settings() if guess or not declared else Settings(language=declared)
+        settings = Settings(**fields) if guess or not declared else Settings(**{"language": declared, **fields})
         return lambda: score_segments(segments, page.query, settings)
 
     return make
@@ -237,9 +239,9 @@ def systems() -> dict[str, tuple[Timed, tuple[str, ...]]]:
     table["trafilatura"] = (_trafilatura(False), ("trafilatura",))
     table["trafilatura-fast"] = (_trafilatura(True), ("trafilatura",))
     table["resiliparse"] = (_resiliparse, ("resiliparse",))
-    table["bm25:qatbe"] = (_bm25_qatbe(False), ())
-    table["bm25:qatbe-guess"] = (_bm25_qatbe(False, guess=True), ())
-    table["bm25:qatbe-text"] = (_bm25_qatbe(True), ())
+    table["bm25:qatbe"] = (bm25_qatbe(False), ())
+    table["bm25:qatbe-guess"] = (bm25_qatbe(False, guess=True), ())
+    table["bm25:qatbe-text"] = (bm25_qatbe(True), ())
     table["bm25:rank-bm25"] = (_bm25_rank, ("rank_bm25",))
     table["bm25:bm25s"] = (_bm25s, ("bm25s",))
     return table
