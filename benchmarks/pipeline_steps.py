@@ -30,6 +30,7 @@ from qatbe import pipeline
 from qatbe.render import render
 from qatbe.result import Result
 from qatbe.score import Scores, score_segments
+from qatbe.score.bm25 import PageView
 from qatbe.settings import Settings
 from qatbe.types import ParsedDocument, Segment, SegmentKind
 
@@ -74,7 +75,7 @@ def replay(html: str, query: str, ex: qatbe.Extractor) -> dict[str, float]:
     score_settings = settings
     if settings.language is None and doc.metadata.language:
         score_settings = ex._with_language(doc.metadata.language)
-    scores = score_segments(candidates, query, score_settings)
+    scores = score_segments(candidates, query, score_settings, pipeline._page_view(doc, candidates, settings))
     mark("score")
     kind_weight = settings.weights
     weighted = [r * kind_weight[s.kind] for r, s in zip(scores.raw.tolist(), candidates)]
@@ -139,9 +140,10 @@ def around(html: str, query: str, ex: qatbe.Extractor, runs: int) -> float:
         inner[0] += clock() - start
         return out
 
-    def scored(candidates: Sequence[Segment], q: str | None, config: Settings) -> Scores:
+    def scored(candidates: Sequence[Segment], q: str | None, config: Settings, view: PageView | None = None
+               ) -> Scores:
         start = clock()
-        out = real_score(candidates, q, config)
+        out = real_score(candidates, q, config, view)
         inner[0] += clock() - start
         return out
 
