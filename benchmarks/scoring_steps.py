@@ -5,7 +5,7 @@
 Each page (default: the speed bench's, scrapinghub-aeb and wcxb under ``../shared/corpora``) is scored by the
 bench's own ``bm25:qatbe`` call (``--guess``: ``bm25:qatbe-guess``; ``--option``: with that ``Settings`` field set,
 the value read as JSON when it is JSON, e.g. ``--option bridge=0`` for what scoring costs without the second-hop
-bridges, the steps after them included), once untimed and then three times, as the bench does; each step of
+bridges, every other step included), once untimed and then three times, as the bench does; each step of
 ``score_segments`` is timed by a wrapper around the function that does it, and a page's time for a step is its
 fastest of the three. Printed per step, over the pages with 20 or more segments: a least-squares line through
 (segments, µs) -- its intercept is what the step costs a page whatever its size, its slope what each segment adds --
