@@ -78,6 +78,42 @@ def test_stemming_meets_inflected_forms(language: str, a: str, b: str) -> None:
     assert set(an.terms(b)) <= set(an.terms(a))
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["running", "ran", "the", "Über", "caf\u00e9s", "x86_64", "2024", "e-mail", "getUserName",
+                                 "HTTPServer", "don't", "Ära", "runs", "3.11", "", "ﬁles"]), min_size=1, max_size=12),
+       st.integers(min_value=1, max_value=6))
+def test_new_words_learnt_together_mean_what_each_means_alone(words: list[str], memo_max: int) -> None:
+    """A page's new tokens are stemmed in one call (``_learn_terms``); each must still get the terms it gets
+    alone, whatever the cache held before and also when it starts afresh midway (a tiny ``MEMO_MAX``)."""
+    from qatbe.score import analyze
+
+    def reference(an: Analyzer, token: str) -> tuple[tuple[str, ...], tuple[str | None, ...]]:
+        """The analysis as it was written before: each surface stemmed alone by ``stemWord``."""
+        stemmer = languages.stemmer(an.language)
+        terms: list[str] = []
+        checks: list[str | None] = []
+        for s in analyze.split_cached(token):
+            t = ""
+            if s and s not in an.lexicon.stopwords:
+                t = analyze._fold(stemmer.stemWord(s) if stemmer is not None and not s[0].isdigit() else s)
+            terms.append(t)
+            checks.append(t[:2] if t and s.isascii() else None)
+        return tuple(terms), tuple(checks)
+
+    for language in ("en", "de", None):
+        alone = Analyzer(language)
+        expected = [reference(alone, w) for w in words]
+        batch = Analyzer(language)
+        batch.term(words[0] or "x")  # something in the cache already
+        old, analyze.MEMO_MAX = analyze.MEMO_MAX, memo_max
+        try:
+            got = batch._analyse(False, words, bytes(len(words)))
+        finally:
+            analyze.MEMO_MAX = old
+        assert got == expected
+        assert [batch.term(w) for w in words if w] == [alone.term(w) for w in words if w]
+
+
 def test_accents_fold_after_stemming_and_marks_stay_in_other_scripts() -> None:
     assert Analyzer(None).terms("Café") == Analyzer(None).terms("cafe")
     assert Analyzer(None).terms("हिन्दी") == ["हिन्दी"]  # the virama is a combining mark that carries meaning

@@ -49,6 +49,7 @@ _WHOLE_TERM: dict[str, dict[str, str]] = {"en": {"lie": "ly", "die": "dy", "tie"
 _SHORT_STEMS_REWRITTEN = frozenset({"fi", "tr"})
 # A raw token's index terms, and per term the prefix the query's prefix filter checks (None: no check).
 _TokenTerms = tuple[tuple[str, ...], tuple[str | None, ...]]
+_NO_CHECK: tuple[str | None, ...] = (None,)  # a simple token's one term is checked by the tokenizer
 _ELISION = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "lorsqu", "puisqu", "jusqu", "un", "dell", "all", "dall", "nell", "sull"])
 
 
@@ -200,18 +201,33 @@ class Analyzer:
         cached = self._cache.get(surface, "")
         if cached != "":
             return cached
-        if surface in self.lexicon.stopwords:
-            result: str | None = None
-        else:
-            stem = surface
-            if self._stemmer is not None and not surface[0].isdigit():
-                with languages.stem_lock():
-                    stem = self._stemmer.stemWord(surface)
-            result = _fold(stem)
-        if len(self._cache) >= MEMO_MAX:
-            self._cache.clear()
-        self._cache[surface] = result
-        return result
+        return self._learn_terms([surface])[surface]
+
+    def _learn_terms(self, surfaces: list[str]) -> dict[str, str | None]:
+        """The index term of each of ``surfaces`` (non-empty, distinct), put in the cache too; the caller reads the
+        returned terms, not the cache, which another thread may start afresh meanwhile. Why the stemmer is called
+        once for them all: a page's first extract analyses the words no page before it had, some fifty, and one lock
+        and one PyStemmer call for each was a fifth of that (stemWords stems each word as stemWord does)."""
+        cache = self._cache
+        if len(cache) + len(surfaces) > MEMO_MAX:
+            cache.clear()
+        stopwords = self.lexicon.stopwords
+        out: dict[str, str | None] = {}
+        to_stem: list[str] = []
+        for surface in surfaces:
+            if surface in stopwords:
+                out[surface] = None
+            elif self._stemmer is not None and not surface[0].isdigit():
+                to_stem.append(surface)
+            else:
+                out[surface] = _fold(surface)
+        if to_stem:
+            with languages.stem_lock():
+                stems = self._stemmer.stemWords(to_stem)  # type: ignore[union-attr]
+            for surface, stem in zip(to_stem, stems):
+                out[surface] = _fold(stem)
+        cache.update(out)
+        return out
 
     def terms(self, text: str, keep_stopwords: bool = False) -> list[str]:
         """Index terms of ``text``; with ``keep_stopwords`` a stopword stays as its folded surface form."""
@@ -320,16 +336,37 @@ class Analyzer:
 
         Why the term's letters, not the part's: a stemmer may rewrite a word's start too. English drops a leading
         apostrophe, and the part "'aa" of "_'aa" is the term "aa": checked by "'a", the query "aa" lost it."""
+        cache = self._cache
+        parts = [(token,) if flag else split_cached(token) for token, flag in zip(tokens, simple)]
+        # Each distinct surface's term: the cached ones, then the others learnt in one call.
+        known: dict[str, str | None] = {"": ""}
+        new: list[str] = []
+        for surfaces in parts:
+            for s in surfaces:
+                if s not in known:
+                    t = cache.get(s, "")
+                    known[s] = t
+                    if t == "":
+                        new.append(s)
+        if new:
+            known.update(self._learn_terms(new))
         out: list[_TokenTerms] = []
-        for token, flag in zip(tokens, simple):
+        for surfaces, flag in zip(parts, simple):
+            if flag:  # a simple token is its one surface term
+                s = surfaces[0]
+                t = known[s]
+                if t is None:
+                    t = _fold(s) if keep_stopwords else ""
+                out.append(((t,), _NO_CHECK))
+                continue
             terms: list[str] = []
             checks: list[str | None] = []
-            for s in ((token,) if flag else split_cached(token)):
-                t = self.term(s) if s else ""
+            for s in surfaces:
+                t = known[s]
                 if t is None:
                     t = _fold(s) if keep_stopwords else ""
                 terms.append(t)
-                checks.append(t[:2] if t and not flag and s.isascii() else None)
+                checks.append(t[:2] if t and s.isascii() else None)
             out.append((tuple(terms), tuple(checks)))
         return out
 
