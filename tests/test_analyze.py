@@ -112,6 +112,15 @@ def test_new_words_learnt_together_mean_what_each_means_alone(words: list[str], 
             analyze.MEMO_MAX = old
         assert got == expected
         assert [batch.term(w) for w in words if w] == [alone.term(w) for w in words if w]
+        # a new question's words are learnt together too (query_terms): the same (term, first surface) pairs
+        surfaces = [w.casefold() for w in words if w]
+        pairs = dict.fromkeys((t, w) for w in surfaces if (t := alone.term(w)) is not None)
+        fresh = Analyzer(language)
+        if pairs:
+            firsts: dict[str, str] = {}
+            for t, w in pairs:
+                firsts.setdefault(t, w)
+            assert fresh.query_terms(surfaces) == (list(firsts.items()), False)
 
 
 def test_accents_fold_after_stemming_and_marks_stay_in_other_scripts() -> None:

@@ -381,10 +381,12 @@ class Analyzer:
         """``query`` of a text whose ``raw_terms`` are ``surfaces``."""
         seen: dict[str, str] = {}
         cached = self._cache.get
+        known = {s: cached(s, "") for s in surfaces}  # the memo first: a query's words are mostly known ("": not yet)
+        new = [s for s, t in known.items() if t == ""]
+        if new:  # every new word of a new question in one stemmer call, as for a page's (_learn_terms)
+            known.update(self._learn_terms(new))
         for s in surfaces:
-            t = cached(s, "")  # the memo first: a query's words are mostly known ("": not yet)
-            if t == "":
-                t = self.term(s)
+            t = known[s]
             if t is not None:
                 seen.setdefault(t, s)
         if seen:
