@@ -206,8 +206,9 @@ class Analyzer:
     def _learn_terms(self, surfaces: list[str]) -> dict[str, str | None]:
         """The index term of each of ``surfaces`` (non-empty, distinct), put in the cache too; the caller reads the
         returned terms, not the cache, which another thread may start afresh meanwhile. Why the stemmer is called
-        once for them all: a page's first extract analyses the words no page before it had, some fifty, and one lock
-        and one PyStemmer call for each was a fifth of that (stemWords stems each word as stemWord does)."""
+        once for them all: a page's first extract analyses the words no page before it had, and a lock and a
+        PyStemmer call for each word, with the per-word bookkeeping around them, made a fresh token cost the index
+        2.85 us; in one ``stemWords`` call (which stems each word as ``stemWord`` does) it costs 1.9-2.1."""
         cache = self._cache
         if len(cache) + len(surfaces) > MEMO_MAX:
             cache.clear()
