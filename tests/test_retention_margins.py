@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-import sys
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
 import pytest
 
-_SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "retention_margins.py"
+from scripts import benchmark_script
 
 
 @pytest.fixture(scope="module")
 def margins() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("retention_margins", _SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["retention_margins"] = module
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("retention_margins")
 
 
 def test_the_margin_is_taken_over_the_best_baseline(margins: ModuleType) -> None:

@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-_BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+from scripts import benchmark_script
 
 
 @pytest.fixture(scope="module")
 def sensitivity() -> ModuleType:
-    sys.path.insert(0, str(_BENCHMARKS))  # the script imports retention_quick beside it
-    try:
-        spec = importlib.util.spec_from_file_location("retention_sensitivity", _BENCHMARKS / "retention_sensitivity.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(_BENCHMARKS))
-    return module
+    return benchmark_script("retention_sensitivity", beside=True)  # the script imports retention_quick beside it
 
 
 _TABLE = """header line

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-_SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "single_pass.py"
+from scripts import benchmark_script
 
 
 @pytest.fixture(scope="module")
 def single_pass() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("single_pass", _SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["single_pass"] = module
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("single_pass")
 
 
 def _pages(folder: Path, n: int) -> list[Path]:
