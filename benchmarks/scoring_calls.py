@@ -21,8 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from qatbe.bench.args import default_corpora
-from qatbe.bench.speed import MIN_SEGMENTS, PAGE_SETS, read_pages, scored_pages, systems
+from qatbe.bench.speed import MIN_SEGMENTS, read_pages, scored_pages, script_paths, systems
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,10 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.calls < 1:
         parser.error("--calls must be at least 1")
-    paths = args.pages or [default_corpora() / name for name in PAGE_SETS]
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        print(f"not found: {', '.join(map(str, missing))} (the corpora live in ../shared/corpora)", file=sys.stderr)
+    paths = script_paths(args.pages)
+    if paths is None:
         return 2
     row = systems()["bm25:qatbe"][0]  # the bench's own call: the page's segments, in the language it declares
     per_call: list[list[float]] = [[] for _ in range(args.calls)]

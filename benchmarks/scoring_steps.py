@@ -30,8 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from qatbe._backend import kernel
-from qatbe.bench.args import default_corpora
-from qatbe.bench.speed import MIN_SEGMENTS, PAGE_SETS, bm25_qatbe, read_pages, scored_pages
+from qatbe.bench.speed import MIN_SEGMENTS, bm25_qatbe, read_pages, scored_pages, script_paths
 from qatbe.errors import ConfigError
 from qatbe.score import analyze, bm25, languages
 from qatbe.settings import Settings
@@ -95,10 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         Settings(**options)  # a wrong name or value stops here, in one line, not at the first page
     except (TypeError, ConfigError) as exc:
         parser.error(str(exc))
-    paths = args.pages or [default_corpora() / name for name in PAGE_SETS]
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        print(f"not found: {', '.join(map(str, missing))} (the corpora live in ../shared/corpora)", file=sys.stderr)
+    paths = script_paths(args.pages)
+    if paths is None:
         return 2
     row = bm25_qatbe(False, guess=args.guess, options=options)
     steps = [step for _, _, step in STEPS]

@@ -28,8 +28,7 @@ import time
 from pathlib import Path
 
 import qatbe
-from qatbe.bench.args import default_corpora
-from qatbe.bench.speed import MIN_SEGMENTS, PAGE_SETS, Page, best_of, page_segments, read_pages, systems
+from qatbe.bench.speed import MIN_SEGMENTS, Page, best_of, page_segments, read_pages, script_paths, systems
 
 DEFAULT_SYSTEMS = "parse,qatbe:summary,trafilatura-fast,bm25:qatbe"
 
@@ -65,10 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="at most N pages")
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # a child process: this system only
     args = parser.parse_args(argv)
-    paths = args.pages or [default_corpora() / name for name in PAGE_SETS]
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        print(f"not found: {', '.join(map(str, missing))} (the corpora live in ../shared/corpora)", file=sys.stderr)
+    paths = script_paths(args.pages)
+    if paths is None:
         return 2
     names = [n for n in args.systems.split(",") if n]
     unknown = [n for n in names if n not in systems()]

@@ -99,6 +99,15 @@ def test_bm25_qatbe_options_set_settings_fields_for_every_page(tmp_path: Path) -
     assert guessed.raw[-1] == 0
 
 
+def test_script_paths_gives_the_pages_or_names_the_missing_ones(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The scripts that take the bench apart read the pages they are given; a missing one stops them, named."""
+    (tmp_path / "p.html").write_text("<p>x</p>", encoding="utf-8")
+    assert speed.script_paths([tmp_path]) == [tmp_path]
+    assert speed.script_paths([tmp_path, tmp_path / "gone"]) is None
+    assert f"not found: {tmp_path / 'gone'}" in capsys.readouterr().err
+
+
 def test_run_speed_starts_each_page_at_the_next_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A system runs in the caches the call before it left: no system may always follow the same one, and each
     meets the page once untimed. The report keeps the systems in their own order whatever order they ran in."""

@@ -166,6 +166,18 @@ def scored_pages(pages: Sequence[Page]) -> Iterator[tuple[Page, int]]:
             yield page, n
 
 
+def script_paths(given: Sequence[Path]) -> list[Path] | None:
+    """For the scripts that take the bench apart (benchmarks/scoring_calls.py, scoring_steps.py, single_pass.py):
+    the pages ``given``, else the bench's page sets under the corpora; None, after naming the missing ones on
+    standard error, when any is missing."""
+    paths = list(given) or [default_corpora() / name for name in PAGE_SETS]
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        print(f"not found: {', '.join(map(str, missing))} (the corpora live in ../shared/corpora)", file=sys.stderr)
+        return None
+    return paths
+
+
 def segment_texts(page: Page) -> list[str]:
     """The texts of ``page_segments``: what the peers' scorers (and benchmarks/kernel_ab.py) are given."""
     return [s.text for s in page_segments(page)]
