@@ -312,3 +312,16 @@ def test_an_early_lead_is_kept_and_another_script_reads_on() -> None:
     assert not languages._settled(languages._tally(mixed, [True] * len(mixed), languages.EARLY_SAMPLE))
     assert languages.detect_texts(mixed, [True] * len(mixed), 8000) == languages._decide(
         languages._tally(mixed, [True] * len(mixed), 8000))
+
+
+@pytest.mark.parametrize("code", sorted(languages.STEMMERS))
+def test_stemmers_have_no_cache_of_their_own_and_stem_as_the_cached_ones(code: str) -> None:
+    """The analyser memoises every word it stems, so PyStemmer's own cache only slowed new words down (see
+    ``languages.stemmer``); without it each language must stem exactly as PyStemmer's default stemmer does."""
+    import Stemmer
+
+    made = languages.stemmer(code)
+    assert made is not None and made.maxCacheSize == 0
+    words = ["running", "houses", "Häuser", "élèves", "canciones", "кошками", "nationalities", "ab", "x", "3d",
+             "running"]  # a repeat: a cache would answer it from memory
+    assert made.stemWords(words) == Stemmer.Stemmer(languages.STEMMERS[code]).stemWords(words)

@@ -99,9 +99,15 @@ def stopwords(code: str | None) -> frozenset[str]:
 
 @cache
 def stemmer(code: str | None) -> Stemmer.Stemmer | None:
-    """One stemmer per language; PyStemmer objects are not thread-safe, so callers hold ``stem_lock``."""
+    """One stemmer per language; PyStemmer objects are not thread-safe, so callers hold ``stem_lock``.
+
+    Made without PyStemmer's own cache (size 0): the analyser memoises every word it stems and never asks the
+    stemmer for a word twice until its memo starts afresh, the case PyStemmer's documentation says the cache
+    "can severely damage" (it costs each new word a cache entry and, once full, a purge). With it a new word
+    cost 1.07 us to stem in a ``stemWords`` call, without it 0.34; a page's first scoring call learnt its new
+    words 2x as fast (benchmarks/README.md, sixteenth session)."""
     name = STEMMERS.get(code or "")
-    return Stemmer.Stemmer(name) if name else None
+    return Stemmer.Stemmer(name, 0) if name else None
 
 
 def stem_lock() -> threading.Lock:
