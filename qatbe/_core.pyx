@@ -58,9 +58,23 @@ PLUS = 2
 BM25L = 3
 
 
+# numpy's constructors and the dtypes the kernel makes arrays of, looked up once. Why: ``np.empty(n,
+# dtype=np.int64)`` in compiled code looks up two module attributes and parses a keyword on every call, 165 ns
+# against 85 for ``_EMPTY(n, _I64)`` (measured in a compiled loop); scoring a page makes some 37 arrays.
+cdef object _EMPTY = np.empty
+cdef object _ZEROS = np.zeros
+cdef object _ARRAY = np.array
+cdef object _I32 = np.dtype(np.int32)
+cdef object _I64 = np.dtype(np.int64)
+cdef object _F64 = np.dtype(np.float64)
+cdef object _U8 = np.dtype(np.uint8)
+cdef object _U32 = np.dtype(np.uint32)
+cdef object _BOOL = np.dtype(np.bool_)
+
+
 cdef object _zeros(Py_ssize_t n):
     """A zeroed float64 array, written through a typed memoryview (no numpy cimport: no numpy headers needed)."""
-    return np.zeros(n, dtype=np.float64)
+    return _ZEROS(n, _F64)
 
 
 cdef int _check_offsets(const long long[::1] offsets, Py_ssize_t end, str name, str end_name) except -1:
@@ -483,20 +497,20 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
             for d in range(n - 1):
                 last = _last_visible(items[d])
                 pt.colon[d] = last == 58 or last == 0xFF1A
-        df_arr = np.zeros(c.n_q, dtype=np.int64)
+        df_arr = _ZEROS(c.n_q, _I64)
         df_ptr = <long long*> _data(df_arr) if c.n_q else NULL
         with nogil:
             _page(&c, &query_weights[0] if c.n_q else NULL, k1, b, variant, delta, prior_n,
                   &prior_df[0] if prior_df is not None and c.n_q else NULL,
                   &doc_lengths[0] if n else NULL, n_near, window, proximity, lead_in, heading, sibling, floor,
                   inherit_words, &pt, found, &best, df_ptr)
-        relevant_arr = _copy_array(pt.relevant, n, np.uint8).view(np.bool_)
-        return (_copy_array(pt.raw, n, np.float64), _copy_array(pt.base, n, np.float64),
-                _copy_array(pt.prox, n, np.float64) if found[0] else None,
-                _copy_array(pt.lead, n, np.float64) if found[1] else None,
-                _copy_array(pt.head, n, np.float64) if found[2] else None,
-                _copy_array(pt.sib, n, np.float64) if found[3] else None,
-                relevant_arr, best, df_arr, _copy_array(pt.stack, n, np.int64) if n_heads else None)
+        relevant_arr = _copy_array(pt.relevant, n, _BOOL)  # its bytes are 0 or 1
+        return (_copy_array(pt.raw, n, _F64), _copy_array(pt.base, n, _F64),
+                _copy_array(pt.prox, n, _F64) if found[0] else None,
+                _copy_array(pt.lead, n, _F64) if found[1] else None,
+                _copy_array(pt.head, n, _F64) if found[2] else None,
+                _copy_array(pt.sib, n, _F64) if found[3] else None,
+                relevant_arr, best, df_arr, _copy_array(pt.stack, n, _I64) if n_heads else None)
     finally:
         free(block)
 
@@ -513,9 +527,9 @@ cdef void* _data(arr) except NULL:
 cdef object _copy_array(const void* src, Py_ssize_t n, dtype):
     """A new array of ``n`` items of ``dtype`` holding a copy of ``src``. Why not typed memoryviews: each costs
     more to set up than copying a page's scores."""
-    arr = np.empty(n, dtype=dtype)
+    arr = _EMPTY(n, dtype)
     if n:
-        memcpy(_data(arr), src, n * arr.itemsize)
+        memcpy(_data(arr), src, n * (<Py_ssize_t> dtype.itemsize))
     return arr
 
 
@@ -1296,7 +1310,7 @@ def tokenize(texts, prefixes=None, fold=None):
     cdef uint64_t* key_array = _prefix_array(prefixes, &n_keys, &n_other)
     _fill_prefixes(&pre, key_array, n_keys, n_other)
     _set_fold(&pre, fold_view)
-    offsets_arr = np.zeros(len(items) + 1, dtype=np.int64)
+    offsets_arr = _ZEROS(len(items) + 1, _I64)
     cdef Scan sc = _new_scan(items)
     memset_vocab(&v)
     out.ids = NULL
@@ -1304,7 +1318,7 @@ def tokenize(texts, prefixes=None, fold=None):
     out.cap = 0
     try:
         _take_texts(sc, NULL, 0, &pre if prefixes is not None else NULL, &v, &out, <long long*> _data(offsets_arr))
-        ids_arr = np.empty(out.n, dtype=np.int32)
+        ids_arr = _EMPTY(out.n, _I32)
         if out.n:
             _copy_ids(ids_arr, out.ids, out.n)
         vocab = [PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, v.chars + v.start[j], v.length[j])
@@ -1316,14 +1330,29 @@ def tokenize(texts, prefixes=None, fold=None):
     return ids_arr, offsets_arr, vocab, simple
 
 
+# The last folding table ``_fold_table`` checked, and its checked form: the analysers pass the same read-only
+# table on every call (``analyze.fold_table``), and checking it again cost two numpy calls and a dtype comparison
+# (about 1 us) per read of a page.
+cdef object _fold_seen = None
+cdef object _fold_checked = None
+
+
 cdef const uint32_t[::1] _fold_table(fold):
     """``fold`` checked (None stays None)."""
+    global _fold_seen, _fold_checked
     if fold is None:
         return None
+    if fold is _fold_seen:
+        return _fold_checked
     arr = np.asarray(fold)
     if arr.dtype != np.uint32 or arr.ndim != 1:
         raise ValueError("fold must be a 1-D uint32 array")
-    return np.ascontiguousarray(arr)
+    checked = np.ascontiguousarray(arr)
+    if checked is fold and not arr.flags.writeable:
+        # Remembered only when no copy was made (the memoryview reads the table itself, as a fresh check would)
+        # and the table is read-only, as the analysers' is.
+        _fold_seen, _fold_checked = fold, checked
+    return checked
 
 
 cdef void _set_fold(_Prefixes* p, const uint32_t[::1] fold) noexcept:
@@ -1605,8 +1634,8 @@ def remap(const int[::1] tok_ids, const long long[::1] tok_offsets, const long l
         if t < 0 or t >= n_voc:
             raise ValueError(f"token id {t} out of range [0, {n_voc})")
         total += starts[t + 1] - starts[t]
-    ids_arr = np.empty(total, dtype=np.int32)
-    offsets_arr = np.empty(n_seg + 1, dtype=np.int64)
+    ids_arr = _EMPTY(total, _I32)
+    offsets_arr = _EMPTY(n_seg + 1, _I64)
     cdef int[::1] ids = ids_arr
     cdef long long[::1] offsets = offsets_arr
     cdef Py_ssize_t w = 0
@@ -1651,11 +1680,11 @@ def bridge_rows(const double[::1] raw, heads, const long long[::1] up, groups, P
             group_list = list(groups)
             if len(group_list) != n:
                 raise ValueError("groups needs one entry per segment")
-        top_arr = _copy_array(best_i, c, np.int64)
-        cand_arr = _copy_array(cand, n_cand, np.int64)
+        top_arr = _copy_array(best_i, c, _I64)
+        cand_arr = _copy_array(cand, n_cand, _I64)
         if not n_cand:
             return top_arr, cand_arr, None, None, None
-        offsets_arr = np.empty(c + 1, dtype=np.int64)
+        offsets_arr = _EMPTY(c + 1, _I64)
         offsets = <long long*> _data(offsets_arr)
         offsets[0] = 0
         for t in range(c):
@@ -1676,7 +1705,7 @@ def bridge_rows(const double[::1] raw, heads, const long long[::1] up, groups, P
             raise MemoryError()
         for p in range(n_parts):
             row_of[parts[p]] = -1
-        which_arr = np.empty(n_cand + n_parts, dtype=np.int64)
+        which_arr = _EMPTY(n_cand + n_parts, _I64)
         which = <long long*> _data(which_arr)
         memcpy(which, cand, n_cand * sizeof(long long))
         for p in range(n_parts):
@@ -1691,7 +1720,7 @@ def bridge_rows(const double[::1] raw, heads, const long long[::1] up, groups, P
                 n_taken += 1
         for q in range(n_taken):
             row_of[which[n_cand + q]] = n_cand + q
-        rows_arr = np.empty(n_parts, dtype=np.int64)
+        rows_arr = _EMPTY(n_parts, _I64)
         rows = <long long*> _data(rows_arr) if n_parts else NULL
         for p in range(n_parts):
             rows[p] = row_of[parts[p]]
@@ -1786,7 +1815,7 @@ def section_sizes(heads, const long long[::1] up):
     _check_up(up)
     cdef long long* head_idx = _heads_array(heads, n, &n_heads)
     cdef uint8_t* is_head = <uint8_t*> calloc(n + 1, sizeof(uint8_t))
-    out_arr = np.zeros(n, dtype=np.int64)
+    out_arr = _ZEROS(n, _I64)
     cdef long long* out = <long long*> _data(out_arr) if n else NULL
     try:
         if is_head == NULL:
@@ -1819,7 +1848,7 @@ def section_best(heads, const long long[::1] up, credited, const double[::1] val
     cdef long long* at = <long long*> malloc((n_credited + 1) * sizeof(long long))
     cdef double* own = <double*> calloc(n + 1, sizeof(double))
     cdef double* best = <double*> calloc(n + 1, sizeof(double))
-    out_arr = np.zeros(n, dtype=np.float64)
+    out_arr = _ZEROS(n, _F64)
     cdef double* out = <double*> _data(out_arr) if n else NULL
     try:
         if at == NULL or own == NULL or best == NULL:
@@ -1885,7 +1914,7 @@ def bridge_shares(const int[::1] ids, const long long[::1] offsets, Py_ssize_t n
     _check_up(up)
     while size < 2 * (m + bad.shape[0]) + 2:
         size *= 2
-    n_new_arr = np.zeros(n_heads, dtype=np.int64)
+    n_new_arr = _ZEROS(n_heads, _I64)
     cdef long long* n_new = <long long*> _data(n_new_arr) if n_heads else NULL
     # ids -> compact numbers 0 .. n_ids - 1 (open addressing, -1 empty), then per compact id: bad, the best
     # segments holding it (a bit each), the last heading row that counted it
@@ -1956,8 +1985,8 @@ def bridge_shares(const int[::1] ids, const long long[::1] offsets, Py_ssize_t n
                     shares.append(<double> hits[t] / <double> new)
     finally:
         free(keys); free(slot_of); free(compact); free(is_bad); free(in_top); free(stamp); free(above)
-    return (np.array(rows_k, dtype=np.int64), np.array(rows_t, dtype=np.int64),
-            np.array(shares, dtype=np.float64), n_new_arr)
+    return (_ARRAY(rows_k, _I64), _ARRAY(rows_t, _I64),
+            _ARRAY(shares, _F64), n_new_arr)
 
 
 cdef int _cmp_int32(const void* a, const void* b) noexcept nogil:
@@ -2067,8 +2096,8 @@ def bridge_best(const int[::1] ids, const long long[::1] offsets, const int[::1]
                 if best[k] == 0.0 and value > 0.0:
                     out_k.append(k)
                 best[k] = value
-        ks = np.array(out_k, dtype=np.int64)
-        credits = np.empty(len(out_k), dtype=np.float64)
+        ks = _ARRAY(out_k, _I64)
+        credits = _EMPTY(len(out_k), _F64)
         for p in range(len(out_k)):
             credits[p] = best[<Py_ssize_t> out_k[p]]
         return ks, credits
@@ -2102,7 +2131,7 @@ def bridge_mentions(const int[::1] ids, const long long[::1] offsets, Py_ssize_t
         if not 0 <= head_words[p] < n_words:
             raise ValueError(f"head word {head_words[p]} out of range [0, {n_words})")
     _check_up(up)
-    out_arr = np.zeros(n_heads, dtype=np.int64)
+    out_arr = _ZEROS(n_heads, _I64)
     if n_heads == 0 or n == 0:
         return out_arr
     cdef long long* out = <long long*> _data(out_arr)
@@ -2171,7 +2200,7 @@ def has_decimal(texts):
     cdef int kind
     cdef void* data
     cdef uint32_t c
-    out_arr = np.zeros(len(items), dtype=np.uint8)
+    out_arr = _ZEROS(len(items), _U8)
     cdef unsigned char[::1] out = out_arr
     for t in range(len(items)):
         text = items[t]
@@ -2834,7 +2863,7 @@ def last_visible(texts):
     it has none, as a uint32 array (``page_scores`` reads it to find lead-ins, texts ending with a colon)."""
     cdef list items = _texts(texts)
     cdef Py_ssize_t t
-    out_arr = np.zeros(len(items), dtype=np.uint32)
+    out_arr = _ZEROS(len(items), _U32)
     cdef unsigned int[::1] out = out_arr
     for t in range(len(items)):
         out[t] = _last_visible(items[t])
@@ -2847,7 +2876,7 @@ def last_visible(texts):
 
 cdef tuple _csr_out(Py_ssize_t total, Py_ssize_t n_texts):
     """A page read's output arrays, to be filled: ``total`` int32 ids and ``n_texts + 1`` int64 offsets from 0."""
-    return np.empty(total, dtype=np.int32), np.zeros(n_texts + 1, dtype=np.int64)
+    return _EMPTY(total, _I32), _ZEROS(n_texts + 1, _I64)
 
 
 cdef uint64_t* _begin(prefixes, const uint32_t[::1] fold_view, _Prefixes* pre, _Vocab* page, _Out* out
@@ -2961,7 +2990,7 @@ cdef class TermMemo:
         out.cap = 0
         self.busy = True
         try:
-            tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+            tok_offsets_arr = _ZEROS(n_texts + 1, _I64)
             tok_offsets = <long long*> _data(tok_offsets_arr)
             entry = self._take_resolved(sc, picked, n_texts, NULL, &page, &out, tok_offsets, analyse)
             for i in range(out.n):
@@ -3007,7 +3036,7 @@ cdef class TermMemo:
         cdef int32_t* entry = NULL
         cdef _Prefixes pre
         cdef uint64_t* key_array = _begin(prefixes, fold_view, &pre, &page, &out)
-        tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+        tok_offsets_arr = _ZEROS(n_texts + 1, _I64)
         self.busy = True
         try:
             entry = self._take_resolved(sc, NULL, 0, &pre if filtered else NULL, &page, &out,
@@ -3054,7 +3083,7 @@ cdef class TermMemo:
         cdef uint64_t* key_array = _begin(prefixes, fold_view, &pre, &page, &out)
         cdef const _Prefixes* use = &pre if filtered else NULL
         cdef list preset = []
-        tok_offsets_arr = np.zeros(n_texts + 1, dtype=np.int64)
+        tok_offsets_arr = _ZEROS(n_texts + 1, _I64)
         cdef long long* tok_offsets = <long long*> _data(tok_offsets_arr)
         self.busy = True
         try:
@@ -3283,7 +3312,7 @@ cdef class TermMemo:
                             _emit(&fresh, tid)
                         ptids[start[j] + k - self.ent_start[e]] = pid
             ids_arr, offsets_arr = _csr_out(total, n_texts)
-            lengths_arr = np.empty(n_texts, dtype=np.float64)
+            lengths_arr = _EMPTY(n_texts, _F64)
             ids = <int32_t*> _data(ids_arr) if total else NULL
             offsets = <long long*> _data(offsets_arr)
             lengths = <double*> _data(lengths_arr) if n_texts else NULL
@@ -3376,11 +3405,11 @@ def string_table(words, values):
     while packed_size < 2 * short:
         packed_size *= 2
         shift -= 1
-    chars_arr = np.empty(total, dtype=np.uint32)
-    starts_arr = np.zeros(n + 1, dtype=np.int64)
+    chars_arr = _EMPTY(total, _U32)
+    starts_arr = _ZEROS(n + 1, _I64)
     values_arr = np.asarray(vals, dtype=np.int64).reshape(n)
     slots_arr = np.full(size, -1, dtype=np.int32)
-    packed_arr = np.zeros((packed_size, 2), dtype=np.int64)
+    packed_arr = _ZEROS((packed_size, 2), _I64)
     cdef unsigned int[::1] chars = chars_arr
     cdef long long[::1] starts = starts_arr
     cdef int[::1] slots = slots_arr
@@ -3802,8 +3831,8 @@ cdef tuple _sample(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const
         words = [PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, v.chars + v.start[w], v.length[w])
                  for w in range(v.n)]
         if matrix is None:
-            return (_copy_array(s.in_range, k, np.int64), s.letters, s.words, _copy_array(votes, n_votes, np.int64),
-                    words, _copy_array(tally, v.n, np.int64))
+            return (_copy_array(s.in_range, k, _I64), s.letters, s.words, _copy_array(votes, n_votes, _I64),
+                    words, _copy_array(tally, v.n, _I64))
         # votes @ matrix by the rows that got votes (a page's words fall in a few of the classes), each row read
         # along its length; the column-by-column sum over every row was most of a short page's detection.
         sums = <long long*> calloc(n_cand + 1, sizeof(long long))

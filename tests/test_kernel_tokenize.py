@@ -126,6 +126,22 @@ def test_folded_prefixes_rule_out_non_ascii_tokens(kernel: ModuleType) -> None:
     assert sorted(without[2][i] for i in set(without[0].tolist()) if without[2][i]) == ["Кошка", "и", "собака"]
 
 
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_a_folding_table_is_checked_whatever_was_passed_before(kernel: ModuleType) -> None:
+    """The compiled kernel remembers the last read-only table it checked (the analysers pass the same one on
+    every call): a writable copy reads the same, and a wrong table passed after it is still refused."""
+    text = ["Кошка и собака, ЁЛКА, café, Straße"]
+    shared = kernel.tokenize(text, ["ко", "ca"], fold_table())
+    again = kernel.tokenize(text, ["ко", "ca"], fold_table())
+    copied = kernel.tokenize(text, ["ко", "ca"], fold_table().copy())
+    for other in (again, copied):
+        assert other[0].tolist() == shared[0].tolist() and other[2] == shared[2]
+    for wrong in (fold_table().astype(np.int32), np.stack([fold_table(), fold_table()])):
+        with pytest.raises(ValueError, match="fold must be a 1-D uint32 array"):
+            kernel.tokenize(text, ["ко"], wrong)
+    assert kernel.tokenize(text, ["ко", "ca"], fold_table())[0].tolist() == shared[0].tolist()
+
 # Long ASCII word runs (the compiled scan reads them sixteen code points a step): every class at every place of a
 # step and across steps, broken by joiners, spaces, Latin-1 letters and characters beyond; the storage width is
 # forced to one, two or four bytes by the character appended.
