@@ -325,3 +325,25 @@ def test_stemmers_have_no_cache_of_their_own_and_stem_as_the_cached_ones(code: s
     words = ["running", "houses", "Häuser", "élèves", "canciones", "кошками", "nationalities", "ab", "x", "3d",
              "running"]  # a repeat: a cache would answer it from memory
     assert made.stemWords(words) == Stemmer.Stemmer(languages.STEMMERS[code]).stemWords(words)
+
+
+_STOP_LINE = re.compile(r"^([^\t\n]+)\ts$", re.MULTILINE)  # what a stopword line is (scripts/build_lexicon.py)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet="ab\t\r é", max_size=4), st.sampled_from(["s", "12", "", "s\r", "ss"])),
+                max_size=12),
+       st.booleans())
+def test_stop_lines_read_what_the_line_pattern_finds(lines: list[tuple[str, str]], final_newline: bool) -> None:
+    text = "\n".join(f"{word}\t{value}" for word, value in lines) + ("\n" if final_newline and lines else "")
+    assert languages.stop_lines(text.encode("utf-8")) == frozenset(_STOP_LINE.findall(text))
+
+
+def test_every_shipped_lexicon_gives_the_stopwords_its_lines_hold() -> None:
+    import gzip
+    from importlib import resources
+
+    for code in sorted(languages.LEXICONS):
+        text = gzip.decompress(resources.files("qatbe.data").joinpath(f"lexicon-{code}.tsv.gz").read_bytes())
+        want = frozenset(_STOP_LINE.findall(text.decode("utf-8")))
+        assert languages.stopwords(code) == want == languages.lexicon(code).stopwords
