@@ -31,6 +31,9 @@ LANGUAGES = (
 )
 TOP_N = 10_000
 STOP_TOP = 120
+# stopwordsiso lists Norwegian Bokmål under the macrolanguage's code; without this the nb lexicon had no
+# stopwords, so language detection could never pick Norwegian and its pages' stopwords were scored as terms.
+STOPWORD_CODES = {"nb": "no"}
 OUT = Path(__file__).resolve().parents[1] / "qatbe" / "data"
 
 
@@ -44,7 +47,8 @@ def build(lang: str) -> bytes:
     # zipf = log10(frequency per billion words); one decimal is all the prior needs.
     lines = [f"{w}\t{round((math.log10(f) + 9) * 10)}" for f, w in ranked[:TOP_N]]
     frequent = set(words[:STOP_TOP])
-    iso = stopwordsiso.stopwords(lang) if stopwordsiso.has_lang(lang) else set()
+    iso_lang = STOPWORD_CODES.get(lang, lang)
+    iso = stopwordsiso.stopwords(iso_lang) if stopwordsiso.has_lang(iso_lang) else set()
     for w in sorted(iso & frequent):
         lines.append(f"{w}\ts")
     return gzip_lines(lines)

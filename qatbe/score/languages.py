@@ -246,11 +246,21 @@ def _class_voters() -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(c for c, x in enumerate(row) if x) for row in _vote_matrix().tolist())
 
 
-def _lead(totals: list[int]) -> tuple[int, int, int]:
-    """(index of the best total, the best total, the runner-up's: the best of the others)."""
+# Candidates whose stopword lists are nearly one list: Danish and Norwegian Bokmål share most function words ("og",
+# "i", "det", "er", "ikke"), so a page's votes barely separate them. Each is judged against the other languages, and
+# between the two the higher count wins (a tie decides nothing). Why: with both judged like any other pair, every
+# Norwegian page of the dev corpora and most Danish ones would be a near-tie and get no stemming at all.
+_SIBLINGS = {"da": "nb", "nb": "da"}
+
+
+def _lead(totals: list[int], candidates: Sequence[str]) -> tuple[int, int, int]:
+    """(index of the best total, the best total, the runner-up's: the best of the others, the best's sibling
+    counting only when it ties the best)."""
     best = max(totals)
     at = totals.index(best)
-    return at, best, max(totals[:at] + totals[at + 1:], default=0)
+    sibling = _SIBLINGS.get(candidates[at])
+    return at, best, max((t for i, t in enumerate(totals) if i != at and (t == best or candidates[i] != sibling)),
+                         default=0)
 
 
 def _settled(tally: _Tally) -> list[int] | None:
@@ -261,7 +271,7 @@ def _settled(tally: _Tally) -> list[int] | None:
     if not runs or any(in_range):
         return None
     totals = _totals(tally)
-    _, best, runner_up = _lead(totals[_LATIN])
+    _, best, runner_up = _lead(totals[_LATIN], _LATIN_CANDIDATES)
     return totals if best >= EARLY_MIN_VOTES and best >= EARLY_LEAD * runner_up else None
 
 
@@ -285,7 +295,8 @@ def _decide(tally: _Tally, totals: list[int] | None = None) -> str | None:
     cyrillic = cyr > 0.3 * letters
     candidates = _CYRILLIC_CANDIDATES if cyrillic else _LATIN_CANDIDATES
     # The best total wins when it is at least 3 and 1.3 x the runner-up's (a tie for the best never wins).
-    at, best, runner_up = _lead((_totals(tally) if totals is None else totals)[_CYRILLIC if cyrillic else _LATIN])
+    at, best, runner_up = _lead((_totals(tally) if totals is None else totals)[_CYRILLIC if cyrillic else _LATIN],
+                                candidates)
     if best < 3 or best < 1.3 * runner_up:
         return None
     return candidates[at]
