@@ -16,8 +16,8 @@ more segments).
 
 Why the round robin: a call right after the same page's finds that page's data in the processor's caches, and
 its branches learnt; the bench's figures are such calls. The round robin keeps what a pipeline keeps (the words
-analysed) and loses what it loses (the page's data in the caches: qatbe's scorer took 1.7x as long at the median
-page as in a row, with nothing else learnt).
+analysed) and loses what it loses (the page's data in the caches, its branches learnt: qatbe's scorer took about
+twice as long at the median page as in a row, 2.59-2.68 against 1.34-1.37 ms per 1,000 segments).
 
 Why processes: qatbe's tiers and scorer share the analysers' memos; a tier run after another would find every
 page's words known. Needs ``../shared/corpora`` unless pages are given.

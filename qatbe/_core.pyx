@@ -1330,28 +1330,27 @@ def tokenize(texts, prefixes=None, fold=None):
     return ids_arr, offsets_arr, vocab, simple
 
 
-# The last folding table ``_fold_table`` checked, and its checked form: the analysers pass the same read-only
-# table on every call (``analyze.fold_table``), and checking it again cost two numpy calls and a dtype comparison
-# (about 1 us) per read of a page.
-cdef object _fold_seen = None
-cdef object _fold_checked = None
+# The last folding table ``_fold_table`` accepted: the analysers pass the same read-only table on every call
+# (``analyze.fold_table``), and checking it again cost two numpy calls and a dtype comparison (about 1 us) per read
+# of a page. One tuple, replaced whole, so that a thread never reads one table's entry with another's.
+cdef tuple _fold_memo = (None,)
 
 
 cdef const uint32_t[::1] _fold_table(fold):
     """``fold`` checked (None stays None)."""
-    global _fold_seen, _fold_checked
+    global _fold_memo
     if fold is None:
         return None
-    if fold is _fold_seen:
-        return _fold_checked
+    if _fold_memo[0] is fold:
+        return fold
     arr = np.asarray(fold)
     if arr.dtype != np.uint32 or arr.ndim != 1:
         raise ValueError("fold must be a 1-D uint32 array")
     checked = np.ascontiguousarray(arr)
     if checked is fold and not arr.flags.writeable:
-        # Remembered only when no copy was made (the memoryview reads the table itself, as a fresh check would)
-        # and the table is read-only, as the analysers' is.
-        _fold_seen, _fold_checked = fold, checked
+        # Remembered only when it is the table itself (no copy: the memoryview reads it, as a fresh check would)
+        # and read-only, as the analysers' is.
+        _fold_memo = (fold,)
     return checked
 
 
