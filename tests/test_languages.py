@@ -52,9 +52,15 @@ def _reference_detect(sample: str) -> str | None:
     counts = {name: len(re.findall(f"[{chr(lo)}-{chr(hi)}]", sample)) for name, (lo, hi) in spans.items()}
     found = re.findall(r"[^\W\d_]+", sample)
     letters = max(1, sum(map(len, found)))
-    for name, share in (("ja", 0.05), ("zh", 0.2), ("ko", 0.2), ("el", 0.3), ("ar", 0.3)):
+    for name, share in (("ja", 0.05), ("zh", 0.2), ("ko", 0.2), ("el", 0.3)):
         if counts[name] > share * letters:
             return name
+    if counts["ar"] > 0.3 * letters:
+        arabic, shared, urdu = (len(re.findall(f"[{letters_}]", sample)) for letters_ in (
+            "\u064a\u0643\u0629", "\u067e\u0686\u0698\u06af\u06a9\u06cc", "\u0679\u0688\u0691\u06ba\u06c1\u06d2"))
+        if shared + urdu <= arabic:
+            return "ar"
+        return "ur" if urdu * 10 >= shared + urdu else "fa"
     words = Counter(w.casefold() for w in found[: languages.SAMPLE_WORDS])
     if not words:
         return None
@@ -366,3 +372,14 @@ def test_danish_and_norwegian_are_told_apart() -> None:
     assert [languages.detect(text * 3) for text in (da, nb, sv)] == ["da", "nb", "sv"]
     assert languages.detect("og i det er " * 20) is None  # the same words in both: a tie decides nothing
     assert sorted(languages.stopwords("nb")) and {"og", "ikke", "hvordan"} <= languages.stopwords("nb")
+
+
+def test_arabic_persian_and_urdu_are_told_apart() -> None:
+    """Every page in Arabic script was Arabic, and got the Arabic stemmer; Persian and Urdu now get their own
+    language (Urdu: no stemmer), by the letters each writes."""
+    fa = "این یک متن فارسی است که برای آزمایش نوشته شده است و ما می‌خواهیم ببینیم چه زبانی تشخیص داده می‌شود."
+    ar = "هذا نص عربي مكتوب للاختبار ونريد أن نرى ما هي اللغة التي سيتم اكتشافها في هذه الحالة."
+    ur = "یہ ایک اردو متن ہے جو جانچ کے لیے لکھا گیا ہے اور ہم دیکھنا چاہتے ہیں کہ کون سی زبان پہچانی جاتی ہے۔"
+    assert [languages.detect(text * 3) for text in (ar, fa, ur)] == ["ar", "fa", "ur"]
+    assert languages.detect_texts([fa, "Some English words in a caption"], [True, True], 10) == "fa"
+    assert languages.stemmer("ur") is None and languages.stemmer("fa") is not None
