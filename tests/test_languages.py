@@ -56,10 +56,14 @@ def _reference_detect(sample: str) -> str | None:
         if counts[name] > share * letters:
             return name
     if counts["ar"] > 0.3 * letters:
-        arabic, shared, urdu = (len(re.findall(f"[{letters_}]", sample)) for letters_ in (
-            "\u064a\u0643\u0629", "\u067e\u0686\u0698\u06af\u06a9\u06cc", "\u0679\u0688\u0691\u06ba\u06c1\u06d2"))
-        if shared + urdu <= arabic:
+        arabic, shared, urdu, other = (len(re.findall(f"[{letters_}]", sample)) for letters_ in (
+            "\u064a\u0643\u0629", "\u067e\u0686\u0698\u06af\u06a9\u06cc", "\u0679\u0688\u0691\u06ba\u06c1\u06d2",
+            ("\u06d5\u06c6\u06ce\u06b5\u0695\u06a4\u067c\u0689\u0693\u0696\u069a\u06ab\u0681\u0685\u06d0\u06cd"
+             "\u06c7\u06c8\u06cb")))
+        if shared + urdu + other <= arabic:
             return "ar"
+        if other * 10 >= shared + urdu + other:
+            return None
         return "ur" if urdu * 10 >= shared + urdu else "fa"
     words = Counter(w.casefold() for w in found[: languages.SAMPLE_WORDS])
     if not words:
@@ -376,10 +380,12 @@ def test_danish_and_norwegian_are_told_apart() -> None:
 
 def test_arabic_persian_and_urdu_are_told_apart() -> None:
     """Every page in Arabic script was Arabic, and got the Arabic stemmer; Persian and Urdu now get their own
-    language (Urdu: no stemmer), by the letters each writes."""
+    language (Urdu: no stemmer), by the letters each writes, and Kurdish and Pashto none (no stemmer of ours fits)."""
     fa = "این یک متن فارسی است که برای آزمایش نوشته شده است و ما می‌خواهیم ببینیم چه زبانی تشخیص داده می‌شود."
     ar = "هذا نص عربي مكتوب للاختبار ونريد أن نرى ما هي اللغة التي سيتم اكتشافها في هذه الحالة."
     ur = "یہ ایک اردو متن ہے جو جانچ کے لیے لکھا گیا ہے اور ہم دیکھنا چاہتے ہیں کہ کون سی زبان پہچانی جاتی ہے۔"
-    assert [languages.detect(text * 3) for text in (ar, fa, ur)] == ["ar", "fa", "ur"]
+    ckb = "ئەمە دەقێکی کوردییە کە بۆ تاقیکردنەوە نووسراوە و دەمانەوێت بزانین کام زمان دەناسرێتەوە."  # Sorani
+    ps = "دا یو پښتو متن دی چې د ازموینې لپاره لیکل شوی او موږ غواړو وګورو چې کومه ژبه پیژندل کیږي."  # Pashto
+    assert [languages.detect(text * 3) for text in (ar, fa, ur, ckb, ps)] == ["ar", "fa", "ur", None, None]
     assert languages.detect_texts([fa, "Some English words in a caption"], [True, True], 10) == "fa"
     assert languages.stemmer("ur") is None and languages.stemmer("fa") is not None

@@ -211,22 +211,30 @@ def detect_texts(texts: Sequence[str], use: Sequence[object], min_chars: int) ->
 
 # Letters that tell apart the languages written in Arabic script. Persian and Urdu write keheh and Farsi yeh where
 # Arabic writes kaf and yeh, and have letters Arabic lacks (pe, che, zhe, gaf); Arabic alone has teh marbuta in
-# common use; Urdu alone has tteh, ddal, rreh, noon ghunna, heh goal and yeh barree. Why: every page in Arabic script
+# common use; Urdu alone has tteh, ddal, rreh, noon ghunna, heh goal and yeh barree; Kurdish, Pashto, Sindhi and
+# Uyghur have letters of their own that neither Persian nor Urdu uses (ae, oe, rreh with v, veh, tteh with ring,
+# zhe with ring, sheen with dot, gaf with ring, e, yeh with tail, u, yu, ve...). Why: every page in Arabic script
 # was Arabic, and the Arabic stemmer cut Persian and Urdu words -- the wrong stemmer, where no stemmer is the rule.
 ARABIC_LETTERS = "\u064a\u0643\u0629"
 PERSIAN_URDU_LETTERS = "\u067e\u0686\u0698\u06af\u06a9\u06cc"
 URDU_LETTERS = "\u0679\u0688\u0691\u06ba\u06c1\u06d2"
+OTHER_LETTERS = ("\u06d5\u06c6\u06ce\u06b5\u0695\u06a4\u067c\u0689\u0693\u0696\u069a\u06ab\u0681\u0685"
+                 "\u06d0\u06cd\u06c7\u06c8\u06cb")
 
 
-def arabic_script(sample: str) -> str:
-    """"ar", "fa" or "ur" for a sample in Arabic script: Arabic unless the letters of Persian and Urdu outnumber
-    Arabic's own, then Urdu when its own letters are at least a tenth of those, else Persian. ("ur" has no
-    stemmer and no lexicon: its words are only folded.)"""
+def arabic_script(sample: str) -> str | None:
+    """"ar", "fa", "ur" or None for a sample in Arabic script: Arabic unless the letters of Persian and Urdu (and of
+    the script's other languages) outnumber Arabic's own; then None when the other languages' letters are a tenth
+    of them or more (no stemmer of ours fits), Urdu when its own are, else Persian. ("ur" has no stemmer and no
+    lexicon: its words are only folded.)"""
     arabic = sum(map(sample.count, ARABIC_LETTERS))
     shared = sum(map(sample.count, PERSIAN_URDU_LETTERS))
     urdu = sum(map(sample.count, URDU_LETTERS))
-    if shared + urdu <= arabic:
+    other = sum(map(sample.count, OTHER_LETTERS))
+    if shared + urdu + other <= arabic:
         return "ar"
+    if other * 10 >= shared + urdu + other:
+        return None
     return "ur" if urdu * 10 >= shared + urdu else "fa"
 
 
