@@ -48,12 +48,17 @@ def _reference(an: Analyzer, texts: Sequence[str], vocab: dict[str, int], keep_s
     ends = [0]
     for tok, flag in zip(tokens, simple):
         for s in ([tok] if flag else split_word(tok)):
-            if not s or (wanted is not None and not flag and s.isascii() and s[:2] not in wanted):
+            if not s:
                 flat.append(other)
                 continue
             t = an.term(s)
             if t is None:
                 t = _fold(s) if keep_stopwords else ""
+            # An ASCII part of a token that is not simple is checked by its term's first letters, not its own: a
+            # stemmer may rewrite a word's start (German reads "ue" as "ü": the part "ue" of "uE" is the term "u").
+            if wanted is not None and not flag and s.isascii() and t and t[:2] not in wanted:
+                flat.append(other)
+                continue
             flat.append(vocab.setdefault(t, len(vocab)) if t else other)
         ends.append(len(flat))
     ids, offsets = kernel.remap(tok_ids, tok_offsets, np.asarray(ends, dtype=np.int64),
