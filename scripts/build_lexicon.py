@@ -26,8 +26,8 @@ from pathlib import Path
 from reproducible import gzip_lines
 
 LANGUAGES = (
-    "ar", "ca", "cs", "da", "de", "el", "en", "es", "fa", "fi", "fr", "hi", "hu", "id", "it", "ja", "ko", "lt", "nb",
-    "nl", "pl", "pt", "ro", "ru", "sv", "tr", "uk", "zh",
+    "ar", "bg", "ca", "cs", "da", "de", "el", "en", "es", "fa", "fi", "fr", "hi", "hu", "id", "it", "ja", "ko", "lt",
+    "nb", "nl", "pl", "pt", "ro", "ru", "sv", "tr", "uk", "zh",
 )
 TOP_N = 10_000
 STOP_TOP = 120

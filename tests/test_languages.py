@@ -76,6 +76,11 @@ def _reference_detect(sample: str) -> str | None:
     runner_up = _runner_up(hits)
     if best < 3 or best < 1.3 * runner_up:
         return None
+    if cyrillic:  # letters none of the Cyrillic candidates writes (Serbian, Macedonian, Belarusian)
+        other = len(re.findall("[\u0458\u0459\u045a\u045f\u045b\u0452\u0453\u045c\u0455\u045e"
+                               "\u0408\u0409\u040a\u040f\u040b\u0402\u0403\u040c\u0405\u040e]", sample))
+        if other >= 3 and other * 20 >= len(re.findall("[оаОА]", sample)):
+            return None
     return code
 
 
@@ -389,3 +394,16 @@ def test_arabic_persian_and_urdu_are_told_apart() -> None:
     assert [languages.detect(text * 3) for text in (ar, fa, ur, ckb, ps)] == ["ar", "fa", "ur", None, None]
     assert languages.detect_texts([fa, "Some English words in a caption"], [True, True], 10) == "fa"
     assert languages.stemmer("ur") is None and languages.stemmer("fa") is not None
+
+
+def test_cyrillic_pages_of_other_languages_are_not_russian() -> None:
+    """Bulgarian, Serbian and Macedonian pages were voted Russian and got its stemmer: Bulgarian is a candidate now
+    (stopwords, no stemmer), Serbian and Macedonian get no language (letters Russian does not write)."""
+    bg = "Това е български текст, написан за проверка, и ние искаме да видим кой език ще бъде разпознат от програмата."
+    mk = "Ова е македонски текст, напишан за проверка, и ние сакаме да видиме кој јазик ќе биде препознаен од програмата."
+    sr = "Ово је српски текст, написан за проверу, и ми желимо да видимо који језик ће бити препознат од програма."
+    ru = "Это русский текст, написанный для проверки, и мы хотим увидеть, какой язык будет распознан программой."
+    uk = "Це український текст, написаний для перевірки, і ми хочемо побачити, яка мова буде розпізнана програмою."
+    assert [languages.detect(text * 3) for text in (ru, uk, bg, sr, mk)] == ["ru", "uk", "bg", None, None]
+    assert languages.detect(ru * 3 + " Нови Сад, Југославија.") == "ru"  # a Serbian name on a Russian page
+    assert languages.stemmer("bg") is None and len(languages.stopwords("bg")) > 50

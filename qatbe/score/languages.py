@@ -36,8 +36,8 @@ STEMMERS: dict[str, str] = {
     "et": "estonian", "yi": "yiddish",
 }
 LEXICONS = frozenset(
-    ["ar", "ca", "cs", "da", "de", "el", "en", "es", "fa", "fi", "fr", "hi", "hu", "id", "it", "ja", "ko", "lt", "nb",
-     "nl", "pl", "pt", "ro", "ru", "sv", "tr", "uk", "zh"]
+    ["ar", "bg", "ca", "cs", "da", "de", "el", "en", "es", "fa", "fi", "fr", "hi", "hu", "id", "it", "ja", "ko", "lt",
+     "nb", "nl", "pl", "pt", "ro", "ru", "sv", "tr", "uk", "zh"]
 )
 _ALIASES = {"no": "nb", "nn": "nb", "iw": "he", "in": "id"}
 _CODE = re.compile(r"[a-z]{2,3}")
@@ -133,7 +133,9 @@ _SCRIPT_RANGES = np.array([[0x4E00, 0x9FFF], [0x3040, 0x30FF], [0xAC00, 0xD7AF],
                            [0x0370, 0x03FF], [0x0600, 0x06FF]], dtype=np.int64)
 _LATIN_CANDIDATES = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "ro", "hu",
                      "tr", "ca", "id", "lt")
-_CYRILLIC_CANDIDATES = ("ru", "uk")
+# Bulgarian has no stemmer here, but its stopwords keep its pages from being Russian (they were, and got the
+# Russian stemmer).
+_CYRILLIC_CANDIDATES = ("ru", "uk", "bg")
 SAMPLE_CHARS = 20000
 SAMPLE_WORDS = 3000
 
@@ -206,7 +208,24 @@ def detect_texts(texts: Sequence[str], use: Sequence[object], min_chars: int) ->
     code = _detect_texts(texts, use, min_chars)
     if code == "ar":
         return arabic_script(_sample_text(texts, use, min_chars))
+    if code in _CYRILLIC_CANDIDATES and other_cyrillic(_sample_text(texts, use, min_chars)):
+        return None
     return code
+
+
+# Cyrillic letters that Russian, Ukrainian and Bulgarian do not write: Serbian's and Macedonian's je, lje, nje, dzhe,
+# tshe, dje, gje, kje, dze, and Belarusian's short u. Why: Serbian and Macedonian pages share enough stopwords with
+# Russian to be voted Russian, and got the Russian stemmer; they now get none.
+OTHER_CYRILLIC_LETTERS = "\u0458\u0459\u045a\u045f\u045b\u0452\u0453\u045c\u0455\u045e" \
+    "\u0408\u0409\u040a\u040f\u040b\u0402\u0403\u040c\u0405\u040e"
+
+
+def other_cyrillic(sample: str) -> bool:
+    """Whether a Cyrillic sample is in a language the vote has no candidate for: at least 3 of
+    ``OTHER_CYRILLIC_LETTERS``, and at least a twentieth as many as it has of о and а (in Serbian they are about a
+    tenth; a Russian page that names one Serbian town has one or two)."""
+    other = sum(map(sample.count, OTHER_CYRILLIC_LETTERS))
+    return other >= 3 and other * 20 >= sum(map(sample.count, "\u043e\u0430\u041e\u0410"))
 
 
 # Letters that tell apart the languages written in Arabic script. Persian and Urdu write keheh and Farsi yeh where
