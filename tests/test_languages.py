@@ -68,15 +68,15 @@ def _reference_detect(sample: str) -> str | None:
     words = Counter(w.casefold() for w in found[: languages.SAMPLE_WORDS])
     if not words:
         return None
-    cyrillic = counts["cyr"] > 0.3 * letters
-    candidates = languages._CYRILLIC_CANDIDATES if cyrillic else languages._LATIN_CANDIDATES
+    candidates = (languages._CYRILLIC_CANDIDATES if counts["cyr"] > 0.5 * letters else languages._LATIN_CANDIDATES
+                  if counts["cyr"] <= 0.3 * letters else languages._LATIN_CANDIDATES + languages._CYRILLIC_CANDIDATES)
     hits = sorted(((sum(words[w] for w in words.keys() & languages.stopwords(c)), c) for c in candidates),
                   reverse=True)
     best, code = hits[0]
     runner_up = _runner_up(hits)
     if best < 3 or best < 1.3 * runner_up:
         return None
-    if cyrillic:  # letters none of the Cyrillic candidates writes (Serbian, Macedonian, Belarusian)
+    if code in languages._CYRILLIC_CANDIDATES:  # letters none of them writes (Serbian, Macedonian, Belarusian)
         other = len(re.findall("[\u0458\u0459\u045a\u045f\u045b\u0452\u0453\u045c\u0455\u045e"
                                "\u0408\u0409\u040a\u040f\u040b\u0402\u0403\u040c\u0405\u040e]", sample))
         if other >= 3 and other * 20 >= len(re.findall("[оаОА]", sample)):
@@ -407,3 +407,8 @@ def test_cyrillic_pages_of_other_languages_are_not_russian() -> None:
     assert [languages.detect(text * 3) for text in (ru, uk, bg, sr, mk)] == ["ru", "uk", "bg", None, None]
     assert languages.detect(ru * 3 + " Нови Сад, Југославија.") == "ru"  # a Serbian name on a Russian page
     assert languages.stemmer("bg") is None and len(languages.stopwords("bg")) > 50
+    # Between 30 and 50 % Cyrillic letters every candidate is voted on: English prose with Bulgarian titles.
+    mixed = "The club signed two players from the league and the coach said that they are ready. " * 4 + \
+        "ЦСКА подписа с нов защитник Левски Първото ново попълнение Официално Шеридън подписа " * 3
+    assert 0.3 < sum("\u0400" <= c <= "\u04ff" for c in mixed) / sum(c.isalpha() for c in mixed) < 0.5
+    assert languages.detect(mixed) == "en"

@@ -362,11 +362,13 @@ def _decide(tally: _Tally, totals: list[int] | None = None) -> str | None:
         return "ar"
     if not runs:
         return None
-    cyrillic = cyr > 0.3 * letters
-    candidates = _CYRILLIC_CANDIDATES if cyrillic else _LATIN_CANDIDATES
+    # A page mostly in Cyrillic letters is voted among the Cyrillic candidates, one mostly in others among the
+    # Latin ones, and one in between among all of them: an English page whose reference titles are Bulgarian (30 %
+    # of its letters) was Russian, then Bulgarian, though its English stopwords outvoted theirs two to one.
+    part = _CYRILLIC if cyr > 0.5 * letters else _LATIN if cyr <= 0.3 * letters else slice(None)
+    candidates = _CANDIDATES[part]
     # The best total wins when it is at least 3 and 1.3 x the runner-up's (a tie for the best never wins).
-    at, best, runner_up = _lead((_totals(tally) if totals is None else totals)[_CYRILLIC if cyrillic else _LATIN],
-                                candidates)
+    at, best, runner_up = _lead((_totals(tally) if totals is None else totals)[part], candidates)
     if best < 3 or best < 1.3 * runner_up:
         return None
     return candidates[at]
