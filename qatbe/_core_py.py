@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ._sample import joined_sample
+
 LUCENE = 0
 OKAPI = 1
 OKAPI_MIN_MEAN = 0.01  # okapi: floor of the mean IDF, so that a matched term never scores <= 0
@@ -1165,15 +1167,7 @@ def sample_runs(
         raise ValueError("use must have one flag per text")
     if min(max_words, min_chars, max_chars) < 0:
         raise ValueError("max_words, min_chars and max_chars must be >= 0")
-    sample: list[str] = []
-    size = 0
-    for text, flag in zip(items, flags):
-        if flag:
-            sample.append(text)
-            size += len(text)
-            if size > min_chars:
-                break
-    return letter_runs(" ".join(sample)[:max_chars], ranges, max_words, table, n_votes)
+    return letter_runs(joined_sample(items, flags, min_chars, max_chars), ranges, max_words, table, n_votes)
 
 
 def sample_votes(

@@ -22,6 +22,7 @@ import numpy.typing as npt
 import Stemmer
 
 from .._backend import kernel
+from .._sample import joined_sample
 
 if TYPE_CHECKING:
     from .._core import StringTable
@@ -260,15 +261,7 @@ def arabic_script(sample: str) -> str | None:
 def _sample_text(texts: Sequence[str], use: Sequence[object], min_chars: int) -> str:
     """The sample ``detect_texts`` reads, joined: only for a page voted Arabic or Cyrillic, whose letters are then
     counted (``arabic_script``, ``other_cyrillic``)."""
-    chosen: list[str] = []
-    size = 0
-    for text, used in zip(texts, use):
-        if used:
-            chosen.append(text)
-            size += len(text)
-            if size > min_chars:
-                break
-    return " ".join(chosen)[:SAMPLE_CHARS]
+    return joined_sample(texts, use, min_chars, SAMPLE_CHARS)
 
 
 def _detect_texts(texts: Sequence[str], use: Sequence[object], min_chars: int) -> str | None:
