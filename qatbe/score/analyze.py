@@ -231,6 +231,16 @@ class Analyzer:
         cache.update(out)
         return out
 
+    def _terms_of(self, surfaces: Sequence[str]) -> dict[str, str | None]:
+        """The index term of each distinct one of ``surfaces`` (non-empty): the memo's first, then those it lacks
+        learnt in one ``_learn_terms`` call (a page's or a question's words are mostly known; "" marks not yet)."""
+        cached = self._cache.get
+        known = {s: cached(s, "") for s in surfaces}
+        new = [s for s, t in known.items() if t == ""]
+        if new:
+            known.update(self._learn_terms(new))
+        return known
+
     def terms(self, text: str, keep_stopwords: bool = False) -> list[str]:
         """Index terms of ``text``; with ``keep_stopwords`` a stopword stays as its folded surface form."""
         term = self.term
@@ -338,20 +348,9 @@ class Analyzer:
 
         Why the term's letters, not the part's: a stemmer may rewrite a word's start too. English drops a leading
         apostrophe, and the part "'aa" of "_'aa" is the term "aa": checked by "'a", the query "aa" lost it."""
-        cache = self._cache
         parts = [(token,) if flag else split_cached(token) for token, flag in zip(tokens, simple)]
-        # Each distinct surface's term: the cached ones, then the others learnt in one call.
-        known: dict[str, str | None] = {"": ""}
-        new: list[str] = []
-        for surfaces in parts:
-            for s in surfaces:
-                if s not in known:
-                    t = cache.get(s, "")
-                    known[s] = t
-                    if t == "":
-                        new.append(s)
-        if new:
-            known.update(self._learn_terms(new))
+        known = self._terms_of([s for surfaces in parts for s in surfaces if s])
+        known[""] = ""  # an empty part (split_word's) is no term
         out: list[_TokenTerms] = []
         for surfaces, flag in zip(parts, simple):
             if flag:  # a simple token is its one surface term
@@ -382,11 +381,7 @@ class Analyzer:
     def query_terms(self, surfaces: Sequence[str]) -> tuple[list[tuple[str, str]], bool]:
         """``query`` of a text whose ``raw_terms`` are ``surfaces``."""
         seen: dict[str, str] = {}
-        cached = self._cache.get
-        known = {s: cached(s, "") for s in surfaces}  # the memo first: a query's words are mostly known ("": not yet)
-        new = [s for s, t in known.items() if t == ""]
-        if new:  # every new word of a new question in one stemmer call, as for a page's (_learn_terms)
-            known.update(self._learn_terms(new))
+        known = self._terms_of(surfaces)  # a new question's new words in one stemmer call, as a page's
         for s in surfaces:
             t = known[s]
             if t is not None:
