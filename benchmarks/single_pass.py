@@ -31,7 +31,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import qatbe
@@ -51,17 +50,10 @@ def one_system(name: str, pages: list[Page], warm: int) -> dict[str, list[float]
     for page in warmup:
         make(page)()
     calls = [make(page) for page in measured]  # untimed: a BM25 row segments the page here, the others do nothing
-    first = []
-    for call in calls:
-        start = time.perf_counter()
-        call()
-        first.append(time.perf_counter() - start)
+    first = [best_of(call, 1) for call in calls]
     robin = [float("inf")] * len(calls)
     for _ in range(ROUNDS):
-        for k, call in enumerate(calls):
-            start = time.perf_counter()
-            call()
-            robin[k] = min(robin[k], time.perf_counter() - start)
+        robin = [min(fastest, best_of(call, 1)) for fastest, call in zip(robin, calls)]
     repeated = []
     for call in calls:
         call()
