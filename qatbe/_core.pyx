@@ -1665,47 +1665,66 @@ def bridge_rows(const double[::1] raw, heads, const long long[::1] up, groups, P
     a sort and a set per best segment over the whole page, then a list per best segment, a set, a sort, a
     dictionary and two arrays."""
     cdef long long best_i[64]
-    cdef long long parts[64 * 3]
-    cdef Py_ssize_t c = 0, n_cand = 0, n = raw.shape[0], t, p, q, n_parts = 0, n_taken = 0
-    cdef long long i, g
+    cdef Py_ssize_t c = 0, n_cand = 0, n = raw.shape[0], n_which
     cdef long long* cand = _top_and_candidates(raw, heads, up, top_n, best_i, &c, &n_cand)
-    cdef long long* row_of = NULL
-    cdef long long* offsets
-    cdef long long* which
-    cdef long long* rows
     cdef list group_list = None
     try:
-        if groups is not None:
-            group_list = list(groups)
-            if len(group_list) != n:
-                raise ValueError("groups needs one entry per segment")
+        group_list = _group_list(groups, n)
         top_arr = _copy_array(best_i, c, _I64)
         cand_arr = _copy_array(cand, n_cand, _I64)
         if not n_cand:
             return top_arr, cand_arr, None, None, None
         offsets_arr = _EMPTY(c + 1, _I64)
-        offsets = <long long*> _data(offsets_arr)
-        offsets[0] = 0
-        for t in range(c):
-            i = best_i[t]
-            g = group_list[i] if group_list is not None else -1
-            if g >= 0 and i > 0 and group_list[i - 1] == g:
-                parts[n_parts] = i - 1
-                n_parts += 1
-            parts[n_parts] = i
+        which_arr = _EMPTY(n_cand + 3 * c, _I64)
+        rows_arr = _EMPTY(3 * c, _I64)
+        n_which = _bridge_parts(best_i, c, group_list, n, cand, n_cand, <long long*> _data(offsets_arr),
+                                <long long*> _data(which_arr), <long long*> _data(rows_arr))
+        return top_arr, cand_arr, which_arr[:n_which], rows_arr[:offsets_arr[c]], offsets_arr
+    finally:
+        free(cand)
+
+
+cdef list _group_list(groups, Py_ssize_t n):
+    """``groups`` as a list checked to have one entry per segment (None stays None)."""
+    if groups is None:
+        return None
+    cdef list out = list(groups)
+    if len(out) != n:
+        raise ValueError("groups needs one entry per segment")
+    return out
+
+
+cdef Py_ssize_t _bridge_parts(const long long* best_i, Py_ssize_t c, list group_list, Py_ssize_t n,
+                              const long long* cand, Py_ssize_t n_cand, long long* offsets, long long* which,
+                              long long* rows) except -1:
+    """``bridge_rows``'s rows to read: ``which`` gets the ``n_cand`` candidates, then the best segments' split
+    unit parts once each in page order (room for ``n_cand + 3 * c``); best segment t's parts are
+    ``rows[offsets[t]:offsets[t + 1]]`` (room for ``3 * c``), as rows of ``which``. Returns how many rows
+    ``which`` holds."""
+    cdef long long parts[64 * 3]
+    cdef Py_ssize_t t, p, q, n_parts = 0, n_taken = 0
+    cdef long long i, g
+    cdef long long* row_of = NULL
+    offsets[0] = 0
+    for t in range(c):
+        i = best_i[t]
+        g = group_list[i] if group_list is not None else -1
+        if g >= 0 and i > 0 and group_list[i - 1] == g:
+            parts[n_parts] = i - 1
             n_parts += 1
-            if g >= 0 and i + 1 < n and group_list[i + 1] == g:
-                parts[n_parts] = i + 1
-                n_parts += 1
-            offsets[t + 1] = n_parts
-        # the parts' segments once each, in page order, after the candidates: row_of[segment] = its row
-        row_of = <long long*> malloc((n + 1) * sizeof(long long))
-        if row_of == NULL:
-            raise MemoryError()
+        parts[n_parts] = i
+        n_parts += 1
+        if g >= 0 and i + 1 < n and group_list[i + 1] == g:
+            parts[n_parts] = i + 1
+            n_parts += 1
+        offsets[t + 1] = n_parts
+    # the parts' segments once each, in page order, after the candidates: row_of[segment] = its row
+    row_of = <long long*> malloc((n + 1) * sizeof(long long))
+    if row_of == NULL:
+        raise MemoryError()
+    try:
         for p in range(n_parts):
             row_of[parts[p]] = -1
-        which_arr = _EMPTY(n_cand + n_parts, _I64)
-        which = <long long*> _data(which_arr)
         memcpy(which, cand, n_cand * sizeof(long long))
         for p in range(n_parts):
             if row_of[parts[p]] < 0:
@@ -1719,13 +1738,11 @@ def bridge_rows(const double[::1] raw, heads, const long long[::1] up, groups, P
                 n_taken += 1
         for q in range(n_taken):
             row_of[which[n_cand + q]] = n_cand + q
-        rows_arr = _EMPTY(n_parts, _I64)
-        rows = <long long*> _data(rows_arr) if n_parts else NULL
         for p in range(n_parts):
             rows[p] = row_of[parts[p]]
-        return top_arr, cand_arr, which_arr[:n_cand + n_taken], rows_arr, offsets_arr
     finally:
-        free(cand); free(row_of)
+        free(row_of)
+    return n_cand + n_taken
 
 
 cdef long long* _top_and_candidates(const double[::1] raw, heads, const long long[::1] up, Py_ssize_t top_n,
@@ -1911,21 +1928,38 @@ def bridge_shares(const int[::1] ids, const long long[::1] offsets, Py_ssize_t n
         if not 0 <= top_at[t] < n:
             raise ValueError(f"top_at[{t}] = {top_at[t]} is no segment")
     _check_up(up)
-    while size < 2 * (m + bad.shape[0]) + 2:
-        size *= 2
     n_new_arr = _ZEROS(n_heads, _I64)
-    cdef long long* n_new = <long long*> _data(n_new_arr) if n_heads else NULL
+    cdef list rows_k = [], rows_t = [], shares = []
+    _shares_core(<const int32_t*> &ids[0] if m else NULL, m, &offsets[0], n_heads,
+                 <const int32_t*> &bad[0] if bad.shape[0] else NULL, bad.shape[0],
+                 &top_rows[0] if top_rows.shape[0] else NULL, &top_offsets[0], n_tops,
+                 &head_at[0] if n_heads else NULL, &top_at[0] if n_tops else NULL, &up[0] if n else NULL, n,
+                 min_share, <long long*> _data(n_new_arr) if n_heads else NULL, rows_k, rows_t, shares)
+    return (_ARRAY(rows_k, _I64), _ARRAY(rows_t, _I64),
+            _ARRAY(shares, _F64), n_new_arr)
+
+
+cdef int _shares_core(const int32_t* ids, Py_ssize_t m, const long long* offsets, Py_ssize_t n_heads, const int32_t* bad,
+                      Py_ssize_t n_bad, const long long* top_rows, const long long* top_offsets, Py_ssize_t n_tops,
+                      const long long* head_at, const long long* top_at, const long long* up, Py_ssize_t n,
+                      double min_share, long long* n_new, list rows_k, list rows_t, list shares) except -1:
+    """``bridge_shares`` on checked C arrays (``m`` ids in ``ids``, the rows' ``offsets`` up to m): the pairs
+    appended to the three lists, ``n_new`` (room for ``n_heads``) filled."""
+    cdef Py_ssize_t k, t, p, r, x, new, size = 16, j, n_ids = 0
+    cdef long long a
+    cdef uint64_t hbits
+    while size < 2 * (m + n_bad) + 2:
+        size *= 2
     # ids -> compact numbers 0 .. n_ids - 1 (open addressing, -1 empty), then per compact id: bad, the best
     # segments holding it (a bit each), the last heading row that counted it
     cdef int32_t* keys = <int32_t*> malloc(size * sizeof(int32_t))
     cdef int32_t* slot_of = <int32_t*> malloc(size * sizeof(int32_t))
     cdef int32_t* compact = <int32_t*> malloc((m + 1) * sizeof(int32_t))
-    cdef uint8_t* is_bad = <uint8_t*> calloc(m + bad.shape[0] + 1, sizeof(uint8_t))
-    cdef uint64_t* in_top = <uint64_t*> calloc(m + bad.shape[0] + 1, sizeof(uint64_t))
-    cdef long long* stamp = <long long*> malloc((m + bad.shape[0] + 1) * sizeof(long long))
+    cdef uint8_t* is_bad = <uint8_t*> calloc(m + n_bad + 1, sizeof(uint8_t))
+    cdef uint64_t* in_top = <uint64_t*> calloc(m + n_bad + 1, sizeof(uint64_t))
+    cdef long long* stamp = <long long*> malloc((m + n_bad + 1) * sizeof(long long))
     cdef uint64_t* above = <uint64_t*> calloc(n + 1, sizeof(uint64_t))  # per segment: the tops it heads
     cdef long long hits[64]
-    cdef list rows_k = [], rows_t = [], shares = []
     try:
         if (keys == NULL or slot_of == NULL or compact == NULL or is_bad == NULL or in_top == NULL
                 or stamp == NULL or above == NULL):
@@ -1933,7 +1967,7 @@ def bridge_shares(const int[::1] ids, const long long[::1] offsets, Py_ssize_t n
         with nogil:
             for j in range(size):
                 keys[j] = -1
-            for p in range(m + bad.shape[0]):
+            for p in range(m + n_bad):
                 x = ids[p] if p < m else bad[p - m]
                 if x < 0:
                     continue  # a bad id the memo does not know: nothing to mark
@@ -1984,8 +2018,7 @@ def bridge_shares(const int[::1] ids, const long long[::1] offsets, Py_ssize_t n
                     shares.append(<double> hits[t] / <double> new)
     finally:
         free(keys); free(slot_of); free(compact); free(is_bad); free(in_top); free(stamp); free(above)
-    return (_ARRAY(rows_k, _I64), _ARRAY(rows_t, _I64),
-            _ARRAY(shares, _F64), n_new_arr)
+    return 0
 
 
 cdef int _cmp_int32(const void* a, const void* b) noexcept nogil:
@@ -3009,6 +3042,98 @@ cdef class TermMemo:
         finally:
             self.busy = False
             free(entry); free(out.ids); free(picked)
+            _free_vocab(&page)
+
+    def bridge_pairs(self, texts, analyse, const double[::1] raw, heads, const long long[::1] up, groups,
+                     bad_terms, Py_ssize_t top_n, double min_share):
+        """The bridges' first steps in one call: ``bridge_rows(raw, heads, up, groups, top_n)``, the ``terms``
+        of the rows it reads, the ids of ``bad_terms`` (``term_ids_of``) and ``bridge_shares`` of those with
+        ``min_share``. ``None`` when no best segment names a candidate heading (no candidate, or no pair); else
+        ``(top, candidates, which, top_rows, top_offsets, ids, offsets, names, bad, heading_rows, pair_tops,
+        shares)``: what those calls return, in that order. ``texts``: the segments' texts or their ``Scan``.
+
+        Why one call: most pages the bridges read stop here (183 of the speed bench's 387 pages with none of
+        the 345 that have headings credited), and between four calls the arrays, lists and typed
+        memoryviews passed cost more than the work: 15.5 us at the median such page."""
+        cdef Scan sc = _as_scan(texts)
+        cdef long long best_i[64]
+        cdef Py_ssize_t c = 0, n_cand = 0, n = raw.shape[0], n_which = 0, k, i, d, e, w = 0, total = 0, n_bad
+        cdef long long* cand = _top_and_candidates(raw, heads, up, top_n, best_i, &c, &n_cand)
+        cdef long long* which = NULL
+        cdef long long* rows = NULL
+        cdef long long* top_offsets = NULL
+        cdef long long* n_new = NULL
+        cdef Py_ssize_t* picked = NULL
+        cdef int32_t* entry = NULL
+        cdef int32_t* ids = NULL
+        cdef int32_t* bad = NULL
+        cdef long long* offsets = NULL
+        cdef long long* tok_offsets = NULL
+        cdef _Vocab page
+        cdef _Out out
+        cdef list group_list, bad_ids, rows_k = [], rows_t = [], shares = []
+        memset_vocab(&page)
+        out.ids = NULL
+        out.n = 0
+        out.cap = 0
+        try:
+            group_list = _group_list(groups, n)
+            if not n_cand:
+                return None
+            if len(sc.items) != n:
+                raise ValueError("texts need one entry per segment")
+            which = <long long*> malloc((n_cand + 3 * c + 1) * sizeof(long long))
+            picked = <Py_ssize_t*> malloc((n_cand + 3 * c + 1) * sizeof(Py_ssize_t))
+            rows = <long long*> malloc((3 * c + 1) * sizeof(long long))
+            top_offsets = <long long*> malloc((c + 1) * sizeof(long long))
+            tok_offsets = <long long*> calloc(n_cand + 3 * c + 1, sizeof(long long))
+            n_new = <long long*> malloc((n_cand + 1) * sizeof(long long))
+            if (which == NULL or picked == NULL or rows == NULL or top_offsets == NULL or tok_offsets == NULL
+                    or n_new == NULL):
+                raise MemoryError()
+            n_which = _bridge_parts(best_i, c, group_list, n, cand, n_cand, top_offsets, which, rows)
+            for k in range(n_which):
+                picked[k] = which[k]
+            # the rows' terms, as ``terms(texts, analyse, which)`` reads them
+            self._enter()
+            self.busy = True
+            try:
+                entry = self._take_resolved(sc, picked, n_which, NULL, &page, &out, tok_offsets, analyse)
+            finally:
+                self.busy = False
+            for i in range(out.n):
+                e = entry[out.ids[i]]
+                total += self.ent_start[e + 1] - self.ent_start[e]
+            ids = <int32_t*> malloc((total + 1) * sizeof(int32_t))
+            offsets = <long long*> malloc((n_which + 1) * sizeof(long long))
+            if ids == NULL or offsets == NULL:
+                raise MemoryError()
+            offsets[0] = 0
+            for d in range(n_which):
+                for i in range(tok_offsets[d], tok_offsets[d + 1]):
+                    e = entry[out.ids[i]]
+                    w += _copy_terms(ids + w, self.ent_terms + self.ent_start[e],
+                                     self.ent_start[e + 1] - self.ent_start[e])
+                offsets[d + 1] = w
+            bad_ids = self.term_ids_of(bad_terms)
+            n_bad = len(bad_ids)
+            bad = <int32_t*> malloc((n_bad + 1) * sizeof(int32_t))
+            if bad == NULL:
+                raise MemoryError()
+            for k in range(n_bad):
+                bad[k] = <int32_t> bad_ids[k]
+            _shares_core(ids, total, offsets, n_cand, bad, n_bad, rows, top_offsets, c, cand, best_i, &up[0], n,
+                         min_share, n_new, rows_k, rows_t, shares)
+            if not rows_k:
+                return None
+            return (_copy_array(best_i, c, _I64), _copy_array(cand, n_cand, _I64),
+                    _copy_array(which, n_which, _I64), _copy_array(rows, top_offsets[c], _I64),
+                    _copy_array(top_offsets, c + 1, _I64), _copy_array(ids, total, _I32),
+                    _copy_array(offsets, n_which + 1, _I64), self.names, _copy_array(bad, n_bad, _I32),
+                    _ARRAY(rows_k, _I64), _ARRAY(rows_t, _I64), _ARRAY(shares, _F64))
+        finally:
+            free(cand); free(which); free(picked); free(rows); free(top_offsets); free(tok_offsets); free(n_new)
+            free(entry); free(ids); free(bad); free(offsets); free(out.ids)
             _free_vocab(&page)
 
     def index(self, texts, prefixes, dict vocab, analyse, fold=None):

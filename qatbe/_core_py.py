@@ -954,6 +954,26 @@ class TermMemo:
             bounds.append(len(out))
         return np.asarray(out, dtype=np.int32), np.asarray(bounds, dtype=np.int64)
 
+    def bridge_pairs(
+        self, texts: Sequence[str] | Scan, analyse: Callable[[list[str], bytes], Sequence[Told]],
+        raw: npt.NDArray[np.float64], heads: Sequence[int], up: npt.NDArray[np.int64], groups: Sequence[int] | None,
+        bad_terms: Sequence[str], top_n: int, min_share: float,
+    ) -> tuple[Any, ...] | None:
+        """The bridges' first steps in one call; see ``qatbe._core.TermMemo.bridge_pairs``: here the four calls
+        it stands for, as they are defined."""
+        top, candidates, which, top_rows, top_offsets = bridge_rows(raw, heads, up, groups, top_n)
+        if which is None or top_rows is None or top_offsets is None:
+            return None
+        if len(_texts_of(texts)) != len(raw):
+            raise ValueError("texts need one entry per segment")
+        ids, offsets, names = self.terms(texts, analyse, which.tolist())
+        bad = np.array(self.term_ids_of(bad_terms), dtype=np.int32)
+        rows_k, rows_t, shares, _ = bridge_shares(ids, offsets, len(candidates), bad, top_rows, top_offsets,
+                                                  candidates, top, up, min_share)
+        if not len(rows_k):
+            return None
+        return top, candidates, which, top_rows, top_offsets, ids, offsets, names, bad, rows_k, rows_t, shares
+
     def terms(
         self, texts: Sequence[str] | Scan, analyse: Callable[[list[str], bytes], Sequence[Told]],
         which: Sequence[int] | None = None,

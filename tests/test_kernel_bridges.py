@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_kernel import _csr
+from test_kernel_memo import fake_analyse
 
 from qatbe import _core_py
 from qatbe._core_py import _chain_above
@@ -336,3 +337,60 @@ def test_bridge_kernels_on_a_small_page(kernel: ModuleType) -> None:
     got = kernel.bridge_mentions(d_flat, d_offsets, 2, w_flat, w_offsets, np.asarray([1.0]), np.asarray([0]),
                                  up, np.asarray([1, 0, 1, 0, 0], dtype=np.uint8))
     assert got.tolist() == [2]
+
+
+@st.composite
+def pair_cases(draw: st.DrawFn) -> dict[str, Any]:
+    """A page for ``TermMemo.bridge_pairs``: ``top_cases``' scores and outline, a text per segment from a few
+    words (so that headings and best segments share some), split units, the question's terms."""
+    case = draw(top_cases())
+    n = len(case["up"])
+    words = st.sampled_from(["texas", "Texas", "coach", "aggies", "the", "a&m", "houston", "x", "bo", "2011"])
+    case["texts"] = [" ".join(draw(st.lists(words, max_size=5))) for _ in range(n)]
+    case["groups"] = draw(st.none() | st.lists(st.integers(-1, 2), min_size=n, max_size=n))
+    case["bad"] = ["", *draw(st.lists(st.sampled_from(["exas", "coach", "oach", "houston", "zz"]), unique=True))]
+    case["min_share"] = draw(st.sampled_from([0.5, 0.0, 1.0, 0.34]))
+    return case
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=300, deadline=None)
+@given(pair_cases(), st.booleans())
+def test_bridge_pairs_are_the_four_calls_it_stands_for(kernel: ModuleType, case: dict[str, Any], as_scan: bool
+                                                       ) -> None:
+    """One call gives what ``bridge_rows``, ``terms`` of its rows, ``term_ids_of`` and ``bridge_shares`` give in
+    turn, on a memo that has met the same tokens (None where those stop: no candidate or no pair)."""
+    raw = np.asarray(case["raw"], dtype=np.float64)
+    up = np.asarray(case["up"], dtype=np.int64)
+    fused, steps = kernel.TermMemo(1000), kernel.TermMemo(1000)
+    texts = kernel.scan(case["texts"]) if as_scan else case["texts"]
+    got = fused.bridge_pairs(texts, fake_analyse, raw, case["heads"], up, case["groups"], case["bad"],
+                             case["top_n"], case["min_share"])
+    top, candidates, which, top_rows, top_offsets = kernel.bridge_rows(raw, case["heads"], up, case["groups"],
+                                                                       case["top_n"])
+    if which is None:
+        assert got is None
+        return
+    ids, offsets, names = steps.terms(case["texts"], fake_analyse, which.tolist())
+    bad = np.asarray(steps.term_ids_of(case["bad"]), dtype=np.int32)
+    rows_k, rows_t, shares, _ = kernel.bridge_shares(ids, offsets, len(candidates), bad, top_rows, top_offsets,
+                                                     candidates, top, up, case["min_share"])
+    if not len(rows_k):
+        assert got is None
+        return
+    assert got is not None
+    want = (top, candidates, which, top_rows, top_offsets, ids, offsets, names, bad, rows_k, rows_t, shares)
+    assert [x if isinstance(x, list) else x.tolist() for x in got] == [
+        x if isinstance(x, list) else x.tolist() for x in want]
+    assert [x.dtype for x in got if not isinstance(x, list)] == [x.dtype for x in want if not isinstance(x, list)]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_bridge_pairs_refuse_a_page_they_cannot_read(kernel: ModuleType) -> None:
+    raw = np.asarray([0.0, 2.0, 1.0], dtype=np.float64)
+    up = np.asarray([-1, 0, -1], dtype=np.int64)
+    memo = kernel.TermMemo(100)
+    with pytest.raises(ValueError, match="one entry per segment"):
+        memo.bridge_pairs(["texas", "texas coach"], fake_analyse, raw, [0], up, None, [""], 3, 0.5)
+    with pytest.raises(ValueError, match="groups"):
+        memo.bridge_pairs(["texas", "texas coach", "x"], fake_analyse, raw, [0], up, [0], [""], 3, 0.5)

@@ -411,23 +411,18 @@ def bridge_credits(
     # read: those headings, then the best segments with the adjacent parts of their split units. On most pages
     # every best segment sits under every heading (an article's title over its text: 49 of the 73
     # scrapinghub-aeb pages that get here), and there is nothing to tokenize.
-    top_array, candidate_array, which, top_rows, top_bounds = kernel.bridge_rows(
-        raw, heads, up_array, groups if BRIDGE_PARTS else None, BRIDGE_TOP)
-    if which is None or top_rows is None or top_bounds is None:
-        return credit
-    if scan is None:
-        scan = kernel.scan(texts)
     # Their terms, read off the page's scan, as term ids (the same sets as of the terms themselves; stopwords
     # are the term ""). A split unit's parts hold its whole text between them: no token spans two. No heading's
     # new words: stopwords and the question's own terms (a heading made of those is found by BM25 and the
-    # heading share).
-    flat, offs, names = an.term_ids(scan, which.tolist())
-    bad = np.array(an.term_numbers(["", *sorted(asked)]), dtype=np.int32)
-    rows_k, rows_t, shares, _ = kernel.bridge_shares(
-        flat, offs, len(candidate_array), bad, top_rows, top_bounds, candidate_array, top_array, up_array,
-        BRIDGE_MIN)
-    if not len(rows_k):
+    # heading share). Then which best segments name which headings: on most pages none. One call for these
+    # steps (``Analyzer.bridge_pairs``): between separate calls, the arrays passed cost more than the work.
+    pairs = an.bridge_pairs(texts if scan is None else scan, raw, heads, up_array, groups if BRIDGE_PARTS else None, ["", *sorted(asked)],
+                            BRIDGE_TOP, BRIDGE_MIN)
+    if pairs is None:
         return credit
+    top_array, candidate_array, which, top_rows, top_bounds, flat, offs, names, bad, rows_k, rows_t, shares = pairs
+    if scan is None:
+        scan = kernel.scan(texts)
     # A mention written as a name: the best segment's (with its parts) words written with a capital, for the
     # best segments that name a heading, in one read.
     named_flat = named_offs = named_of = sizes = None
