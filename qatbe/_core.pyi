@@ -157,11 +157,12 @@ class TermMemo:
         self, texts: Sequence[str] | Scan, analyse: Callable[[list[str], bytes], Sequence[Told]],
         which: Sequence[int] | None = ...,
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str]]: ...
-    def bridge_pairs(
+    def bridge_credits(
         self, texts: Sequence[str] | Scan, analyse: Callable[[list[str], bytes], Sequence[Told]],
         raw: npt.NDArray[np.float64], heads: Sequence[int], up: npt.NDArray[np.int64], groups: Sequence[int] | None,
-        bad_terms: Sequence[str], top_n: int, min_share: float,
-    ) -> tuple[Any, ...] | None: ...
+        asked: AbstractSet[str], top_n: int, min_share: float, name_bridge: float, name_section: float,
+        filter_of: Callable[[Sequence[str]], tuple[Any, Any]],
+    ) -> dict[int, float]: ...
     def index(
         self, texts: Sequence[str] | Scan, prefixes: Sequence[str] | AbstractSet[str] | None, vocab: dict[str, int],
         analyse: Callable[[list[str], bytes], Sequence[Told]], fold: npt.NDArray[np.uint32] | None = ...,

@@ -1827,28 +1827,37 @@ def section_sizes(heads, const long long[::1] up):
     heading right above it, and each heading's total is then added to the heading above it, last heading first
     (a heading comes after the headings above it). Why compiled: the bridges' name factor asked it of the whole
     page in Python, a dictionary entry per segment."""
-    cdef Py_ssize_t n = up.shape[0], n_heads, p, i
+    cdef Py_ssize_t n = up.shape[0], n_heads
     _check_up(up)
     cdef long long* head_idx = _heads_array(heads, n, &n_heads)
-    cdef uint8_t* is_head = <uint8_t*> calloc(n + 1, sizeof(uint8_t))
     out_arr = _ZEROS(n, _I64)
-    cdef long long* out = <long long*> _data(out_arr) if n else NULL
     try:
-        if is_head == NULL:
-            raise MemoryError()
-        with nogil:
-            for p in range(n_heads):
-                is_head[head_idx[p]] = 1
-            for i in range(n):
-                if up[i] >= 0 and not is_head[i]:
-                    out[up[i]] += 1
-            for p in range(n_heads - 1, -1, -1):
-                i = head_idx[p]
-                if up[i] >= 0:
-                    out[up[i]] += out[i]
+        if n:
+            _sizes_core(head_idx, n_heads, &up[0], n, <long long*> _data(out_arr))
         return out_arr
     finally:
-        free(head_idx); free(is_head)
+        free(head_idx)
+
+
+cdef int _sizes_core(const long long* head_idx, Py_ssize_t n_heads, const long long* up, Py_ssize_t n,
+                     long long* out) except -1:
+    """``section_sizes`` on checked C arrays (``n`` >= 1 segments): the sizes added to ``out`` (zeroed)."""
+    cdef Py_ssize_t p, i
+    cdef uint8_t* is_head = <uint8_t*> calloc(n + 1, sizeof(uint8_t))
+    if is_head == NULL:
+        raise MemoryError()
+    with nogil:
+        for p in range(n_heads):
+            is_head[head_idx[p]] = 1
+        for i in range(n):
+            if up[i] >= 0 and not is_head[i]:
+                out[up[i]] += 1
+        for p in range(n_heads - 1, -1, -1):
+            i = head_idx[p]
+            if up[i] >= 0:
+                out[up[i]] += out[i]
+    free(is_head)
+    return 0
 
 
 def section_best(heads, const long long[::1] up, credited, const double[::1] values):
@@ -2042,11 +2051,8 @@ def bridge_best(const int[::1] ids, const long long[::1] offsets, const int[::1]
     ``named_ids``/``named_offsets`` (best segment t's words written as names). ``named_of`` None: no pair is
     named. Why compiled: in Python this loop built a set of term strings per heading and per best segment, a
     quarter of the bridges' time on a page where a best segment names a heading."""
-    cdef Py_ssize_t m = ids.shape[0], n_rows = offsets.shape[0] - 1, n_pairs = rows_k.shape[0], p, x, k, t
-    cdef Py_ssize_t new = 0, hits, n_named = 0, n_bad = bad.shape[0]
-    cdef int32_t v
-    cdef double value, factor
-    cdef bint named
+    cdef Py_ssize_t m = ids.shape[0], n_rows = offsets.shape[0] - 1, n_pairs = rows_k.shape[0], p, k, t
+    cdef Py_ssize_t n_named = 0, n_bad = bad.shape[0]
     cdef const int[::1] nid
     cdef const long long[::1] noff
     cdef const long long[::1] nof
@@ -2076,23 +2082,52 @@ def bridge_best(const int[::1] ids, const long long[::1] offsets, const int[::1]
         for k in range(head_at.shape[0]):
             if not 0 <= head_at[k] < size_of.shape[0]:
                 raise ValueError(f"head_at[{k}] = {head_at[k]} has no size")
+    cdef double* best = <double*> calloc(head_at.shape[0] + 1, sizeof(double))
+    cdef list out_k = []
+    try:
+        if best == NULL:
+            raise MemoryError()
+        _best_core(<const int32_t*> &ids[0] if m else NULL, m, &offsets[0], <const int32_t*> &bad[0] if n_bad else NULL,
+                   n_bad, &rows_k[0] if n_pairs else NULL, &rows_t[0] if n_pairs else NULL,
+                   &shares[0] if n_pairs else NULL, n_pairs, &values[0] if values.shape[0] else NULL,
+                   <const int32_t*> &nid[0] if n_named and nid.shape[0] else NULL, &noff[0] if n_named else NULL,
+                   n_named, &nof[0] if n_named and nof.shape[0] else NULL,
+                   &size_of[0] if n_named and size_of.shape[0] else NULL, &head_at[0] if head_at.shape[0] else NULL,
+                   name_bridge, name_section, min_share, out_k, best)
+        ks = _ARRAY(out_k, _I64)
+        credits = _EMPTY(len(out_k), _F64)
+        for p in range(len(out_k)):
+            credits[p] = best[<Py_ssize_t> out_k[p]]
+        return ks, credits
+    finally:
+        free(best)
+
+
+cdef int _best_core(const int32_t* ids, Py_ssize_t m, const long long* offsets, const int32_t* bad, Py_ssize_t n_bad,
+                    const long long* rows_k, const long long* rows_t, const double* shares, Py_ssize_t n_pairs,
+                    const double* values, const int32_t* nid, const long long* noff, Py_ssize_t n_named,
+                    const long long* nof, const long long* size_of, const long long* head_at, double name_bridge,
+                    double name_section, double min_share, list out_k, double* best) except -1:
+    """``bridge_best`` on checked C arrays (no named rows: ``n_named`` 0): the credited heading rows appended to
+    ``out_k`` in order of first credit, ``best[k]`` each row's credit (room for every heading, zeroed)."""
+    cdef Py_ssize_t p, x, k, t, new = 0, hits, at_k = -1
+    cdef int32_t v
+    cdef double value, factor
+    cdef bint named
     cdef int32_t* sorted_named = NULL
     cdef int32_t* sorted_bad = <int32_t*> malloc((n_bad + 1) * sizeof(int32_t))
     cdef int32_t* new_ids = <int32_t*> malloc((m + 1) * sizeof(int32_t))  # heading k's new ids, increasing
-    cdef double* best = <double*> calloc(head_at.shape[0] + 1, sizeof(double))
-    cdef Py_ssize_t at_k = -1
-    cdef list out_k = []
     try:
-        if sorted_bad == NULL or new_ids == NULL or best == NULL:
+        if sorted_bad == NULL or new_ids == NULL:
             raise MemoryError()
         for p in range(n_bad):
             sorted_bad[p] = bad[p]
         qsort(sorted_bad, n_bad, sizeof(int32_t), _cmp_int32)
         if n_named:
-            sorted_named = <int32_t*> malloc((nid.shape[0] + 1) * sizeof(int32_t))
+            sorted_named = <int32_t*> malloc((noff[n_named] + 1) * sizeof(int32_t))
             if sorted_named == NULL:
                 raise MemoryError()
-            for p in range(nid.shape[0]):
+            for p in range(noff[n_named]):
                 sorted_named[p] = nid[p]
             for t in range(n_named):
                 qsort(sorted_named + noff[t], noff[t + 1] - noff[t], sizeof(int32_t), _cmp_int32)
@@ -2128,13 +2163,9 @@ def bridge_best(const int[::1] ids, const long long[::1] offsets, const int[::1]
                 if best[k] == 0.0 and value > 0.0:
                     out_k.append(k)
                 best[k] = value
-        ks = _ARRAY(out_k, _I64)
-        credits = _EMPTY(len(out_k), _F64)
-        for p in range(len(out_k)):
-            credits[p] = best[<Py_ssize_t> out_k[p]]
-        return ks, credits
     finally:
-        free(sorted_named); free(sorted_bad); free(new_ids); free(best)
+        free(sorted_named); free(sorted_bad); free(new_ids)
+    return 0
 
 
 def bridge_mentions(const int[::1] ids, const long long[::1] offsets, Py_ssize_t n_words,
@@ -2149,8 +2180,7 @@ def bridge_mentions(const int[::1] ids, const long long[::1] offsets, Py_ssize_t
     the headings themselves) and heading h (segment ``head_at[h]``) is not among the headings above it (the
     chain of ``up``: the heading above each segment, an earlier one, or -1 for none). Why compiled: per segment and word, with a
     set per segment, this was the largest part of the bridges' time on pages with many headings."""
-    cdef Py_ssize_t n = offsets.shape[0] - 1, n_heads = head_offsets.shape[0] - 1, i, p, h, k, w, n_touched
-    cdef long long a
+    cdef Py_ssize_t n = offsets.shape[0] - 1, n_heads = head_offsets.shape[0] - 1, p
     _check_offsets(offsets, ids.shape[0], "offsets", "len(ids)")
     _check_offsets(head_offsets, head_words.shape[0], "head_offsets", "len(head_words)")
     if n_words < 0:
@@ -2166,10 +2196,24 @@ def bridge_mentions(const int[::1] ids, const long long[::1] offsets, Py_ssize_t
     out_arr = _ZEROS(n_heads, _I64)
     if n_heads == 0 or n == 0:
         return out_arr
-    cdef long long* out = <long long*> _data(out_arr)
+    _mentions_core(<const int32_t*> &ids[0] if ids.shape[0] else NULL, &offsets[0], n, n_words,
+                   <const int32_t*> &head_words[0] if head_words.shape[0] else NULL, &head_offsets[0], n_heads,
+                   &need[0], &head_at[0], &up[0], &skip[0], <long long*> _data(out_arr))
+    return out_arr
+
+
+cdef int _mentions_core(const int32_t* ids, const long long* offsets, Py_ssize_t n, Py_ssize_t n_words,
+                        const int32_t* head_words, const long long* head_offsets, Py_ssize_t n_heads,
+                        const double* need, const long long* head_at, const long long* up, const unsigned char* skip,
+                        long long* out) except -1:
+    """``bridge_mentions`` on checked C arrays (``n`` segments, ``n_heads`` >= 1 headings): the counts added to
+    ``out`` (zeroed, one per heading)."""
+    cdef Py_ssize_t i, p, h, k, w, n_touched
+    cdef long long a
+    cdef Py_ssize_t n_head_words = head_offsets[n_heads]
     # the headings of each word (CSR), a per-word stamp (the last segment that held it), per-heading counts
     cdef long long* word_start = <long long*> calloc(n_words + 1, sizeof(long long))
-    cdef long long* word_heads = <long long*> malloc((head_words.shape[0] + 1) * sizeof(long long))
+    cdef long long* word_heads = <long long*> malloc((n_head_words + 1) * sizeof(long long))
     cdef long long* fill = <long long*> calloc(n_words + 1, sizeof(long long))
     cdef long long* stamp = <long long*> malloc((n_words + 1) * sizeof(long long))
     cdef long long* count = <long long*> calloc(n_heads, sizeof(long long))
@@ -2180,7 +2224,7 @@ def bridge_mentions(const int[::1] ids, const long long[::1] offsets, Py_ssize_t
                 or touched == NULL):
             raise MemoryError()
         with nogil:
-            for p in range(head_words.shape[0]):
+            for p in range(n_head_words):
                 word_start[head_words[p] + 1] += 1
             for w in range(n_words):
                 word_start[w + 1] += word_start[w]
@@ -2220,7 +2264,7 @@ def bridge_mentions(const int[::1] ids, const long long[::1] offsets, Py_ssize_t
                     count[h] = 0
     finally:
         free(word_start); free(word_heads); free(fill); free(stamp); free(count); free(touched)
-    return out_arr
+    return 0
 
 
 def has_decimal(texts):
@@ -2926,6 +2970,30 @@ cdef uint64_t* _begin(prefixes, const uint32_t[::1] fold_view, _Prefixes* pre, _
     return key_array
 
 
+cdef struct _Pairs:
+    # ``TermMemo._find_pairs``' result: ``bridge_rows``' choice and rows, the rows' term ids, the bad ids
+    long long best_i[64]
+    Py_ssize_t c, n_cand, n_which, total, n_bad
+    long long* cand
+    long long* which
+    long long* rows
+    long long* top_offsets
+    int32_t* ids
+    long long* offsets
+    int32_t* bad
+
+
+cdef void _init_pairs(_Pairs* P) noexcept:
+    P.c = P.n_cand = P.n_which = P.total = P.n_bad = 0
+    P.cand = P.which = P.rows = P.top_offsets = P.offsets = NULL
+    P.ids = P.bad = NULL
+
+
+cdef void _free_pairs(_Pairs* P) noexcept:
+    free(P.cand); free(P.which); free(P.rows); free(P.top_offsets); free(P.ids); free(P.offsets); free(P.bad)
+    _init_pairs(P)
+
+
 cdef class TermMemo:
     """What each raw token a page used means as index terms, remembered across pages, and the page index built
     from it: ``index(texts, prefixes, vocab, analyse)``.
@@ -3044,96 +3112,204 @@ cdef class TermMemo:
             free(entry); free(out.ids); free(picked)
             _free_vocab(&page)
 
-    def bridge_pairs(self, texts, analyse, const double[::1] raw, heads, const long long[::1] up, groups,
-                     bad_terms, Py_ssize_t top_n, double min_share):
-        """The bridges' first steps in one call: ``bridge_rows(raw, heads, up, groups, top_n)``, the ``terms``
-        of the rows it reads, the ids of ``bad_terms`` (``term_ids_of``) and ``bridge_shares`` of those with
-        ``min_share``. ``None`` when no best segment names a candidate heading (no candidate, or no pair); else
-        ``(top, candidates, which, top_rows, top_offsets, ids, offsets, names, bad, heading_rows, pair_tops,
-        shares)``: what those calls return, in that order. ``texts``: the segments' texts or their ``Scan``.
+    def bridge_credits(self, texts, analyse, const double[::1] raw, heads, const long long[::1] up, groups,
+                       asked, Py_ssize_t top_n, double min_share, double name_bridge, double name_section,
+                       filter_of):
+        """The bridges' credits (``qatbe.score.bm25.bridge_credits`` says what they are), ``{heading: credit}``,
+        in one call: ``bridge_rows``, this memo's ``terms`` of the rows it reads, ``bridge_shares`` (with the ids
+        of "" and the question's terms ``asked`` as the words no heading's new words are), the best segments'
+        capitalised words (``capitalised_words`` of each naming best segment's parts, their ``terms``) and the
+        headings' section sizes unless ``name_bridge`` is 1, ``bridge_best``, then which segments hold the
+        credited headings' new words (``holds``, read through the prefix filter ``filter_of(words)`` returns:
+        ``(prefixes, fold)``) and ``bridge_mentions`` with ``min_share`` of each heading's new words needed.
 
-        Why one call: most pages the bridges read stop here (183 of the speed bench's 387 pages with none of
-        the 345 that have headings credited), and between four calls the arrays, lists and typed
-        memoryviews passed cost more than the work: 15.5 us at the median such page."""
+        Why one call: between those nine calls the arrays, lists and typed memoryviews passed cost more than the
+        work (on the speed bench's pages the bridges credit, a third of the bridges' time)."""
         cdef Scan sc = _as_scan(texts)
-        cdef long long best_i[64]
-        cdef Py_ssize_t c = 0, n_cand = 0, n = raw.shape[0], n_which = 0, k, i, d, e, w = 0, total = 0, n_bad
-        cdef long long* cand = _top_and_candidates(raw, heads, up, top_n, best_i, &c, &n_cand)
-        cdef long long* which = NULL
-        cdef long long* rows = NULL
-        cdef long long* top_offsets = NULL
-        cdef long long* n_new = NULL
+        cdef _Pairs P
+        cdef list rows_k = [], rows_t = [], shares = [], out_k = [], naming, strs, wanted, words, names
+        cdef Py_ssize_t n = raw.shape[0], n_pairs, n_named = 0, n_heads = 0, i, k, t, x, n_credited, w
+        cdef long long* rk = NULL
+        cdef long long* rt = NULL
+        cdef double* sh = NULL
+        cdef double* values = NULL
+        cdef double* best = NULL
+        cdef long long* nof = NULL
+        cdef long long* sizes = NULL
+        cdef long long* head_idx = NULL
+        cdef int32_t* head_words = NULL
+        cdef long long* head_offsets = NULL
+        cdef double* need = NULL
+        cdef long long* head_at = NULL
+        cdef unsigned char* skip = NULL
+        cdef long long* counts = NULL
+        cdef set ws
+        cdef dict credit = {}, vocab
+        _init_pairs(&P)
+        try:
+            if not self._find_pairs(sc, analyse, raw, heads, up, groups, ["", *sorted(asked)], top_n, min_share,
+                                    &P, rows_k, rows_t, shares):
+                return credit
+            names = self.names  # the numbering of P.ids, whatever a later read does to the memo
+            n_pairs = len(rows_k)
+            rk = <long long*> malloc((n_pairs + 1) * sizeof(long long))
+            rt = <long long*> malloc((n_pairs + 1) * sizeof(long long))
+            sh = <double*> malloc((n_pairs + 1) * sizeof(double))
+            values = <double*> malloc((P.c + 1) * sizeof(double))
+            best = <double*> calloc(P.n_cand + 1, sizeof(double))
+            if rk == NULL or rt == NULL or sh == NULL or values == NULL or best == NULL:
+                raise MemoryError()
+            for i in range(n_pairs):
+                rk[i] = rows_k[i]
+                rt[i] = rows_t[i]
+                sh[i] = shares[i]
+            for t in range(P.c):
+                values[t] = raw[P.best_i[t]]
+            named_arr = named_offsets_arr = None
+            if name_bridge != 1.0:
+                # a mention written as a name: each naming best segment's (with its parts) capitalised words
+                naming = sorted(set(rows_t))
+                strs = []
+                for t in naming:
+                    strs.append(capitalised_words(" ".join([
+                        sc.items[P.which[P.rows[x]]] for x in range(P.top_offsets[t], P.top_offsets[t + 1])])))
+                named_arr, named_offsets_arr, _ = self.terms(strs, analyse)
+                n_named = len(naming)
+                nof = <long long*> malloc((P.c + 1) * sizeof(long long))
+                sizes = <long long*> calloc(n + 1, sizeof(long long))
+                if nof == NULL or sizes == NULL:
+                    raise MemoryError()
+                for t in range(P.c):
+                    nof[t] = -1
+                for i in range(n_named):
+                    nof[<Py_ssize_t> naming[i]] = i
+                head_idx = _heads_array(heads, n, &n_heads)
+                _sizes_core(head_idx, n_heads, &up[0], n, sizes)
+            _best_core(P.ids, P.total, P.offsets, P.bad, P.n_bad, rk, rt, sh, n_pairs, values,
+                       <const int32_t*> _data(named_arr) if n_named else NULL,
+                       <const long long*> _data(named_offsets_arr) if n_named else NULL, n_named, nof, sizes,
+                       P.cand, name_bridge, name_section, min_share, out_k, best)
+            n_credited = len(out_k)
+            if not n_credited:
+                return credit
+            # how many segments mention each credited heading: which of its new words each segment holds
+            wanted = []
+            for k in out_k:
+                ws = set()
+                for x in range(P.offsets[k], P.offsets[k + 1]):
+                    ws.add(names[P.ids[x]])
+                ws -= asked
+                ws.discard("")
+                wanted.append(sorted(ws))
+            words = sorted({word for ws_list in wanted for word in ws_list})
+            vocab = {word: i for i, word in enumerate(words)}
+            prefixes, fold = filter_of(words)
+            held_arr, held_offsets_arr = self.holds(sc, prefixes, words, analyse, fold)
+            w = 0
+            for ws_list in wanted:
+                w += len(ws_list)
+            head_words = <int32_t*> malloc((w + 1) * sizeof(int32_t))
+            head_offsets = <long long*> malloc((n_credited + 1) * sizeof(long long))
+            need = <double*> malloc((n_credited + 1) * sizeof(double))
+            head_at = <long long*> malloc((n_credited + 1) * sizeof(long long))
+            skip = <unsigned char*> calloc(n + 1, sizeof(unsigned char))
+            counts = <long long*> calloc(n_credited + 1, sizeof(long long))
+            if (head_words == NULL or head_offsets == NULL or need == NULL or head_at == NULL or skip == NULL
+                    or counts == NULL):
+                raise MemoryError()
+            w = 0
+            head_offsets[0] = 0
+            for i in range(n_credited):
+                for word in wanted[i]:
+                    head_words[w] = <int32_t> vocab[word]
+                    w += 1
+                head_offsets[i + 1] = w
+                need[i] = min_share * len(<list> wanted[i])
+                head_at[i] = P.cand[<Py_ssize_t> out_k[i]]
+            if head_idx == NULL:
+                head_idx = _heads_array(heads, n, &n_heads)
+            for i in range(n_heads):
+                skip[head_idx[i]] = 1  # the headings themselves mention nothing
+            _mentions_core(<const int32_t*> _data(held_arr), <const long long*> _data(held_offsets_arr), n,
+                           len(words), head_words, head_offsets, n_credited, need, head_at, &up[0], skip, counts)
+            for i in range(n_credited):
+                credit[head_at[i]] = best[<Py_ssize_t> out_k[i]] / max(1, counts[i])
+            return credit
+        finally:
+            _free_pairs(&P)
+            free(rk); free(rt); free(sh); free(values); free(best); free(nof); free(sizes); free(head_idx)
+            free(head_words); free(head_offsets); free(need); free(head_at); free(skip); free(counts)
+
+    cdef bint _find_pairs(self, Scan sc, analyse, const double[::1] raw, heads, const long long[::1] up, groups,
+                          list bad_terms, Py_ssize_t top_n, double min_share, _Pairs* P, list rows_k,
+                          list rows_t, list shares) except -1:
+        """``bridge_credits``' first steps, into ``P`` (the caller frees it) and the three pair lists: whether any
+        best segment names a candidate heading."""
+        cdef Py_ssize_t n = raw.shape[0], k, i, d, e, w = 0
         cdef Py_ssize_t* picked = NULL
         cdef int32_t* entry = NULL
-        cdef int32_t* ids = NULL
-        cdef int32_t* bad = NULL
-        cdef long long* offsets = NULL
         cdef long long* tok_offsets = NULL
+        cdef long long* n_new = NULL
         cdef _Vocab page
         cdef _Out out
-        cdef list group_list, bad_ids, rows_k = [], rows_t = [], shares = []
+        cdef list group_list, bad_ids
+        P.cand = _top_and_candidates(raw, heads, up, top_n, P.best_i, &P.c, &P.n_cand)
         memset_vocab(&page)
         out.ids = NULL
         out.n = 0
         out.cap = 0
         try:
             group_list = _group_list(groups, n)
-            if not n_cand:
-                return None
+            if not P.n_cand:
+                return False
             if len(sc.items) != n:
                 raise ValueError("texts need one entry per segment")
-            which = <long long*> malloc((n_cand + 3 * c + 1) * sizeof(long long))
-            picked = <Py_ssize_t*> malloc((n_cand + 3 * c + 1) * sizeof(Py_ssize_t))
-            rows = <long long*> malloc((3 * c + 1) * sizeof(long long))
-            top_offsets = <long long*> malloc((c + 1) * sizeof(long long))
-            tok_offsets = <long long*> calloc(n_cand + 3 * c + 1, sizeof(long long))
-            n_new = <long long*> malloc((n_cand + 1) * sizeof(long long))
-            if (which == NULL or picked == NULL or rows == NULL or top_offsets == NULL or tok_offsets == NULL
+            P.which = <long long*> malloc((P.n_cand + 3 * P.c + 1) * sizeof(long long))
+            P.rows = <long long*> malloc((3 * P.c + 1) * sizeof(long long))
+            P.top_offsets = <long long*> malloc((P.c + 1) * sizeof(long long))
+            picked = <Py_ssize_t*> malloc((P.n_cand + 3 * P.c + 1) * sizeof(Py_ssize_t))
+            tok_offsets = <long long*> calloc(P.n_cand + 3 * P.c + 1, sizeof(long long))
+            n_new = <long long*> malloc((P.n_cand + 1) * sizeof(long long))
+            if (P.which == NULL or P.rows == NULL or P.top_offsets == NULL or picked == NULL or tok_offsets == NULL
                     or n_new == NULL):
                 raise MemoryError()
-            n_which = _bridge_parts(best_i, c, group_list, n, cand, n_cand, top_offsets, which, rows)
-            for k in range(n_which):
-                picked[k] = which[k]
+            P.n_which = _bridge_parts(P.best_i, P.c, group_list, n, P.cand, P.n_cand, P.top_offsets, P.which,
+                                      P.rows)
+            for k in range(P.n_which):
+                picked[k] = P.which[k]
             # the rows' terms, as ``terms(texts, analyse, which)`` reads them
             self._enter()
             self.busy = True
             try:
-                entry = self._take_resolved(sc, picked, n_which, NULL, &page, &out, tok_offsets, analyse)
+                entry = self._take_resolved(sc, picked, P.n_which, NULL, &page, &out, tok_offsets, analyse)
             finally:
                 self.busy = False
             for i in range(out.n):
                 e = entry[out.ids[i]]
-                total += self.ent_start[e + 1] - self.ent_start[e]
-            ids = <int32_t*> malloc((total + 1) * sizeof(int32_t))
-            offsets = <long long*> malloc((n_which + 1) * sizeof(long long))
-            if ids == NULL or offsets == NULL:
+                P.total += self.ent_start[e + 1] - self.ent_start[e]
+            P.ids = <int32_t*> malloc((P.total + 1) * sizeof(int32_t))
+            P.offsets = <long long*> malloc((P.n_which + 1) * sizeof(long long))
+            if P.ids == NULL or P.offsets == NULL:
                 raise MemoryError()
-            offsets[0] = 0
-            for d in range(n_which):
+            P.offsets[0] = 0
+            for d in range(P.n_which):
                 for i in range(tok_offsets[d], tok_offsets[d + 1]):
                     e = entry[out.ids[i]]
-                    w += _copy_terms(ids + w, self.ent_terms + self.ent_start[e],
+                    w += _copy_terms(P.ids + w, self.ent_terms + self.ent_start[e],
                                      self.ent_start[e + 1] - self.ent_start[e])
-                offsets[d + 1] = w
+                P.offsets[d + 1] = w
             bad_ids = self.term_ids_of(bad_terms)
-            n_bad = len(bad_ids)
-            bad = <int32_t*> malloc((n_bad + 1) * sizeof(int32_t))
-            if bad == NULL:
+            P.n_bad = len(bad_ids)
+            P.bad = <int32_t*> malloc((P.n_bad + 1) * sizeof(int32_t))
+            if P.bad == NULL:
                 raise MemoryError()
-            for k in range(n_bad):
-                bad[k] = <int32_t> bad_ids[k]
-            _shares_core(ids, total, offsets, n_cand, bad, n_bad, rows, top_offsets, c, cand, best_i, &up[0], n,
-                         min_share, n_new, rows_k, rows_t, shares)
-            if not rows_k:
-                return None
-            return (_copy_array(best_i, c, _I64), _copy_array(cand, n_cand, _I64),
-                    _copy_array(which, n_which, _I64), _copy_array(rows, top_offsets[c], _I64),
-                    _copy_array(top_offsets, c + 1, _I64), _copy_array(ids, total, _I32),
-                    _copy_array(offsets, n_which + 1, _I64), self.names, _copy_array(bad, n_bad, _I32),
-                    _ARRAY(rows_k, _I64), _ARRAY(rows_t, _I64), _ARRAY(shares, _F64))
+            for k in range(P.n_bad):
+                P.bad[k] = <int32_t> bad_ids[k]
+            _shares_core(P.ids, P.total, P.offsets, P.n_cand, P.bad, P.n_bad, P.rows, P.top_offsets, P.c, P.cand,
+                         P.best_i, &up[0], n, min_share, n_new, rows_k, rows_t, shares)
+            return len(rows_k) > 0
         finally:
-            free(cand); free(which); free(picked); free(rows); free(top_offsets); free(tok_offsets); free(n_new)
-            free(entry); free(ids); free(bad); free(offsets); free(out.ids)
+            free(picked); free(tok_offsets); free(n_new); free(entry); free(out.ids)
             _free_vocab(&page)
 
     def index(self, texts, prefixes, dict vocab, analyse, fold=None):

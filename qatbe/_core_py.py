@@ -954,25 +954,61 @@ class TermMemo:
             bounds.append(len(out))
         return np.asarray(out, dtype=np.int32), np.asarray(bounds, dtype=np.int64)
 
-    def bridge_pairs(
+    def bridge_credits(
         self, texts: Sequence[str] | Scan, analyse: Callable[[list[str], bytes], Sequence[Told]],
         raw: npt.NDArray[np.float64], heads: Sequence[int], up: npt.NDArray[np.int64], groups: Sequence[int] | None,
-        bad_terms: Sequence[str], top_n: int, min_share: float,
-    ) -> tuple[Any, ...] | None:
-        """The bridges' first steps in one call; see ``qatbe._core.TermMemo.bridge_pairs``: here the four calls
-        it stands for, as they are defined."""
+        asked: set[str], top_n: int, min_share: float, name_bridge: float, name_section: float,
+        filter_of: Callable[[Sequence[str]], tuple[Any, Any]],
+    ) -> dict[int, float]:
+        """The bridges' credits in one call; see ``qatbe._core.TermMemo.bridge_credits``: here the calls it
+        stands for, in turn."""
+        credit: dict[int, float] = {}
         top, candidates, which, top_rows, top_offsets = bridge_rows(raw, heads, up, groups, top_n)
         if which is None or top_rows is None or top_offsets is None:
-            return None
-        if len(_texts_of(texts)) != len(raw):
+            return credit
+        items = _texts_of(texts)
+        if len(items) != len(raw):
             raise ValueError("texts need one entry per segment")
         ids, offsets, names = self.terms(texts, analyse, which.tolist())
-        bad = np.array(self.term_ids_of(bad_terms), dtype=np.int32)
+        names = list(names)  # the numbering of ids, whatever a later read does to the memo
+        bad = np.array(self.term_ids_of(["", *sorted(asked)]), dtype=np.int32)
         rows_k, rows_t, shares, _ = bridge_shares(ids, offsets, len(candidates), bad, top_rows, top_offsets,
                                                   candidates, top, up, min_share)
         if not len(rows_k):
-            return None
-        return top, candidates, which, top_rows, top_offsets, ids, offsets, names, bad, rows_k, rows_t, shares
+            return credit
+        named_ids = named_offsets = named_of = sizes = None
+        if name_bridge != 1.0:
+            naming = sorted(set(rows_t.tolist()))
+            units, read, rows = top_offsets.tolist(), which.tolist(), top_rows.tolist()
+            named_ids, named_offsets, _ = self.terms([
+                capitalised_words(" ".join(items[read[r]] for r in rows[units[t]:units[t + 1]])) for t in naming],
+                analyse)
+            named_of = np.full(len(top), -1, dtype=np.int64)
+            named_of[naming] = np.arange(len(naming))
+            sizes = section_sizes(heads, up)
+        ks, values = bridge_best(ids, offsets, bad, rows_k, rows_t, shares, raw[top], named_ids, named_offsets,
+                                 named_of, sizes, candidates, name_bridge, name_section, min_share)
+        if not len(ks):
+            return credit
+        bounds = offsets.tolist()
+        wanted = [sorted({names[x] for x in ids[bounds[k]:bounds[k + 1]].tolist()} - asked - {""})
+                  for k in ks.tolist()]
+        words = sorted({w for ws in wanted for w in ws})
+        vocab = {w: k for k, w in enumerate(words)}
+        prefixes, fold = filter_of(words)
+        held, held_offsets = self.holds(texts, prefixes, words, analyse, fold)
+        skip = np.zeros(len(raw), dtype=np.uint8)
+        skip[list(heads)] = 1
+        head_words, head_offsets = [vocab[w] for ws in wanted for w in ws], [0]
+        for ws in wanted:
+            head_offsets.append(head_offsets[-1] + len(ws))
+        mentions = bridge_mentions(
+            held, held_offsets, len(words), np.array(head_words, dtype=np.int32),
+            np.array(head_offsets, dtype=np.int64), np.array([min_share * len(ws) for ws in wanted]),
+            candidates[ks], up, skip)
+        for h, value, count in zip(candidates[ks].tolist(), values.tolist(), mentions.tolist()):
+            credit[h] = value / max(1, count)
+        return credit
 
     def terms(
         self, texts: Sequence[str] | Scan, analyse: Callable[[list[str], bytes], Sequence[Told]],

@@ -340,57 +340,69 @@ def test_bridge_kernels_on_a_small_page(kernel: ModuleType) -> None:
 
 
 @st.composite
-def pair_cases(draw: st.DrawFn) -> dict[str, Any]:
-    """A page for ``TermMemo.bridge_pairs``: ``top_cases``' scores and outline, a text per segment from a few
-    words (so that headings and best segments share some), split units, the question's terms."""
+def credit_cases(draw: st.DrawFn) -> dict[str, Any]:
+    """A page for ``TermMemo.bridge_credits``: ``top_cases``' scores and outline, a text per segment from a few
+    words (so that headings, best segments and the rest share some), split units, the question's terms."""
     case = draw(top_cases())
     n = len(case["up"])
-    words = st.sampled_from(["texas", "Texas", "coach", "aggies", "the", "a&m", "houston", "x", "bo", "2011"])
+    words = st.sampled_from(["texas", "Texas", "coach", "aggies", "the", "A&M", "houston", "x", "bo", "2011"])
     case["texts"] = [" ".join(draw(st.lists(words, max_size=5))) for _ in range(n)]
     case["groups"] = draw(st.none() | st.lists(st.integers(-1, 2), min_size=n, max_size=n))
-    case["bad"] = ["", *draw(st.lists(st.sampled_from(["exas", "coach", "oach", "houston", "zz"]), unique=True))]
+    case["asked"] = set(draw(st.lists(st.sampled_from(["exas", "coach", "oach", "houston", "zz"]))))
     case["min_share"] = draw(st.sampled_from([0.5, 0.0, 1.0, 0.34]))
+    case["name_bridge"] = draw(st.sampled_from([2.0, 1.0]))
+    case["filtered"] = draw(st.booleans())
     return case
 
 
-@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
-@settings(max_examples=300, deadline=None)
-@given(pair_cases(), st.booleans())
-def test_bridge_pairs_are_the_four_calls_it_stands_for(kernel: ModuleType, case: dict[str, Any], as_scan: bool
-                                                       ) -> None:
-    """One call gives what ``bridge_rows``, ``terms`` of its rows, ``term_ids_of`` and ``bridge_shares`` give in
-    turn, on a memo that has met the same tokens (None where those stop: no candidate or no pair)."""
-    raw = np.asarray(case["raw"], dtype=np.float64)
-    up = np.asarray(case["up"], dtype=np.int64)
-    fused, steps = kernel.TermMemo(1000), kernel.TermMemo(1000)
+def _credits(kernel: ModuleType, case: dict[str, Any], as_scan: bool) -> dict[int, float]:
+    def filter_of(words: list[str]) -> tuple[set[str] | None, None]:
+        return ({w[:2] for w in words} if case["filtered"] else None), None
+
     texts = kernel.scan(case["texts"]) if as_scan else case["texts"]
-    got = fused.bridge_pairs(texts, fake_analyse, raw, case["heads"], up, case["groups"], case["bad"],
-                             case["top_n"], case["min_share"])
-    top, candidates, which, top_rows, top_offsets = kernel.bridge_rows(raw, case["heads"], up, case["groups"],
-                                                                       case["top_n"])
-    if which is None:
-        assert got is None
-        return
-    ids, offsets, names = steps.terms(case["texts"], fake_analyse, which.tolist())
-    bad = np.asarray(steps.term_ids_of(case["bad"]), dtype=np.int32)
-    rows_k, rows_t, shares, _ = kernel.bridge_shares(ids, offsets, len(candidates), bad, top_rows, top_offsets,
-                                                     candidates, top, up, case["min_share"])
-    if not len(rows_k):
-        assert got is None
-        return
-    assert got is not None
-    want = (top, candidates, which, top_rows, top_offsets, ids, offsets, names, bad, rows_k, rows_t, shares)
-    assert [x if isinstance(x, list) else x.tolist() for x in got] == [
-        x if isinstance(x, list) else x.tolist() for x in want]
-    assert [x.dtype for x in got if not isinstance(x, list)] == [x.dtype for x in want if not isinstance(x, list)]
+    return kernel.TermMemo(1000).bridge_credits(  # type: ignore[no-any-return]
+        texts, fake_analyse, np.asarray(case["raw"], dtype=np.float64), case["heads"],
+        np.asarray(case["up"], dtype=np.int64), case["groups"], case["asked"], case["top_n"], case["min_share"],
+        case["name_bridge"], 4.0, filter_of)
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@settings(max_examples=400, deadline=None)
+@given(credit_cases(), st.booleans())
+def test_compiled_credits_are_the_calls_they_stand_for(case: dict[str, Any], as_scan: bool) -> None:
+    """The compiled one call gives the credits its twin gets from ``bridge_rows``, ``terms``, ``bridge_shares``,
+    ``capitalised_words``, ``section_sizes``, ``bridge_best``, ``holds`` and ``bridge_mentions`` in turn (each
+    checked against its definition above and in tests/test_kernel_memo.py), to the last bit."""
+    assert _compiled is not None
+    assert _credits(_compiled, case, as_scan) == _credits(_core_py, case, False)
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
-def test_bridge_pairs_refuse_a_page_they_cannot_read(kernel: ModuleType) -> None:
+def test_credits_on_a_small_page(kernel: ModuleType) -> None:
+    """Heading 0 ("Texas", its section segment 1) is named by the best segment 3 (under heading 2) and
+    mentioned by segment 4 too: the share 1.0 times segment 3's score, over two mentions outside its section;
+    a question that asks "texas" itself bridges nothing."""
+    texts = ["Texas", "aggies texas", "Houston", "he coaches at texas", "texas again"]
+    raw = np.asarray([0.0, 0.5, 0.0, 3.0, 0.2], dtype=np.float64)
+    up = np.asarray([-1, 0, -1, 2, 2], dtype=np.int64)
+
+    def credits(asked: set[str]) -> dict[int, float]:
+        return kernel.TermMemo(100).bridge_credits(  # type: ignore[no-any-return]
+            texts, lambda tokens, simple: [((t.lower(),), (None,)) for t in tokens], raw, [0, 2], up, None,
+            asked, 3, 0.5, 1.0, 4.0, lambda words: (None, None))
+
+    assert credits({"coaches"}) == {0: 3.0 / 2}
+    assert credits({"texas"}) == {}
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_credits_refuse_a_page_they_cannot_read(kernel: ModuleType) -> None:
     raw = np.asarray([0.0, 2.0, 1.0], dtype=np.float64)
     up = np.asarray([-1, 0, -1], dtype=np.int64)
     memo = kernel.TermMemo(100)
+    args = (fake_analyse, raw, [0], up)
+    rest = (set(), 3, 0.5, 1.0, 4.0, lambda words: (None, None))
     with pytest.raises(ValueError, match="one entry per segment"):
-        memo.bridge_pairs(["texas", "texas coach"], fake_analyse, raw, [0], up, None, [""], 3, 0.5)
+        memo.bridge_credits(["texas", "texas coach"], *args, None, *rest)
     with pytest.raises(ValueError, match="groups"):
-        memo.bridge_pairs(["texas", "texas coach", "x"], fake_analyse, raw, [0], up, [0], [""], 3, 0.5)
+        memo.bridge_credits(["texas", "texas coach", "x"], *args, [0], *rest)

@@ -21,7 +21,7 @@ import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -336,17 +336,18 @@ class Analyzer:
         with self._memo_lock:
             return self._memos[False].terms(texts, self._analysers[False], which)  # type: ignore[no-any-return]
 
-    def bridge_pairs(
+    def bridge_credits(
         self, texts: Sequence[str] | Scan, raw: npt.NDArray[np.float64], heads: Sequence[int],
-        up: npt.NDArray[np.int64], groups: Sequence[int] | None, bad_terms: Sequence[str], top_n: int,
-        min_share: float,
-    ) -> tuple[Any, ...] | None:
-        """``kernel.bridge_rows``, ``term_ids`` of the rows it reads, ``term_numbers(bad_terms)`` and
-        ``kernel.bridge_shares`` in one call (``TermMemo.bridge_pairs``): None when no best segment names a
-        candidate heading, else what the four return, in order."""
+        up: npt.NDArray[np.int64], groups: Sequence[int] | None, asked: set[str], top_n: int, min_share: float,
+        name_bridge: float, name_section: float,
+    ) -> dict[int, float]:
+        """The bridges' credits of a page (``qatbe.score.bm25.bridge_credits``), read with this analyser's memo
+        in one kernel call (``TermMemo.bridge_credits``); the mention count reads the page through ``index``'s
+        prefix filter for the credited headings' words."""
         with self._memo_lock:
-            return self._memos[False].bridge_pairs(  # type: ignore[no-any-return]
-                texts, self._analysers[False], raw, heads, up, groups, bad_terms, top_n, min_share)
+            return self._memos[False].bridge_credits(  # type: ignore[no-any-return]
+                texts, self._analysers[False], raw, heads, up, groups, asked, top_n, min_share, name_bridge,
+                name_section, self._filter)
 
     def term_numbers(self, terms: Sequence[str]) -> list[int]:
         """The ids ``term_ids`` gives these terms (-1 for a term it has not met yet)."""

@@ -22,7 +22,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import accumulate
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -404,62 +403,22 @@ def bridge_credits(
     not given). Returns the credited headings' credits (not yet multiplied by ``settings.bridge``); most pages
     have none.
     """
-    credit: dict[int, float] = {}
     if not heads:
-        return credit
+        return {}
     # The best segments, the headings one of them is outside of (only those can be credited) and the texts to
     # read: those headings, then the best segments with the adjacent parts of their split units. On most pages
     # every best segment sits under every heading (an article's title over its text: 49 of the 73
-    # scrapinghub-aeb pages that get here), and there is nothing to tokenize.
-    # Their terms, read off the page's scan, as term ids (the same sets as of the terms themselves; stopwords
-    # are the term ""). A split unit's parts hold its whole text between them: no token spans two. No heading's
-    # new words: stopwords and the question's own terms (a heading made of those is found by BM25 and the
-    # heading share). Then which best segments name which headings: on most pages none. One call for these
-    # steps (``Analyzer.bridge_pairs``): between separate calls, the arrays passed cost more than the work.
-    pairs = an.bridge_pairs(texts if scan is None else scan, raw, heads, up_array, groups if BRIDGE_PARTS else None, ["", *sorted(asked)],
-                            BRIDGE_TOP, BRIDGE_MIN)
-    if pairs is None:
-        return credit
-    top_array, candidate_array, which, top_rows, top_bounds, flat, offs, names, bad, rows_k, rows_t, shares = pairs
-    if scan is None:
-        scan = kernel.scan(texts)
-    # A mention written as a name: the best segment's (with its parts) words written with a capital, for the
-    # best segments that name a heading, in one read.
-    named_flat = named_offs = named_of = sizes = None
-    if NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED:
-        naming = sorted(set(rows_t.tolist()))
-        units = top_bounds.tolist()
-        row_texts = which.tolist()
-        rows = top_rows.tolist()
-        named_flat, named_offs, _ = an.term_ids([
-            kernel.capitalised_words(" ".join(texts[row_texts[r]] for r in rows[units[t]:units[t + 1]]))
-            for t in naming])
-        named_of = np.empty(len(top_array), dtype=np.int64)  # np.full is Python code around these two calls
-        named_of.fill(-1)
-        named_of[naming] = np.arange(len(naming))
-        sizes = kernel.section_sizes(heads, up_array)
-    ks, values = kernel.bridge_best(
-        flat, offs, bad, rows_k, rows_t, shares, raw[top_array], named_flat, named_offs, named_of, sizes,
-        candidate_array, NAME_BRIDGE, NAME_SECTION, BRIDGE_MIN)
-    if not len(ks):
-        return credit
-    # How many segments mention each credited heading: which of its new words each segment holds, read off the
-    # page's scan (``Analyzer.holds``), then one compiled pass over them (``bridge_mentions``).
-    bounds = offs.tolist()
-    credited = candidate_array[ks].tolist()
-    wanted = [sorted({names[x] for x in flat[bounds[k]:bounds[k + 1]].tolist()} - asked - {""})
-              for k in ks.tolist()]
-    vocab = {t: k for k, t in enumerate(sorted({t for ts in wanted for t in ts}))}
-    held, held_offs = an.holds(scan, list(vocab))
-    skip = np.zeros(len(texts), dtype=np.uint8)
-    skip[heads] = 1  # the headings themselves mention nothing
-    mentions = kernel.bridge_mentions(
-        held, held_offs, len(vocab), np.array([vocab[w] for ws in wanted for w in ws], dtype=np.int32),
-        np.array(list(accumulate(map(len, wanted), initial=0)), dtype=np.int64),
-        np.array([BRIDGE_MIN * len(ws) for ws in wanted], dtype=np.float64), candidate_array[ks], up_array, skip)
-    for h, value, count in zip(credited, values.tolist(), mentions.tolist()):
-        credit[h] = value / max(1, count)
-    return credit
+    # scrapinghub-aeb pages that get here), and there is nothing to tokenize. Their terms are read off the
+    # page's scan, as term ids (the same sets as of the terms themselves; stopwords are the term ""). A split
+    # unit's parts hold its whole text between them: no token spans two. No heading's new words: stopwords and
+    # the question's own terms (a heading made of those is found by BM25 and the heading share). A mention
+    # written as a name is a best segment's (with its parts) words written with a capital. How many segments
+    # mention a credited heading is read off the page's scan through the prefix filter of its new words.
+    # All of it in one kernel call (``Analyzer.bridge_credits``): between the nine steps as separate calls, the
+    # arrays passed cost more than the work.
+    names = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
+    return an.bridge_credits(texts if scan is None else scan, raw, heads, up_array, groups if BRIDGE_PARTS else None,
+                             asked, BRIDGE_TOP, BRIDGE_MIN, NAME_BRIDGE if names else 1.0, NAME_SECTION)
 
 
 def score_segments(
