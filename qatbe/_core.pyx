@@ -1479,13 +1479,18 @@ cdef Scan _new_scan(list items):
     out.offsets = <int64_t*> malloc((n_texts + 1) * sizeof(int64_t))
     if out.meta == NULL or out.offsets == NULL:
         raise MemoryError()
+    cdef Py_ssize_t chars = 0
     for t in range(n_texts):
         text = items[t]
         out.meta[t].data = PyUnicode_DATA(text)
         out.meta[t].kind = PyUnicode_KIND(text)
         out.meta[t].n = PyUnicode_GET_LENGTH(text)
+        chars += out.meta[t].n
     out.offsets[0] = 0
     with nogil:
+        # Room for a token every four characters before the first: growing by doubling from 64 copied a
+        # page's occurrences six or seven times over.
+        _grow(<void**> &out.toks.items, &out.toks.cap, chars // 4 + 1, sizeof(_Tok))
         _find_all(out)
     return out
 
