@@ -282,16 +282,6 @@ class Analyzer:
             vocab.update(zip(new, range(len(vocab), len(vocab) + len(new))))
         return ids, offsets, lengths
 
-    def holds(self, texts: Sequence[str] | Scan, words: Sequence[str]
-              ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
-        """Which of the index terms ``words`` each text holds, ``(ids, offsets)`` (text t's as indices into
-        ``words`` at ``ids[offsets[t]:offsets[t + 1]]``, increasing): the sets ``index(texts, vocab, False,
-        words)`` gives, without its page numbering and its id per position (``TermMemo.holds`` says why)."""
-        prefixes, fold = self._filter(words)
-        with self._memo_lock:
-            return self._memos[False].holds(  # type: ignore[no-any-return]
-                texts, prefixes, words, self._analysers[False], fold)
-
     def _filter(self, only: Sequence[str] | None) -> tuple[frozenset[str] | None, npt.NDArray[np.uint32] | None]:
         """The prefix filter ``index`` reads tokens with when it need only find ``only`` (see there), and the
         folding table that lets it rule out non-ASCII tokens too: ``(None, None)`` for no filter."""
@@ -325,17 +315,6 @@ class Analyzer:
         fold = fold_table() if min(map(len, only), default=short + 1) > short else None
         return frozenset(prefixes), fold
 
-    def term_ids(
-        self, texts: Sequence[str] | Scan, which: Sequence[int] | None = None
-    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], list[str]]:
-        """The index terms of every text as ids, ``(ids, offsets, names)`` (``names[ids[i]]`` is the term, "" for a
-        stopword; text t's at ``ids[offsets[t]:offsets[t + 1]]``): ``index`` without a page numbering, for a
-        caller that compares the term sets of a few texts. ``names`` is the memo's own list: read it, never
-        change it. With ``which`` (indices into ``texts``, typically a page's ``kernel.scan``), only those texts,
-        the k-th at ``ids[offsets[k]:offsets[k + 1]]``."""
-        with self._memo_lock:
-            return self._memos[False].terms(texts, self._analysers[False], which)  # type: ignore[no-any-return]
-
     def bridge_credits(
         self, texts: Sequence[str] | Scan, raw: npt.NDArray[np.float64], heads: Sequence[int],
         up: npt.NDArray[np.int64], groups: Sequence[int] | None, asked: set[str], top_n: int, min_share: float,
@@ -348,11 +327,6 @@ class Analyzer:
             return self._memos[False].bridge_credits(  # type: ignore[no-any-return]
                 texts, self._analysers[False], raw, heads, up, groups, asked, top_n, min_share, name_bridge,
                 name_section, self._filter)
-
-    def term_numbers(self, terms: Sequence[str]) -> list[int]:
-        """The ids ``term_ids`` gives these terms (-1 for a term it has not met yet)."""
-        with self._memo_lock:
-            return self._memos[False].term_ids_of(terms)  # type: ignore[no-any-return]
 
     def _analyse(self, keep_stopwords: bool, tokens: list[str], simple: bytes) -> list[_TokenTerms]:
         """For ``TermMemo.index``: the index terms of each raw token ("" for none), and per term the prefix the
