@@ -412,3 +412,50 @@ def test_cyrillic_pages_of_other_languages_are_not_russian() -> None:
         "ЦСКА подписа с нов защитник Левски Първото ново попълнение Официално Шеридън подписа " * 3
     assert 0.3 < sum("\u0400" <= c <= "\u04ff" for c in mixed) / sum(c.isalpha() for c in mixed) < 0.5
     assert languages.detect(mixed) == "en"
+
+
+def _lexicon_by_lines(text: str) -> tuple[dict[str, float], frozenset[str]]:
+    """A lexicon file as it is defined: per line ``word<TAB>value``, "s" a stopword, the first value of a word."""
+    zipf: dict[str, float] = {}
+    stop: set[str] = set()
+    for line in text.splitlines():
+        word, _, value = line.partition("\t")
+        if value == "s":
+            stop.add(word)
+        elif value:
+            zipf.setdefault(word, int(value) / 10.0)
+    return zipf, frozenset(stop)
+
+
+_lexicon_lines = st.lists(st.tuples(st.sampled_from(["the", "und", "я", "的", "x", "5", ""]),
+                                    st.sampled_from(["77", "0", "5", "05", "120", "s", ""])))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_lexicon_lines, st.booleans(), st.booleans())
+def test_lexicon_files_are_read_as_defined(lines: list[tuple[str, str]], tabless: bool, trailing: bool) -> None:
+    """The split into alternating words and values reads what the line loop reads, a line without a tab (read
+    line by line then) and a missing last newline included; every shipped lexicon too."""
+    text = "\n".join(f"{w}\t{v}" if not (tabless and k == 0) else w for k, (w, v) in enumerate(lines))
+    text += "\n" if trailing and text else ""
+    got = languages.parse_lexicon(text)
+    assert (got.zipf, got.stopwords) == _lexicon_by_lines(text)
+
+
+@given(_lexicon_lines, st.integers(0, 5))
+def test_a_line_with_two_tabs_is_refused_as_the_line_loop_refuses_it(lines: list[tuple[str, str]], at: int) -> None:
+    text = "\n".join(f"{w}\t{v}" for w, v in lines[:at]) + "\nword\t5\t6\n" + "\n".join(f"{w}\t{v}" for w, v in lines[at:])
+    with pytest.raises(ValueError):
+        _lexicon_by_lines(text)
+    with pytest.raises(ValueError):
+        languages.parse_lexicon(text)
+
+
+def test_shipped_lexicons_are_read_as_defined() -> None:
+    import gzip
+    from importlib import resources
+
+    for code in sorted(languages.LEXICONS):
+        text = gzip.decompress(resources.files("qatbe.data").joinpath(f"lexicon-{code}.tsv.gz").read_bytes())
+        got = languages.lexicon(code)
+        assert (got.zipf, got.stopwords) == _lexicon_by_lines(text.decode("utf-8")), code
