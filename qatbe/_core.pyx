@@ -1953,10 +1953,11 @@ def bridge_shares(const int[::1] ids, const long long[::1] offsets, Py_ssize_t n
             _ARRAY(shares, _F64), n_new_arr)
 
 
-cdef int _shares_core(const int32_t* ids, Py_ssize_t m, const long long* offsets, Py_ssize_t n_heads, const int32_t* bad,
-                      Py_ssize_t n_bad, const long long* top_rows, const long long* top_offsets, Py_ssize_t n_tops,
-                      const long long* head_at, const long long* top_at, const long long* up, Py_ssize_t n,
-                      double min_share, long long* n_new, list rows_k, list rows_t, list shares) except -1:
+cdef int _shares_core(const int32_t* ids, Py_ssize_t m, const long long* offsets, Py_ssize_t n_heads,
+                      const int32_t* bad, Py_ssize_t n_bad, const long long* top_rows, const long long* top_offsets,
+                      Py_ssize_t n_tops, const long long* head_at, const long long* top_at, const long long* up,
+                      Py_ssize_t n, double min_share, long long* n_new, list rows_k, list rows_t, list shares
+                      ) except -1:
     """``bridge_shares`` on checked C arrays (``m`` ids in ``ids``, the rows' ``offsets`` up to m): the pairs
     appended to the three lists, ``n_new`` (room for ``n_heads``) filled."""
     cdef Py_ssize_t k, t, p, r, x, new, size = 16, j, n_ids = 0
