@@ -3179,7 +3179,10 @@ cdef class TermMemo:
                 for t in naming:
                     strs.append(capitalised_words(" ".join([
                         sc.items[P.which[P.rows[x]]] for x in range(P.top_offsets[t], P.top_offsets[t + 1])])))
-                named_arr, named_offsets_arr, _ = self.terms(strs, analyse)
+                named_arr, named_offsets_arr, named_names = self.terms(strs, analyse)
+                if named_names is not names:  # the memo started afresh: the names in the numbering of P.ids
+                    number = {term: i for i, term in enumerate(names)}
+                    named_arr = _ARRAY([number.get(named_names[x], -1) for x in named_arr.tolist()], _I32)
                 n_named = len(naming)
                 nof = <long long*> malloc((P.c + 1) * sizeof(long long))
                 sizes = <long long*> calloc(n + 1, sizeof(long long))

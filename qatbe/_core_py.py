@@ -970,7 +970,6 @@ class TermMemo:
         if len(items) != len(raw):
             raise ValueError("texts need one entry per segment")
         ids, offsets, names = self.terms(texts, analyse, which.tolist())
-        names = list(names)  # the numbering of ids, whatever a later read does to the memo
         bad = np.array(self.term_ids_of(["", *sorted(asked)]), dtype=np.int32)
         rows_k, rows_t, shares, _ = bridge_shares(ids, offsets, len(candidates), bad, top_rows, top_offsets,
                                                   candidates, top, up, min_share)
@@ -980,9 +979,12 @@ class TermMemo:
         if name_bridge != 1.0:
             naming = sorted(set(rows_t.tolist()))
             units, read, rows = top_offsets.tolist(), which.tolist(), top_rows.tolist()
-            named_ids, named_offsets, _ = self.terms([
+            named_ids, named_offsets, named_names = self.terms([
                 capitalised_words(" ".join(items[read[r]] for r in rows[units[t]:units[t + 1]])) for t in naming],
                 analyse)
+            if named_names is not names:  # the memo started afresh: the names in the numbering of ids
+                number = {term: i for i, term in enumerate(names)}
+                named_ids = np.array([number.get(named_names[x], -1) for x in named_ids.tolist()], dtype=np.int32)
             named_of = np.full(len(top), -1, dtype=np.int64)
             named_of[naming] = np.arange(len(naming))
             sizes = section_sizes(heads, up)

@@ -355,12 +355,12 @@ def credit_cases(draw: st.DrawFn) -> dict[str, Any]:
     return case
 
 
-def _credits(kernel: ModuleType, case: dict[str, Any], as_scan: bool) -> dict[int, float]:
+def _credits(kernel: ModuleType, case: dict[str, Any], as_scan: bool, memo_size: int = 1000) -> dict[int, float]:
     def filter_of(words: list[str]) -> tuple[set[str] | None, None]:
         return ({w[:2] for w in words} if case["filtered"] else None), None
 
     texts = kernel.scan(case["texts"]) if as_scan else case["texts"]
-    return kernel.TermMemo(1000).bridge_credits(  # type: ignore[no-any-return]
+    return kernel.TermMemo(memo_size).bridge_credits(  # type: ignore[no-any-return]
         texts, fake_analyse, np.asarray(case["raw"], dtype=np.float64), case["heads"],
         np.asarray(case["up"], dtype=np.int64), case["groups"], case["asked"], case["top_n"], case["min_share"],
         case["name_bridge"], 4.0, filter_of)
@@ -375,6 +375,15 @@ def test_compiled_credits_are_the_calls_they_stand_for(case: dict[str, Any], as_
     checked against its definition above and in tests/test_kernel_memo.py), to the last bit."""
     assert _compiled is not None
     assert _credits(_compiled, case, as_scan) == _credits(_core_py, case, False)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=200, deadline=None)
+@given(credit_cases())
+def test_credits_survive_the_memo_starting_afresh(kernel: ModuleType, case: dict[str, Any]) -> None:
+    """A memo of one entry starts afresh before each of the call's later reads (the names, the mentions): their
+    term ids are another numbering than the pairs' then, and the credits must not change."""
+    assert _credits(kernel, case, False, memo_size=1) == _credits(kernel, case, False)
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
