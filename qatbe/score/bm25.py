@@ -399,9 +399,9 @@ def bridge_credits(
     second hop may open the next part), a mention written as a name counts more (``NAME_BRIDGE``), and the
     credit is divided by how many segments outside the section mention the heading: a heading named everywhere
     ("How to apply") is no pointer. ``heads`` are the headings' indices and ``up_array`` the heading chains
-    (``page_scores``: for each segment the heading above it); ``scan`` the page's ``kernel.scan`` (made here when
-    not given). Returns the credited headings' credits (not yet multiplied by ``settings.bridge``); most pages
-    have none.
+    (``page_scores``: for each segment the heading above it); ``scan`` the page's ``kernel.scan`` (the texts are
+    scanned when not given). Returns the credited headings' credits (not yet multiplied by ``settings.bridge``);
+    most pages have none.
     """
     if not heads:
         return {}
@@ -416,9 +416,9 @@ def bridge_credits(
     # mention a credited heading is read off the page's scan through the prefix filter of its new words.
     # All of it in one kernel call (``Analyzer.bridge_credits``): between the nine steps as separate calls, the
     # arrays passed cost more than the work.
-    names = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
+    names_count = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
     return an.bridge_credits(texts if scan is None else scan, raw, heads, up_array, groups if BRIDGE_PARTS else None,
-                             asked, BRIDGE_TOP, BRIDGE_MIN, NAME_BRIDGE if names else 1.0, NAME_SECTION)
+                             asked, BRIDGE_TOP, BRIDGE_MIN, NAME_BRIDGE if names_count else 1.0, NAME_SECTION)
 
 
 def score_segments(
