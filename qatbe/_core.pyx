@@ -826,8 +826,8 @@ cdef int _rehash(_Vocab* v, Py_ssize_t expect=512) except -1 nogil:
 
 
 cdef inline uint64_t _key_hash(const uint32_t* key, Py_ssize_t length, bint simple) noexcept nogil:
-    """Two characters a multiply (the chain of multiplies is the hash's cost: one a character was 3 % of a
-    page's scoring), the high half folded into the low at the end, which the table's slot is taken from."""
+    """Two characters a multiply (the chain of multiplies is the hash's cost, and every token the index keeps is
+    hashed), the high half folded into the low at the end, which the table's slot is taken from."""
     cdef uint64_t h = (1469598103934665603ULL ^ <uint64_t> length) * 2 + <uint64_t> simple
     cdef Py_ssize_t i = 0
     while i + 1 < length:
