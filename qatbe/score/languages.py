@@ -86,10 +86,11 @@ def parse_lexicon(text: str) -> Lexicon:
     """A lexicon file's ``word<TAB>zipf x 10`` and ``word<TAB>s`` (a stopword) lines; the first value of a word
     written twice counts, a line without a value is skipped.
 
-    Why not a loop over the lines: a process loads each language's lexicon when it first scores a page in it, and
-    ten thousand ``partition`` and ``int`` calls took 3.3 ms of a load of 3.9 (a single pass over the speed bench's
-    pages met eight languages). Split into alternating words and values when there are as many tabs as lines and
-    every value is a number below 100 or "s", it takes 1.8; a file written otherwise is read line by line."""
+    Why not a loop over the lines: a process loads each language's lexicon when it first scores a page in it (a
+    single pass over the speed bench's pages met eight languages), and with ten thousand ``partition`` and ``int``
+    calls a load took 3.2 ms (German, best of 10). Split into alternating words and values when there are as many
+    tabs as lines and every value is a plain number below 100 or "s", it takes 2.6; a file written otherwise is
+    read line by line."""
     cells = text.replace("\t", "\n").split("\n")
     if text.endswith("\n"):
         cells.pop()  # the "" after the last newline
