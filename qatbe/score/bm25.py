@@ -415,7 +415,7 @@ def bridge_credits(
     # written as a name is a best segment's (with its parts) words written with a capital. How many segments
     # mention a credited heading is read off the page's scan through the prefix filter of its new words.
     # All of it in one kernel call (``Analyzer.bridge_credits``): between the nine steps as separate calls, the
-    # arrays passed cost more than the work.
+    # arrays passed cost as much as the work.
     names_count = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
     return an.bridge_credits(texts if scan is None else scan, raw, heads, up_array, groups if BRIDGE_PARTS else None,
                              asked, BRIDGE_TOP, BRIDGE_MIN, NAME_BRIDGE if names_count else 1.0, NAME_SECTION)
