@@ -3086,41 +3086,57 @@ cdef class TermMemo:
         order (the k-th taken at ``ids[offsets[k]:offsets[k + 1]]``).
         """
         cdef Scan sc = _as_scan(texts)
-        cdef Py_ssize_t n_texts, i, k, d, e, w = 0, total = 0
-        self._enter()
+        cdef Py_ssize_t n_texts
         cdef Py_ssize_t* picked = _which(sc, which, &n_texts)
+        cdef int32_t* ids = NULL
+        try:
+            offsets_arr = _ZEROS(n_texts + 1, _I64)
+            ids = self._read_terms(sc, picked, n_texts, analyse, <long long*> _data(offsets_arr))
+            return _copy_array(ids, offsets_arr[n_texts], _I32), offsets_arr, self.names
+        finally:
+            free(ids); free(picked)
+
+    cdef int32_t* _read_terms(self, Scan sc, const Py_ssize_t* picked, Py_ssize_t n_texts, analyse,
+                              long long* offsets) except NULL:
+        """The terms of the scanned texts ``picked[:n_texts]`` (NULL: all) as ids of this memo's numbering, every
+        token analysed (no prefix filter): a new array of them (the caller frees it), text k's at
+        ``[offsets[k]:offsets[k + 1]]`` (``offsets``: room for ``n_texts + 1``). For ``terms`` and the bridges."""
+        cdef Py_ssize_t i, d, e, w = 0, total = 0
         cdef _Vocab page
         cdef _Out out
         cdef int32_t* entry = NULL
-        cdef int32_t* ids
-        cdef long long* offsets
-        cdef long long* tok_offsets
+        cdef int32_t* ids = NULL
+        cdef long long* tok_offsets = <long long*> calloc(n_texts + 1, sizeof(long long))
+        if tok_offsets == NULL:
+            raise MemoryError()
         memset_vocab(&page)
         out.ids = NULL
         out.n = 0
         out.cap = 0
-        self.busy = True
         try:
-            tok_offsets_arr = _ZEROS(n_texts + 1, _I64)
-            tok_offsets = <long long*> _data(tok_offsets_arr)
-            entry = self._take_resolved(sc, picked, n_texts, NULL, &page, &out, tok_offsets, analyse)
+            self._enter()
+            self.busy = True
+            try:
+                entry = self._take_resolved(sc, picked, n_texts, NULL, &page, &out, tok_offsets, analyse)
+            finally:
+                self.busy = False
             for i in range(out.n):
                 e = entry[out.ids[i]]
                 total += self.ent_start[e + 1] - self.ent_start[e]
-            ids_arr, offsets_arr = _csr_out(total, n_texts)
-            ids = <int32_t*> _data(ids_arr) if total else NULL
-            offsets = <long long*> _data(offsets_arr)
+            ids = <int32_t*> malloc((total + 1) * sizeof(int32_t))
+            if ids == NULL:
+                raise MemoryError()
             with nogil:
+                offsets[0] = 0
                 for d in range(n_texts):
                     for i in range(tok_offsets[d], tok_offsets[d + 1]):
                         e = entry[out.ids[i]]
                         w += _copy_terms(ids + w, self.ent_terms + self.ent_start[e],
                                          self.ent_start[e + 1] - self.ent_start[e])
                     offsets[d + 1] = w
-            return ids_arr, offsets_arr, self.names
+            return ids
         finally:
-            self.busy = False
-            free(entry); free(out.ids); free(picked)
+            free(tok_offsets); free(entry); free(out.ids)
             _free_vocab(&page)
 
     def bridge_credits(self, texts, analyse, const double[::1] raw, heads, const long long[::1] up, groups,
@@ -3261,19 +3277,11 @@ cdef class TermMemo:
                           list rows_t, list shares) except -1:
         """``bridge_credits``' first steps, into ``P`` (the caller frees it) and the three pair lists: whether any
         best segment names a candidate heading."""
-        cdef Py_ssize_t n = raw.shape[0], k, i, d, e, w = 0
+        cdef Py_ssize_t n = raw.shape[0], k
         cdef Py_ssize_t* picked = NULL
-        cdef int32_t* entry = NULL
-        cdef long long* tok_offsets = NULL
         cdef long long* n_new = NULL
-        cdef _Vocab page
-        cdef _Out out
         cdef list group_list, bad_ids
         P.cand = _top_and_candidates(raw, heads, up, top_n, P.best_i, &P.c, &P.n_cand)
-        memset_vocab(&page)
-        out.ids = NULL
-        out.n = 0
-        out.cap = 0
         try:
             group_list = _group_list(groups, n)
             if not P.n_cand:
@@ -3284,9 +3292,9 @@ cdef class TermMemo:
             P.rows = <long long*> malloc((3 * P.c + 1) * sizeof(long long))
             P.top_offsets = <long long*> malloc((P.c + 1) * sizeof(long long))
             picked = <Py_ssize_t*> malloc((P.n_cand + 3 * P.c + 1) * sizeof(Py_ssize_t))
-            tok_offsets = <long long*> calloc(P.n_cand + 3 * P.c + 1, sizeof(long long))
+            P.offsets = <long long*> malloc((P.n_cand + 3 * P.c + 1) * sizeof(long long))
             n_new = <long long*> malloc((P.n_cand + 1) * sizeof(long long))
-            if (P.which == NULL or P.rows == NULL or P.top_offsets == NULL or picked == NULL or tok_offsets == NULL
+            if (P.which == NULL or P.rows == NULL or P.top_offsets == NULL or picked == NULL or P.offsets == NULL
                     or n_new == NULL):
                 raise MemoryError()
             P.n_which = _bridge_parts(P.best_i, P.c, group_list, n, P.cand, P.n_cand, P.top_offsets, P.which,
@@ -3294,26 +3302,8 @@ cdef class TermMemo:
             for k in range(P.n_which):
                 picked[k] = P.which[k]
             # the rows' terms, as ``terms(texts, analyse, which)`` reads them
-            self._enter()
-            self.busy = True
-            try:
-                entry = self._take_resolved(sc, picked, P.n_which, NULL, &page, &out, tok_offsets, analyse)
-            finally:
-                self.busy = False
-            for i in range(out.n):
-                e = entry[out.ids[i]]
-                P.total += self.ent_start[e + 1] - self.ent_start[e]
-            P.ids = <int32_t*> malloc((P.total + 1) * sizeof(int32_t))
-            P.offsets = <long long*> malloc((P.n_which + 1) * sizeof(long long))
-            if P.ids == NULL or P.offsets == NULL:
-                raise MemoryError()
-            P.offsets[0] = 0
-            for d in range(P.n_which):
-                for i in range(tok_offsets[d], tok_offsets[d + 1]):
-                    e = entry[out.ids[i]]
-                    w += _copy_terms(P.ids + w, self.ent_terms + self.ent_start[e],
-                                     self.ent_start[e + 1] - self.ent_start[e])
-                P.offsets[d + 1] = w
+            P.ids = self._read_terms(sc, picked, P.n_which, analyse, P.offsets)
+            P.total = P.offsets[P.n_which]
             bad_ids = self.term_ids_of(bad_terms)
             P.n_bad = len(bad_ids)
             P.bad = <int32_t*> malloc((P.n_bad + 1) * sizeof(int32_t))
@@ -3325,8 +3315,7 @@ cdef class TermMemo:
                          P.best_i, &up[0], n, min_share, n_new, rows_k, rows_t, shares)
             return len(rows_k) > 0
         finally:
-            free(picked); free(tok_offsets); free(n_new); free(entry); free(out.ids)
-            _free_vocab(&page)
+            free(picked); free(n_new)
 
     def index(self, texts, prefixes, dict vocab, analyse, fold=None):
         """Term ids of every text in CSR form, ``(ids, offsets, lengths, new_terms)``.
