@@ -2315,20 +2315,13 @@ cdef inline bint _in_name_run(uint32_t c) noexcept nogil:
     return _is_re_word(c) or c == 39 or c == 0x2019 or c == 38 or c == 46 or c == 45
 
 
-def capitalised_words(str text):
-    """The words of ``text`` that start with an upper-case letter, joined by single spaces: what
-    ``" ".join(w for w in re.findall(r"\\b[^\\W\\d_][\\w'’&.-]*", text) if w[0].isupper())`` returns.
-
-    How: every match lies in a maximal run of ``[\\w'’&.-]`` and runs to its end (the class is greedy), and a run
-    holds at most one match, starting at the run's first letter (``\\w`` but not ``\\d`` or ``_``) that follows a
-    non-word character or starts the run. Why compiled: the scorer's second-hop bridges ask it of the best
-    segments with their neighbours (a few thousand characters), and the regex read those at about 40 ns a
-    character, a seventh of ``extract`` on a page where a bridge is named."""
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = 0, e, p
+cdef Py_ssize_t _name_spans(int kind, const void* data, Py_ssize_t n, Py_ssize_t** spans, Py_ssize_t* cap
+                            ) except -1:
+    """Where ``capitalised_words``' words lie in a text (``kind`` and ``data`` as ``PyUnicode_KIND`` and
+    ``PyUnicode_DATA`` give them, ``n`` code points): word w at ``[spans[0][2 * w], spans[0][2 * w + 1])``, in
+    order; returns how many. ``spans``, room for ``cap`` entries, is grown as needed (the caller frees it)."""
+    cdef Py_ssize_t i = 0, e, p, m = 0
     cdef uint32_t c
-    cdef list words = []
     while i < n:
         if not _in_name_run(PyUnicode_READ(kind, data, i)):
             i += 1
@@ -2341,10 +2334,31 @@ def capitalised_words(str text):
             if (_is_re_word(c) and c != 95 and not ((48 <= c <= 57) or (c >= 128 and Py_UNICODE_ISDECIMAL(c)))
                     and (p == i or not _is_re_word(PyUnicode_READ(kind, data, p - 1)))):
                 if Py_UNICODE_ISUPPER(c):
-                    words.append(text[p:e])
+                    _grow(<void**> spans, cap, 2 * m + 2, sizeof(Py_ssize_t))
+                    spans[0][2 * m] = p
+                    spans[0][2 * m + 1] = e
+                    m += 1
                 break
         i = e
-    return " ".join(words)
+    return m
+
+
+def capitalised_words(str text):
+    """The words of ``text`` that start with an upper-case letter, joined by single spaces: what
+    ``" ".join(w for w in re.findall(r"\\b[^\\W\\d_][\\w'’&.-]*", text) if w[0].isupper())`` returns.
+
+    How: every match lies in a maximal run of ``[\\w'’&.-]`` and runs to its end (the class is greedy), and a run
+    holds at most one match, starting at the run's first letter (``\\w`` but not ``\\d`` or ``_``) that follows a
+    non-word character or starts the run. Why compiled: the scorer's second-hop bridges ask it of the best
+    segments with their neighbours (a few thousand characters), and the regex read those at about 40 ns a
+    character, a seventh of ``extract`` on a page where a bridge is named."""
+    cdef Py_ssize_t* spans = NULL
+    cdef Py_ssize_t cap = 0, m, w
+    try:
+        m = _name_spans(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), &spans, &cap)
+        return " ".join([text[spans[2 * w]:spans[2 * w + 1]] for w in range(m)])
+    finally:
+        free(spans)
 
 
 def control_scan(str text, Py_ssize_t sniff):
@@ -2992,16 +3006,79 @@ cdef struct _Pairs:
     int32_t* ids
     long long* offsets
     int32_t* bad
+    # with the names (``_find_pairs``' ``positions``): row r's occurrences from tok_at[r], occurrence i's ids at
+    # ids[term_at[i]:term_at[i + 1]]
+    long long* tok_at
+    long long* term_at
+
+
+cdef bint _names_in_rows(Scan sc, const _Pairs* P, list naming, int32_t** nid, long long** noff) except -1:
+    """The names of each naming best segment ``naming[k]`` (``TermMemo.bridge_credits``), read off the terms ``P``
+    holds of its rows: the terms of its occurrences that lie in a capitalised word (``_name_spans``), at
+    ``nid[0][noff[0][k]:noff[0][k + 1]]`` (new arrays the caller frees). False, with nothing made, when an
+    occurrence crosses a word's edge ("3-Corp": the word is "Corp", the token "3-Corp"; "Smith,Jones").
+
+    Why: when none crosses, the occurrences inside a word are the tokens of the word as a string (a token's
+    extent depends on its neighbours only, and a word's edges are no token's inside), so these are the terms
+    ``terms`` gives of the ``capitalised_words`` strings -- without making the strings, scanning and looking
+    them up again."""
+    cdef Py_ssize_t k, x, r, seg, j, n_tok, m, q, base, w = 0, cap_ids = 0, cap_spans = 0
+    cdef Py_ssize_t* spans = NULL
+    cdef int32_t* out = NULL
+    cdef long long* off = <long long*> malloc((len(naming) + 1) * sizeof(long long))
+    cdef const _Tok* toks
+    cdef int64_t s, e
+    cdef long long a
+    try:
+        if off == NULL:
+            raise MemoryError()
+        off[0] = 0
+        for k in range(len(naming)):
+            t = naming[k]
+            for x in range(P.top_offsets[t], P.top_offsets[t + 1]):
+                r = P.rows[x]
+                seg = P.which[r]
+                m = _name_spans(sc.meta[seg].kind, sc.meta[seg].data, sc.meta[seg].n, &spans, &cap_spans)
+                toks = sc.toks.items + sc.offsets[seg]
+                n_tok = sc.offsets[seg + 1] - sc.offsets[seg]
+                base = P.tok_at[r]
+                q = 0
+                for j in range(n_tok):
+                    s = toks[j].start
+                    e = s + toks[j].length
+                    while q < m and spans[2 * q + 1] <= s:
+                        q += 1
+                    if q == m:
+                        break
+                    if spans[2 * q] >= e:
+                        continue  # before the next word
+                    if s < spans[2 * q] or e > spans[2 * q + 1]:
+                        return False
+                    _grow(<void**> &out, &cap_ids, w + P.term_at[base + j + 1] - P.term_at[base + j] + 1,
+                          sizeof(int32_t))
+                    for a in range(P.term_at[base + j], P.term_at[base + j + 1]):
+                        out[w] = P.ids[a]
+                        w += 1
+            off[k + 1] = w
+        nid[0] = out
+        noff[0] = off
+        out = NULL
+        off = NULL
+        return True
+    finally:
+        free(spans); free(out); free(off)
 
 
 cdef void _init_pairs(_Pairs* P) noexcept:
     P.c = P.n_cand = P.n_which = P.total = P.n_bad = 0
     P.cand = P.which = P.rows = P.top_offsets = P.offsets = NULL
     P.ids = P.bad = NULL
+    P.tok_at = P.term_at = NULL
 
 
 cdef void _free_pairs(_Pairs* P) noexcept:
     free(P.cand); free(P.which); free(P.rows); free(P.top_offsets); free(P.ids); free(P.offsets); free(P.bad)
+    free(P.tok_at); free(P.term_at)
     _init_pairs(P)
 
 
@@ -3091,17 +3168,21 @@ cdef class TermMemo:
         cdef int32_t* ids = NULL
         try:
             offsets_arr = _ZEROS(n_texts + 1, _I64)
-            ids = self._read_terms(sc, picked, n_texts, analyse, <long long*> _data(offsets_arr))
+            ids = self._read_terms(sc, picked, n_texts, analyse, <long long*> _data(offsets_arr), NULL, NULL)
             return _copy_array(ids, offsets_arr[n_texts], _I32), offsets_arr, self.names
         finally:
             free(ids); free(picked)
 
     cdef int32_t* _read_terms(self, Scan sc, const Py_ssize_t* picked, Py_ssize_t n_texts, analyse,
-                              long long* offsets) except NULL:
+                              long long* offsets, long long** tok_at, long long** term_at) except NULL:
         """The terms of the scanned texts ``picked[:n_texts]`` (NULL: all) as ids of this memo's numbering, every
         token analysed (no prefix filter): a new array of them (the caller frees it), text k's at
-        ``[offsets[k]:offsets[k + 1]]`` (``offsets``: room for ``n_texts + 1``). For ``terms`` and the bridges."""
+        ``[offsets[k]:offsets[k + 1]]`` (``offsets``: room for ``n_texts + 1``). For ``terms`` and the bridges.
+        With ``tok_at`` and ``term_at`` (both or neither; new arrays the caller frees): text k's occurrences are
+        ``tok_at[0][k]`` on (its scanned occurrences in order), occurrence i's terms at
+        ``[term_at[0][i]:term_at[0][i + 1]]``."""
         cdef Py_ssize_t i, d, e, w = 0, total = 0
+        cdef long long* at = NULL
         cdef _Vocab page
         cdef _Out out
         cdef int32_t* entry = NULL
@@ -3124,19 +3205,30 @@ cdef class TermMemo:
                 e = entry[out.ids[i]]
                 total += self.ent_start[e + 1] - self.ent_start[e]
             ids = <int32_t*> malloc((total + 1) * sizeof(int32_t))
-            if ids == NULL:
+            if term_at != NULL:
+                at = <long long*> malloc((out.n + 1) * sizeof(long long))
+            if ids == NULL or (term_at != NULL and at == NULL):
+                free(ids)
                 raise MemoryError()
             with nogil:
                 offsets[0] = 0
                 for d in range(n_texts):
                     for i in range(tok_offsets[d], tok_offsets[d + 1]):
+                        if at != NULL:
+                            at[i] = w
                         e = entry[out.ids[i]]
                         w += _copy_terms(ids + w, self.ent_terms + self.ent_start[e],
                                          self.ent_start[e + 1] - self.ent_start[e])
                     offsets[d + 1] = w
+                if at != NULL:
+                    at[out.n] = w
+            if term_at != NULL:
+                term_at[0] = at
+                tok_at[0] = tok_offsets
+                at = tok_offsets = NULL
             return ids
         finally:
-            free(tok_offsets); free(entry); free(out.ids)
+            free(tok_offsets); free(entry); free(out.ids); free(at)
             _free_vocab(&page)
 
     def bridge_credits(self, texts, analyse, const double[::1] raw, heads, const long long[::1] up, groups,
@@ -3172,12 +3264,16 @@ cdef class TermMemo:
         cdef long long* head_at = NULL
         cdef unsigned char* skip = NULL
         cdef long long* counts = NULL
+        cdef int32_t* named_ids = NULL
+        cdef long long* named_offsets = NULL
+        cdef const int32_t* named_at = NULL
+        cdef const long long* named_off_at = NULL
         cdef set ws
         cdef dict credit = {}, vocab
         _init_pairs(&P)
         try:
             if not self._find_pairs(sc, analyse, raw, heads, up, groups, ["", *sorted(asked)], top_n, min_share,
-                                    &P, rows_k, rows_t, shares):
+                                    name_bridge != 1.0, &P, rows_k, rows_t, shares):
                 return credit
             names = self.names  # the numbering of P.ids, whatever a later read does to the memo
             n_pairs = len(rows_k)
@@ -3194,18 +3290,22 @@ cdef class TermMemo:
                 sh[i] = shares[i]
             for t in range(P.c):
                 values[t] = raw[P.best_i[t]]
-            named_arr = named_offsets_arr = None
             if name_bridge != 1.0:
                 # a mention written as a name: each naming best segment's (with its parts) capitalised words
                 naming = sorted(set(rows_t))
-                strs = []
-                for t in naming:
-                    strs.append(capitalised_words(" ".join([
-                        sc.items[P.which[P.rows[x]]] for x in range(P.top_offsets[t], P.top_offsets[t + 1])])))
-                named_arr, named_offsets_arr, named_names = self.terms(strs, analyse)
-                if named_names is not names:  # the memo started afresh: the names in the numbering of P.ids
-                    number = {term: i for i, term in enumerate(names)}
-                    named_arr = _ARRAY([number.get(named_names[x], -1) for x in named_arr.tolist()], _I32)
+                if _names_in_rows(sc, &P, naming, &named_ids, &named_offsets):
+                    named_at, named_off_at = named_ids, named_offsets
+                else:  # an occurrence crosses a word's edge: the words as strings, read again
+                    strs = []
+                    for t in naming:
+                        strs.append(capitalised_words(" ".join([
+                            sc.items[P.which[P.rows[x]]] for x in range(P.top_offsets[t], P.top_offsets[t + 1])])))
+                    named_arr, named_offsets_arr, named_names = self.terms(strs, analyse)
+                    if named_names is not names:  # the memo started afresh: the names in the numbering of P.ids
+                        number = {term: i for i, term in enumerate(names)}
+                        named_arr = _ARRAY([number.get(named_names[x], -1) for x in named_arr.tolist()], _I32)
+                    named_at = <const int32_t*> _data(named_arr)
+                    named_off_at = <const long long*> _data(named_offsets_arr)
                 n_named = len(naming)
                 nof = <long long*> malloc((P.c + 1) * sizeof(long long))
                 sizes = <long long*> calloc(n + 1, sizeof(long long))
@@ -3217,10 +3317,8 @@ cdef class TermMemo:
                     nof[<Py_ssize_t> naming[i]] = i
                 head_idx = _heads_array(heads, n, &n_heads)
                 _sizes_core(head_idx, n_heads, &up[0], n, sizes)
-            _best_core(P.ids, P.total, P.offsets, P.bad, P.n_bad, rk, rt, sh, n_pairs, values,
-                       <const int32_t*> _data(named_arr) if n_named else NULL,
-                       <const long long*> _data(named_offsets_arr) if n_named else NULL, n_named, nof, sizes,
-                       P.cand, name_bridge, name_section, min_share, out_k, best)
+            _best_core(P.ids, P.total, P.offsets, P.bad, P.n_bad, rk, rt, sh, n_pairs, values, named_at,
+                       named_off_at, n_named, nof, sizes, P.cand, name_bridge, name_section, min_share, out_k, best)
             n_credited = len(out_k)
             if not n_credited:
                 return credit
@@ -3271,12 +3369,14 @@ cdef class TermMemo:
             _free_pairs(&P)
             free(rk); free(rt); free(sh); free(values); free(best); free(nof); free(sizes); free(head_idx)
             free(head_words); free(head_offsets); free(need); free(head_at); free(skip); free(counts)
+            free(named_ids); free(named_offsets)
 
     cdef bint _find_pairs(self, Scan sc, analyse, const double[::1] raw, heads, const long long[::1] up, groups,
-                          list bad_terms, Py_ssize_t top_n, double min_share, _Pairs* P, list rows_k,
-                          list rows_t, list shares) except -1:
+                          list bad_terms, Py_ssize_t top_n, double min_share, bint positions, _Pairs* P,
+                          list rows_k, list rows_t, list shares) except -1:
         """``bridge_credits``' first steps, into ``P`` (the caller frees it) and the three pair lists: whether any
-        best segment names a candidate heading."""
+        best segment names a candidate heading. ``positions``: with the rows' occurrences (``P.tok_at``,
+        ``P.term_at``), for the names."""
         cdef Py_ssize_t n = raw.shape[0], k
         cdef Py_ssize_t* picked = NULL
         cdef long long* n_new = NULL
@@ -3302,7 +3402,8 @@ cdef class TermMemo:
             for k in range(P.n_which):
                 picked[k] = P.which[k]
             # the rows' terms, as ``terms(texts, analyse, which)`` reads them
-            P.ids = self._read_terms(sc, picked, P.n_which, analyse, P.offsets)
+            P.ids = self._read_terms(sc, picked, P.n_which, analyse, P.offsets, &P.tok_at if positions else NULL,
+                                     &P.term_at if positions else NULL)
             P.total = P.offsets[P.n_which]
             bad_ids = self.term_ids_of(bad_terms)
             P.n_bad = len(bad_ids)
