@@ -1242,11 +1242,12 @@ cdef int _find_tokens(const _char_t* data, Py_ssize_t n, _Toks* toks) except -1 
 
 
 cdef int _take(const _char_t* data, const _Tok* toks, Py_ssize_t n_toks, _Vocab* v, _Out* out, uint32_t* buf,
-               const _Prefixes* prefixes) except -1 nogil:
+               const _Prefixes* prefixes, bint keep_out) except -1 nogil:
     """Intern the occurrences ``toks[:n_toks]`` of one text (``data``) into ``v`` and write their ids to ``out``
     (room made beforehand); ``buf`` holds the longest token. With ``prefixes``, a token none of whose terms can
-    start with one of them is id 0 instead (see ``tokenize``): a simple token is ruled out by its prefix bit,
-    without reading the text again, so most of a page's tokens are never copied."""
+    start with one of them is id 0 instead (see ``tokenize``), or not written at all unless ``keep_out``: a
+    simple token is ruled out by its prefix bit, without reading the text again, so most of a page's tokens are
+    never copied."""
     cdef Py_ssize_t t, k, start, length
     cdef uint16_t bit
     for t in range(n_toks):
@@ -1254,7 +1255,8 @@ cdef int _take(const _char_t* data, const _Tok* toks, Py_ssize_t n_toks, _Vocab*
             if prefixes != NULL:
                 bit = toks[t].bit  # == _key_in(prefixes, key of its first two characters): both are ASCII
                 if not (prefixes.bits[bit >> 6] >> (bit & 63)) & 1:
-                    _put(out, 0)
+                    if keep_out:
+                        _put(out, 0)
                     continue
             start = toks[t].start
             length = toks[t].length
@@ -1267,7 +1269,8 @@ cdef int _take(const _char_t* data, const _Tok* toks, Py_ssize_t n_toks, _Vocab*
             for k in range(length):
                 buf[k] = data[start + k]
             if prefixes != NULL and prefixes.fold != NULL and not _cjk_match(buf, length, prefixes):
-                _put(out, 0)
+                if keep_out:
+                    _put(out, 0)
                 continue
             _put(out, _intern(v, buf, length, True))
         else:
@@ -1277,7 +1280,8 @@ cdef int _take(const _char_t* data, const _Tok* toks, Py_ssize_t n_toks, _Vocab*
                 buf[k] = data[start + k]
             if (prefixes != NULL and (prefixes.fold != NULL or _ascii(buf, length))
                     and not _complex_match(buf, length, prefixes)):
-                _put(out, 0)
+                if keep_out:
+                    _put(out, 0)
                 continue
             _put(out, _intern(v, buf, length, False))
     return 0
@@ -1531,10 +1535,11 @@ cdef Scan _as_scan(texts):
 
 
 cdef int _take_texts(Scan sc, const Py_ssize_t* which, Py_ssize_t n_which, const _Prefixes* prefixes, _Vocab* v,
-                     _Out* out, long long* offsets) except -1:
+                     _Out* out, long long* offsets, bint keep_out=True) except -1:
     """Intern the occurrences of the scanned texts ``which[:n_which]`` (all texts, in order, when ``which`` is
     NULL) into ``v`` and ``out``; ``offsets[k + 1]`` = ids after the k-th text taken. With ``prefixes`` (NULL:
-    none), id 0 is the empty token that stands for every token they rule out."""
+    none), id 0 is the empty token that stands for every token they rule out, written for each of them only
+    with ``keep_out``."""
     cdef Py_ssize_t k, t, total = 0, n = n_which if which != NULL else sc.n_texts
     cdef uint32_t* buf = NULL
     for k in range(n):
@@ -1553,13 +1558,13 @@ cdef int _take_texts(Scan sc, const Py_ssize_t* which, Py_ssize_t n_which, const
                 t = which[k] if which != NULL else k
                 if sc.meta[t].kind == 1:
                     _take(<const uint8_t*> sc.meta[t].data, sc.toks.items + sc.offsets[t],
-                          sc.offsets[t + 1] - sc.offsets[t], v, out, buf, prefixes)
+                          sc.offsets[t + 1] - sc.offsets[t], v, out, buf, prefixes, keep_out)
                 elif sc.meta[t].kind == 2:
                     _take(<const uint16_t*> sc.meta[t].data, sc.toks.items + sc.offsets[t],
-                          sc.offsets[t + 1] - sc.offsets[t], v, out, buf, prefixes)
+                          sc.offsets[t + 1] - sc.offsets[t], v, out, buf, prefixes, keep_out)
                 else:
                     _take(<const uint32_t*> sc.meta[t].data, sc.toks.items + sc.offsets[t],
-                          sc.offsets[t + 1] - sc.offsets[t], v, out, buf, prefixes)
+                          sc.offsets[t + 1] - sc.offsets[t], v, out, buf, prefixes, keep_out)
                 offsets[k + 1] = out.n
     finally:
         free(buf)
@@ -3493,7 +3498,8 @@ cdef class TermMemo:
         cdef long long* tok_offsets = <long long*> _data(tok_offsets_arr)
         self.busy = True
         try:
-            entry = self._take_resolved(sc, NULL, 0, use, &page, &out, tok_offsets, analyse)
+            # only the occurrences the filter keeps: the others hold no word
+            entry = self._take_resolved(sc, NULL, 0, use, &page, &out, tok_offsets, analyse, False)
             first = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
             stamp = <Py_ssize_t*> calloc(n_words + 1, sizeof(Py_ssize_t))
             if first == NULL or stamp == NULL:
@@ -3556,11 +3562,11 @@ cdef class TermMemo:
 
     cdef int32_t* _take_resolved(self, Scan sc, const Py_ssize_t* which, Py_ssize_t n_which,
                                  const _Prefixes* prefixes, _Vocab* page, _Out* out, long long* tok_offsets,
-                                 analyse) except NULL:
+                                 analyse, bint keep_out=True) except NULL:
         """The tokens of the texts ``which[:n_which]`` (NULL: all) taken through ``prefixes`` (NULL: all) into
         ``page`` and ``out`` (``_take_texts``), then looked up in the memo: ``entry[j]`` is page token j's entry
         (the caller frees it), after ``analyse`` has told the tokens not remembered yet."""
-        _take_texts(sc, which, n_which, prefixes, page, out, tok_offsets)
+        _take_texts(sc, which, n_which, prefixes, page, out, tok_offsets, keep_out)
         cdef int32_t* entry = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
         if entry == NULL:
             raise MemoryError()
