@@ -2320,25 +2320,58 @@ cdef inline bint _in_name_run(uint32_t c) noexcept nogil:
     return _is_re_word(c) or c == 39 or c == 0x2019 or c == 38 or c == 46 or c == 45
 
 
+cdef enum:
+    # What a code point is to ``capitalised_words`` (``_name_class``)
+    _NAME_RUN = 1    # in a word: [\w'’&.-]
+    _NAME_WORD = 2   # \w
+    _NAME_FIRST = 4  # may start a word: \w but not \d or _
+    _NAME_UPPER = 8  # upper case
+
+
+cdef uint8_t _name_class_of(uint32_t c) noexcept nogil:
+    return ((_NAME_RUN if _in_name_run(c) else 0) | (_NAME_WORD if _is_re_word(c) else 0)
+            | (_NAME_FIRST if _is_re_word(c) and c != 95 and not ((48 <= c <= 57)
+                                                                  or (c >= 128 and Py_UNICODE_ISDECIMAL(c))) else 0)
+            | (_NAME_UPPER if Py_UNICODE_ISUPPER(c) else 0))
+
+
+# ``_name_class_of`` of the first 256 code points: most text the names are read from is Latin-1, and the Unicode
+# database's calls were most of ``_name_spans``' time
+cdef uint8_t _NAME_CLASS[256]
+for _c in range(256):
+    _NAME_CLASS[_c] = _name_class_of(_c)
+
+
+cdef inline uint8_t _name_class(uint32_t c) noexcept nogil:
+    return _NAME_CLASS[c] if c < 256 else _name_class_of(c)
+
+
 cdef Py_ssize_t _name_spans(int kind, const void* data, Py_ssize_t n, Py_ssize_t** spans, Py_ssize_t* cap
                             ) except -1:
     """Where ``capitalised_words``' words lie in a text (``kind`` and ``data`` as ``PyUnicode_KIND`` and
     ``PyUnicode_DATA`` give them, ``n`` code points): word w at ``[spans[0][2 * w], spans[0][2 * w + 1])``, in
     order; returns how many. ``spans``, room for ``cap`` entries, is grown as needed (the caller frees it)."""
+    if kind == 1:
+        return _spans_of(<const uint8_t*> data, n, spans, cap)
+    if kind == 2:
+        return _spans_of(<const uint16_t*> data, n, spans, cap)
+    return _spans_of(<const uint32_t*> data, n, spans, cap)
+
+
+cdef Py_ssize_t _spans_of(const _char_t* data, Py_ssize_t n, Py_ssize_t** spans, Py_ssize_t* cap) except -1:
     cdef Py_ssize_t i = 0, e, p, m = 0
-    cdef uint32_t c
+    cdef uint8_t c
     while i < n:
-        if not _in_name_run(PyUnicode_READ(kind, data, i)):
+        if not _name_class(data[i]) & _NAME_RUN:
             i += 1
             continue
         e = i + 1
-        while e < n and _in_name_run(PyUnicode_READ(kind, data, e)):
+        while e < n and _name_class(data[e]) & _NAME_RUN:
             e += 1
         for p in range(i, e):
-            c = PyUnicode_READ(kind, data, p)
-            if (_is_re_word(c) and c != 95 and not ((48 <= c <= 57) or (c >= 128 and Py_UNICODE_ISDECIMAL(c)))
-                    and (p == i or not _is_re_word(PyUnicode_READ(kind, data, p - 1)))):
-                if Py_UNICODE_ISUPPER(c):
+            c = _name_class(data[p])
+            if c & _NAME_FIRST and (p == i or not _name_class(data[p - 1]) & _NAME_WORD):
+                if c & _NAME_UPPER:
                     _grow(<void**> spans, cap, 2 * m + 2, sizeof(Py_ssize_t))
                     spans[0][2 * m] = p
                     spans[0][2 * m + 1] = e
