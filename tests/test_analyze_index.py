@@ -84,6 +84,23 @@ def test_index_matches_the_plain_loop_whatever_was_memoised(language: str | None
             assert a.dtype == b.dtype
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["en", "ru", None]), texts, queries, st.booleans())
+def test_index_met_is_index_with_the_new_terms_returned(language: str | None, items: list[str], query: list[str],
+                                                        keep: bool) -> None:
+    """``index_met`` leaves ``vocab`` as it was but for "" and returns the terms ``index`` adds, in id order."""
+    an = Analyzer(language)
+    only = [t for t in (an.term(q) for q in query) if t] or None
+    base = {t: i for i, t in enumerate(only or [])}
+    added, kept = dict(base), dict(base)
+    want = an.index(items, added, keep, only)
+    *got, met = an.index_met(items, kept, keep, only)
+    assert kept == {**base, "": added[""]}
+    assert met == list(added)[len(kept):]
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_memo_stays_bounded_and_clearing_it_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     from qatbe.score import analyze
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -328,7 +329,7 @@ def number_cue(query: str, texts: Sequence[str]) -> npt.NDArray[np.float64]:
 
 
 def prefix_matches(
-    terms: Sequence[str], n_typed: int, df: npt.NDArray[np.int64], vocab: dict[str, int]
+    terms: Sequence[str], n_typed: int, df: npt.NDArray[np.int64], vocab: Iterable[str]
 ) -> list[tuple[int, str]]:
     """(query slot, page term) for each typed query word (the first ``n_typed`` of ``terms``) the page never
     uses, paired with the page words that are not query terms already and share its
@@ -336,8 +337,8 @@ def prefix_matches(
 
     Why: stemmers leave some derived forms apart ("septicemia" / "septicemic", "Mongolia" / "Mongol"); a word
     the page never uses scores nothing, and a page word that long and that close is most likely the same word.
-    ``df`` is the number of segments holding each query slot (``page_scores``); ``vocab`` the index's term table
-    after indexing: the query terms, then every page term the index met (so each of those is on the page).
+    ``df`` is the number of segments holding each query slot (``page_scores``); ``vocab`` the index's terms in
+    the order of their ids: the query terms, then every page term the index met (so each of those is on the page).
     """
     missing = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN]
     if not missing:
@@ -452,7 +453,8 @@ def score_segments(
         weights += [w for _, _, w in expanded]
     vocab: dict[str, int] = {t: i for i, t in enumerate(q_terms)}
     scan = view.scan  # the page's tokens, found once for every read below
-    flat, offs, lengths = an.index(scan, vocab, only_stopwords, q_terms)
+    # met: the page terms vocab lacks (ids from len(vocab) on), which only the near words look up
+    flat, offs, lengths, met = an.index_met(scan, vocab, only_stopwords, q_terms)
     prior_n = settings.background_prior if an.lexicon.zipf else 0.0
     n_query = len(q)  # proximity counts pairs of the words the user typed
 
@@ -471,7 +473,8 @@ def score_segments(
         if settings.proximity > 0 and len(terms) > 1:
             scale = settings.proximity * math.log(1.0 + (n + prior_n + 0.5) / 0.5) / max(1.0, (n_query - 1) / 2.0)
         page = kernel.page_scores(
-            flat, offs, len(vocab), ids, np.array(w, dtype=np.float64), lengths, texts, heads, levels, groups,
+            flat, offs, len(vocab) + len(met), ids, np.array(w, dtype=np.float64), lengths, texts, heads, levels,
+            groups,
             settings.k1, settings.b,
             _VARIANT[settings.bm25], 0.5, prior_n, prior_df, n_query, PROXIMITY_WINDOW, scale, LEADIN_SHARE,
             settings.heading_share, SIBLING_SHARE, settings.relevance_floor, INHERIT_WORDS)
@@ -480,14 +483,15 @@ def score_segments(
     ids = np.arange(len(q_terms), dtype=np.int32)
     page, params = run(q_terms, ids, weights)
     if PREFIX_MIN:
-        near = prefix_matches(q_terms, n_query, page[8], vocab)
+        near = prefix_matches(q_terms, n_query, page[8], chain(vocab, met))
         if near:
             # The index is kept: a near word shares the first PREFIX_MIN letters of a query word, so it passed the
             # query's prefix filter and its occurrences are in the index already (under its page id).
             q_terms = q_terms + [t for _, t in near]
             surfaces = surfaces + [t for _, t in near]
             weights = weights + [PREFIX_WEIGHT * weights[j] for j, _ in near]
-            ids = np.array([vocab[t] for t in q_terms], dtype=np.int32)
+            ids = np.array([vocab[t] if t in vocab else len(vocab) + met.index(t) for t in q_terms],
+                           dtype=np.int32)
             page, params = run(q_terms, ids, weights)
     if settings.feedback > 0 and page[7] > 0:
         extra = feedback_terms(an, texts, page[1], set(q_terms), FEEDBACK_SEGMENTS, FEEDBACK_TERMS)
@@ -496,7 +500,7 @@ def score_segments(
             surfaces = surfaces + [x for _, x in extra]
             weights = weights + [settings.feedback] * len(extra)
             vocab = {t: i for i, t in enumerate(q_terms)}
-            flat, offs, lengths = an.index(scan, vocab, only_stopwords, q_terms)
+            flat, offs, lengths, met = an.index_met(scan, vocab, only_stopwords, q_terms)
             ids = np.arange(len(q_terms), dtype=np.int32)
             page, params = run(q_terms, ids, weights)
     raw, base, *parts, relevant, best, _, up_array = page
@@ -528,7 +532,7 @@ def score_segments(
         for j in range(len(q_terms)):
             only = np.zeros(len(weights), dtype=np.float64)
             only[j] = weights[j]
-            out[:, j] = kernel.bm25_scores(flat, offs, len(vocab), ids, only, *params)
+            out[:, j] = kernel.bm25_scores(flat, offs, len(vocab) + len(met), ids, only, *params)
         return out
 
     return _scores(raw, tuple(q_terms), relevant, language, tuple(weights), base, proximity,
