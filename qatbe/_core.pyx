@@ -1875,6 +1875,24 @@ cdef int _sizes_core(const long long* head_idx, Py_ssize_t n_heads, const long l
     return 0
 
 
+def floor_cut(const double[::1] raw, double floor):
+    """``(best, relevant)``: the best of ``raw`` (0.0 for none above it) and which scores are > 0 and >= ``floor``
+    x ``best``, as ``page_scores`` gives them. Why: the scorer asks again after the bridges or the number cue
+    raised some scores, and as numpy's max and three comparisons that cost four array calls a page."""
+    cdef Py_ssize_t n = raw.shape[0], i
+    cdef double best = 0.0, cut
+    relevant_arr = _ZEROS(n, _BOOL)
+    cdef uint8_t* relevant = <uint8_t*> _data(relevant_arr) if n else NULL
+    with nogil:
+        for i in range(n):
+            if raw[i] > best:
+                best = raw[i]
+        cut = floor * best
+        for i in range(n):
+            relevant[i] = raw[i] > 0.0 and raw[i] >= cut
+    return best, relevant_arr
+
+
 def section_best(heads, const long long[::1] up, credited, const double[::1] values):
     """Per segment, the best of ``values`` over the ``credited`` headings above it (the chain of ``up``), 0 for
     none: each heading's best over its chain, one step per heading (a heading comes after the headings above it),

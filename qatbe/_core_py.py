@@ -685,6 +685,12 @@ def section_sizes(heads: Sequence[int], up: npt.NDArray[np.int64]) -> npt.NDArra
     return np.array(out, dtype=np.int64)
 
 
+def floor_cut(raw: npt.NDArray[np.float64], floor: float) -> tuple[float, npt.NDArray[np.bool_]]:
+    """The best score and which clear the floor; see ``qatbe._core.floor_cut``."""
+    best = max(0.0, float(raw.max())) if len(raw) else 0.0
+    return best, (raw > 0) & (raw >= floor * best)
+
+
 def section_best(heads: Sequence[int], up: npt.NDArray[np.int64], credited: Sequence[int],
                  values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Per segment, the best credit of the headings above it; see ``qatbe._core.section_best``."""

@@ -63,6 +63,19 @@ def test_each_segment_gets_the_best_credit_of_the_headings_above_it(kernel: obje
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 @settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0.0, 10.0) | st.sampled_from([0.0, 2.5]), max_size=12), st.sampled_from([0.0, 0.3, 1.0]))
+def test_the_floor_is_cut_as_numpy_reads_it(kernel: object, scores: list[float], floor: float) -> None:
+    """``floor_cut`` (the scorer's relevance floor after the bridges and the number cue): the best score and which
+    scores are positive and at least ``floor`` times it, to the bit, ties with the best included."""
+    raw = np.array(scores, dtype=np.float64)
+    best = float(raw.max()) if scores else 0.0
+    got_best, got = kernel.floor_cut(raw, floor)  # type: ignore[attr-defined]
+    assert got_best == best
+    assert got.tolist() == ((raw > 0) & (raw >= floor * best)).tolist() and got.dtype == np.bool_
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 3), max_size=12))
 def test_heading_chains_say_which_sections_a_segment_sits_in(kernel: object, levels: list[int]) -> None:
     ancestors = heading_ancestors(_segments(levels))

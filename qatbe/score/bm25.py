@@ -524,8 +524,7 @@ def score_segments(
             raw = raw + answer_type
             changed = True
     if changed:
-        best = float(raw.max())
-        relevant = (raw > 0) & (raw >= settings.relevance_floor * best)
+        best, relevant = kernel.floor_cut(raw, settings.relevance_floor)
 
     def per_term() -> npt.NDArray[np.float64]:
         out = np.zeros((n, len(q_terms)), dtype=np.float64)
