@@ -3304,7 +3304,7 @@ cdef class TermMemo:
         point (``bridge_rows`` ...), which the tests hold to its definition."""
         cdef Scan sc = _as_scan(texts)
         cdef _Pairs P
-        cdef list rows_k = [], rows_t = [], shares = [], out_k = [], naming, strs, wanted, words, names
+        cdef list rows_k = [], rows_t = [], shares = [], out_k = [], naming, strs, words, names
         cdef Py_ssize_t n = raw.shape[0], n_pairs, n_named = 0, n_heads = 0, i, k, t, x, n_credited, w
         cdef long long* rk = NULL
         cdef long long* rt = NULL
@@ -3321,11 +3321,13 @@ cdef class TermMemo:
         cdef unsigned char* skip = NULL
         cdef long long* counts = NULL
         cdef int32_t* named_ids = NULL
+        cdef int32_t* word_ids = NULL
+        cdef Py_ssize_t n_words = 0, q
+        cdef int32_t v
         cdef long long* named_offsets = NULL
         cdef const int32_t* named_at = NULL
         cdef const long long* named_off_at = NULL
-        cdef set ws
-        cdef dict credit = {}, vocab
+        cdef dict credit = {}
         _init_pairs(&P)
         try:
             if not self._find_pairs(sc, analyse, raw, heads, up, groups, ["", *sorted(asked)], top_n, min_share,
@@ -3378,46 +3380,58 @@ cdef class TermMemo:
             n_credited = len(out_k)
             if not n_credited:
                 return credit
-            # how many segments mention each credited heading: which of its new words each segment holds
-            wanted = []
-            for k in out_k:
-                ws = set()
-                for x in range(P.offsets[k], P.offsets[k + 1]):
-                    ws.add(names[P.ids[x]])
-                ws -= asked
-                ws.discard("")
-                wanted.append(sorted(ws))
-            words = sorted({word for ws_list in wanted for word in ws_list})
-            vocab = {word: i for i, word in enumerate(words)}
-            prefixes, fold = filter_of(words)
-            held_arr, held_offsets_arr = self.holds(sc, prefixes, words, analyse, fold)
+            # How many segments mention each credited heading: which of its new words (its terms but the bad
+            # ones, each once) each segment holds. The words are numbered in order of first appearance, as term
+            # ids; only the filter and holds read them as strings.
             w = 0
-            for ws_list in wanted:
-                w += len(ws_list)
+            for k in out_k:
+                w += P.offsets[k + 1] - P.offsets[k]
             head_words = <int32_t*> malloc((w + 1) * sizeof(int32_t))
+            word_ids = <int32_t*> malloc((w + 1) * sizeof(int32_t))
             head_offsets = <long long*> malloc((n_credited + 1) * sizeof(long long))
             need = <double*> malloc((n_credited + 1) * sizeof(double))
             head_at = <long long*> malloc((n_credited + 1) * sizeof(long long))
             skip = <unsigned char*> calloc(n + 1, sizeof(unsigned char))
             counts = <long long*> calloc(n_credited + 1, sizeof(long long))
-            if (head_words == NULL or head_offsets == NULL or need == NULL or head_at == NULL or skip == NULL
-                    or counts == NULL):
+            if (head_words == NULL or word_ids == NULL or head_offsets == NULL or need == NULL or head_at == NULL
+                    or skip == NULL or counts == NULL):
                 raise MemoryError()
             w = 0
             head_offsets[0] = 0
             for i in range(n_credited):
-                for word in wanted[i]:
-                    head_words[w] = <int32_t> vocab[word]
+                k = out_k[i]
+                for x in range(P.offsets[k], P.offsets[k + 1]):
+                    v = P.ids[x]
+                    q = 0
+                    while q < P.n_bad and P.bad[q] != v:
+                        q += 1
+                    if q < P.n_bad:
+                        continue  # "" or a term of the question
+                    t = head_offsets[i]
+                    while t < w and word_ids[head_words[t]] != v:
+                        t += 1
+                    if t < w:
+                        continue  # met in this heading already
+                    q = 0
+                    while q < n_words and word_ids[q] != v:
+                        q += 1
+                    if q == n_words:
+                        word_ids[n_words] = v
+                        n_words += 1
+                    head_words[w] = <int32_t> q
                     w += 1
                 head_offsets[i + 1] = w
-                need[i] = min_share * len(<list> wanted[i])
-                head_at[i] = P.cand[<Py_ssize_t> out_k[i]]
+                need[i] = min_share * (w - head_offsets[i])
+                head_at[i] = P.cand[k]
+            words = [names[word_ids[q]] for q in range(n_words)]
+            prefixes, fold = filter_of(words)
+            held_arr, held_offsets_arr = self.holds(sc, prefixes, words, analyse, fold)
             if head_idx == NULL:
                 head_idx = _heads_array(heads, n, &n_heads)
             for i in range(n_heads):
                 skip[head_idx[i]] = 1  # the headings themselves mention nothing
             _mentions_core(<const int32_t*> _data(held_arr), <const long long*> _data(held_offsets_arr), n,
-                           len(words), head_words, head_offsets, n_credited, need, head_at, &up[0], skip, counts)
+                           n_words, head_words, head_offsets, n_credited, need, head_at, &up[0], skip, counts)
             for i in range(n_credited):
                 credit[head_at[i]] = best[<Py_ssize_t> out_k[i]] / max(1, counts[i])
             return credit
@@ -3425,7 +3439,7 @@ cdef class TermMemo:
             _free_pairs(&P)
             free(rk); free(rt); free(sh); free(values); free(best); free(nof); free(sizes); free(head_idx)
             free(head_words); free(head_offsets); free(need); free(head_at); free(skip); free(counts)
-            free(named_ids); free(named_offsets)
+            free(named_ids); free(named_offsets); free(word_ids)
 
     cdef bint _find_pairs(self, Scan sc, analyse, const double[::1] raw, heads, const long long[::1] up, groups,
                           list bad_terms, Py_ssize_t top_n, double min_share, bint positions, _Pairs* P,
