@@ -1455,7 +1455,7 @@ cdef class Scan:
     cdef _Text* meta
     cdef _Toks toks
     cdef int64_t* offsets   # text t's occurrences: toks.items[offsets[t]:offsets[t + 1]]
-    cdef Py_ssize_t longest  # the longest token's length, or 2 (a CJK token's longest)
+    cdef Py_ssize_t longest  # the longest token's length, at least 2 (a CJK token's longest)
     cdef Py_ssize_t n_texts
 
     def __cinit__(self):
@@ -2347,9 +2347,9 @@ cdef enum:
 
 
 cdef uint8_t _name_class_of(uint32_t c) noexcept nogil:
+    cdef bint digit = (48 <= c <= 57) or (c >= 128 and Py_UNICODE_ISDECIMAL(c))
     return ((_NAME_RUN if _in_name_run(c) else 0) | (_NAME_WORD if _is_re_word(c) else 0)
-            | (_NAME_FIRST if _is_re_word(c) and c != 95 and not ((48 <= c <= 57)
-                                                                  or (c >= 128 and Py_UNICODE_ISDECIMAL(c))) else 0)
+            | (_NAME_FIRST if _is_re_word(c) and c != 95 and not digit else 0)
             | (_NAME_UPPER if Py_UNICODE_ISUPPER(c) else 0))
 
 
@@ -3078,7 +3078,7 @@ cdef bint _names_in_rows(Scan sc, const _Pairs* P, list naming, int32_t** nid, l
     extent depends on its neighbours only, and a word's edges are no token's inside), so these are the terms
     ``terms`` gives of the ``capitalised_words`` strings -- without making the strings, scanning and looking
     them up again."""
-    cdef Py_ssize_t k, x, r, seg, j, n_tok, m, q, base, w = 0, cap_ids = 0, cap_spans = 0
+    cdef Py_ssize_t k, t, x, r, seg, j, n_tok, m, q, base, w = 0, cap_ids = 0, cap_spans = 0
     cdef Py_ssize_t* spans = NULL
     cdef int32_t* out = NULL
     cdef long long* off = <long long*> malloc((len(naming) + 1) * sizeof(long long))
@@ -3293,8 +3293,9 @@ cdef class TermMemo:
         """The bridges' credits (``qatbe.score.bm25.bridge_credits`` says what they are), ``{heading: credit}``,
         in one call: ``bridge_rows``, this memo's ``terms`` of the rows it reads, ``bridge_shares`` (with the ids
         of "" and the question's terms ``asked`` as the words no heading's new words are), the best segments'
-        capitalised words (``capitalised_words`` of each naming best segment's parts, their ``terms``) and the
-        headings' section sizes unless ``name_bridge`` is 1, ``bridge_best``, then which segments hold the
+        capitalised words (``capitalised_words`` of each naming best segment's parts, their ``terms``: read off
+        the rows' terms where they can be, ``_names_in_rows``) and the headings' section sizes unless
+        ``name_bridge`` is 1, ``bridge_best``, then which segments hold the
         credited headings' new words (``holds``, read through the prefix filter ``filter_of(words)`` returns:
         ``(prefixes, fold)``) and ``bridge_mentions`` with ``min_share`` of each heading's new words needed.
 

@@ -346,7 +346,7 @@ def credit_cases(draw: st.DrawFn) -> dict[str, Any]:
     case = draw(top_cases())
     n = len(case["up"])
     # and words whose tokens cross a capitalised word's edge ("3-Corp" is the word "Corp"; "Smith,Jones" two
-    # words, one token; "Zu\u0301" a mark no word holds), which the names read as strings
+    # words, one token; "Zu\u0301rich" a mark, in a token, that no word holds), which the names read as strings
     words = st.sampled_from(["texas", "Texas", "coach", "aggies", "the", "A&M", "houston", "x", "bo", "2011",
                              "3-Corp", "Smith,Jones", "Zu\u0301rich", "Tokyo東京", "O'Neil", "U.S."])
     case["texts"] = [" ".join(draw(st.lists(words, max_size=5))) for _ in range(n)]

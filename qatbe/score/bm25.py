@@ -474,10 +474,9 @@ def score_segments(
             scale = settings.proximity * math.log(1.0 + (n + prior_n + 0.5) / 0.5) / max(1.0, (n_query - 1) / 2.0)
         page = kernel.page_scores(
             flat, offs, len(vocab) + len(met), ids, np.array(w, dtype=np.float64), lengths, texts, heads, levels,
-            groups,
-            settings.k1, settings.b,
-            _VARIANT[settings.bm25], 0.5, prior_n, prior_df, n_query, PROXIMITY_WINDOW, scale, LEADIN_SHARE,
-            settings.heading_share, SIBLING_SHARE, settings.relevance_floor, INHERIT_WORDS)
+            groups, settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df, n_query,
+            PROXIMITY_WINDOW, scale, LEADIN_SHARE, settings.heading_share, SIBLING_SHARE, settings.relevance_floor,
+            INHERIT_WORDS)
         return page, params
 
     ids = np.arange(len(q_terms), dtype=np.int32)
