@@ -2069,6 +2069,24 @@ cdef int _cmp_int32(const void* a, const void* b) noexcept nogil:
     return (x > y) - (x < y)
 
 
+cdef Py_ssize_t _new_ids(const int32_t* ids, const long long* offsets, Py_ssize_t k, const int32_t* sorted_bad,
+                         Py_ssize_t n_bad, int32_t* out) noexcept nogil:
+    """Heading row k's new words: its distinct ids (``ids[offsets[k]:offsets[k + 1]]``) that are not among the
+    increasing ``sorted_bad``, increasing, into ``out`` (room for the row's ids); returns how many."""
+    cdef Py_ssize_t x, new = 0, m = offsets[k + 1] - offsets[k]
+    cdef int32_t v
+    for x in range(m):
+        out[x] = ids[offsets[k] + x]
+    qsort(out, m, sizeof(int32_t), _cmp_int32)
+    for x in range(m):
+        v = out[x]
+        if (new and out[new - 1] == v) or _in_sorted(sorted_bad, n_bad, v):
+            continue
+        out[new] = v
+        new += 1
+    return new
+
+
 def bridge_best(const int[::1] ids, const long long[::1] offsets, const int[::1] bad, const long long[::1] rows_k,
                 const long long[::1] rows_t, const double[::1] shares, const double[::1] values, named_ids,
                 named_offsets, named_of, sizes, const long long[::1] head_at, double name_bridge,
@@ -2145,7 +2163,6 @@ cdef int _best_core(const int32_t* ids, Py_ssize_t m, const long long* offsets, 
     """``bridge_best`` on checked C arrays (no named rows: ``n_named`` 0): the credited heading rows appended to
     ``out_k`` in order of first credit, ``best[k]`` each row's credit (room for every heading, zeroed)."""
     cdef Py_ssize_t p, x, k, t, new = 0, hits, at_k = -1
-    cdef int32_t v
     cdef double value, factor
     cdef bint named
     cdef int32_t* sorted_named = NULL
@@ -2170,18 +2187,9 @@ cdef int _best_core(const int32_t* ids, Py_ssize_t m, const long long* offsets, 
             t = rows_t[p]
             named = False
             if n_named and nof[t] >= 0:
-                if k != at_k:  # the pairs come in order of k: each heading's new ids are sorted once
+                if k != at_k:  # the pairs come in order of k: each heading's new ids are found once
                     at_k = k
-                    new = 0
-                    for x in range(offsets[k + 1] - offsets[k]):
-                        new_ids[x] = ids[offsets[k] + x]
-                    qsort(new_ids, offsets[k + 1] - offsets[k], sizeof(int32_t), _cmp_int32)
-                    for x in range(offsets[k + 1] - offsets[k]):
-                        v = new_ids[x]
-                        if (new and new_ids[new - 1] == v) or _in_sorted(sorted_bad, n_bad, v):
-                            continue
-                        new_ids[new] = v
-                        new += 1
+                    new = _new_ids(ids, offsets, k, sorted_bad, n_bad, new_ids)
                 hits = 0
                 for x in range(new):
                     if _in_sorted(<const int32_t*> sorted_named + noff[nof[t]], noff[nof[t] + 1] - noff[nof[t]],
@@ -3323,8 +3331,8 @@ cdef class TermMemo:
         cdef long long* counts = NULL
         cdef int32_t* named_ids = NULL
         cdef int32_t* word_ids = NULL
+        cdef int32_t* new_ids = NULL
         cdef Py_ssize_t n_words = 0, q
-        cdef int32_t v
         cdef long long* named_offsets = NULL
         cdef const int32_t* named_at = NULL
         cdef const long long* named_off_at = NULL
@@ -3381,43 +3389,33 @@ cdef class TermMemo:
             n_credited = len(out_k)
             if not n_credited:
                 return credit
-            # How many segments mention each credited heading: which of its new words (its terms but the bad
-            # ones, each once) each segment holds. The words are numbered in order of first appearance, as term
-            # ids; only the filter and holds read them as strings.
+            # How many segments mention each credited heading: which of its new words (``_new_ids``) each segment
+            # holds. The words are numbered in order of first appearance, as term ids; only the filter and holds
+            # read them as strings.
             w = 0
             for k in out_k:
                 w += P.offsets[k + 1] - P.offsets[k]
             head_words = <int32_t*> malloc((w + 1) * sizeof(int32_t))
             word_ids = <int32_t*> malloc((w + 1) * sizeof(int32_t))
+            new_ids = <int32_t*> malloc((w + 1) * sizeof(int32_t))
             head_offsets = <long long*> malloc((n_credited + 1) * sizeof(long long))
             need = <double*> malloc((n_credited + 1) * sizeof(double))
             head_at = <long long*> malloc((n_credited + 1) * sizeof(long long))
             skip = <unsigned char*> calloc(n + 1, sizeof(unsigned char))
             counts = <long long*> calloc(n_credited + 1, sizeof(long long))
-            if (head_words == NULL or word_ids == NULL or head_offsets == NULL or need == NULL or head_at == NULL
+            if (head_words == NULL or word_ids == NULL or new_ids == NULL or head_offsets == NULL or need == NULL or head_at == NULL
                     or skip == NULL or counts == NULL):
                 raise MemoryError()
             w = 0
             head_offsets[0] = 0
             for i in range(n_credited):
                 k = out_k[i]
-                for x in range(P.offsets[k], P.offsets[k + 1]):
-                    v = P.ids[x]
+                for x in range(_new_ids(P.ids, P.offsets, k, P.bad, P.n_bad, new_ids)):
                     q = 0
-                    while q < P.n_bad and P.bad[q] != v:
-                        q += 1
-                    if q < P.n_bad:
-                        continue  # "" or a term of the question
-                    t = head_offsets[i]
-                    while t < w and word_ids[head_words[t]] != v:
-                        t += 1
-                    if t < w:
-                        continue  # met in this heading already
-                    q = 0
-                    while q < n_words and word_ids[q] != v:
+                    while q < n_words and word_ids[q] != new_ids[x]:
                         q += 1
                     if q == n_words:
-                        word_ids[n_words] = v
+                        word_ids[n_words] = new_ids[x]
                         n_words += 1
                     head_words[w] = <int32_t> q
                     w += 1
@@ -3440,7 +3438,7 @@ cdef class TermMemo:
             _free_pairs(&P)
             free(rk); free(rt); free(sh); free(values); free(best); free(nof); free(sizes); free(head_idx)
             free(head_words); free(head_offsets); free(need); free(head_at); free(skip); free(counts)
-            free(named_ids); free(named_offsets); free(word_ids)
+            free(named_ids); free(named_offsets); free(word_ids); free(new_ids)
 
     cdef bint _find_pairs(self, Scan sc, analyse, const double[::1] raw, heads, const long long[::1] up, groups,
                           list bad_terms, Py_ssize_t top_n, double min_share, bint positions, _Pairs* P,
@@ -3483,6 +3481,7 @@ cdef class TermMemo:
                 raise MemoryError()
             for k in range(P.n_bad):
                 P.bad[k] = <int32_t> bad_ids[k]
+            qsort(P.bad, P.n_bad, sizeof(int32_t), _cmp_int32)  # increasing, for _new_ids
             _shares_core(P.ids, P.total, P.offsets, P.n_cand, P.bad, P.n_bad, P.rows, P.top_offsets, P.c, P.cand,
                          P.best_i, &up[0], n, min_share, n_new, rows_k, rows_t, shares)
             return len(rows_k) > 0
