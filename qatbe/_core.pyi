@@ -30,6 +30,7 @@ def proximity_pairs(
     n_terms: int,
     query_terms: npt.NDArray[np.int32],
     window: int = ...,
+    positions: npt.NDArray[np.int64] | None = ...,
 ) -> npt.NDArray[np.float64]: ...
 Part: TypeAlias = npt.NDArray[np.float64] | None
 PageScores: TypeAlias = tuple[
@@ -62,6 +63,7 @@ def page_scores(
     sibling: float = ...,
     floor: float = ...,
     inherit_words: float = ...,
+    positions: npt.NDArray[np.int64] | None = ...,
 ) -> PageScores: ...
 def tokenize(
     texts: list[str] | tuple[str, ...],
@@ -168,6 +170,11 @@ class TermMemo:
         self, texts: Sequence[str] | Scan, prefixes: Sequence[str] | AbstractSet[str] | None, vocab: dict[str, int],
         analyse: Callable[[list[str], bytes], Sequence[Told]], fold: npt.NDArray[np.uint32] | None = ...,
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.float64], list[str]]: ...
+    def index_sparse(
+        self, texts: Sequence[str] | Scan, prefixes: Sequence[str] | AbstractSet[str] | None, vocab: dict[str, int],
+        analyse: Callable[[list[str], bytes], Sequence[Told]], fold: npt.NDArray[np.uint32] | None = ...,
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64],
+               list[str]]: ...
     def holds(
         self, texts: Sequence[str] | Scan, prefixes: Sequence[str] | AbstractSet[str] | None, words: Sequence[str],
         analyse: Callable[[list[str], bytes], Sequence[Told]], fold: npt.NDArray[np.uint32] | None = ...,

@@ -171,6 +171,10 @@ cdef struct _Csr:
     Py_ssize_t n_docs, n_terms
     const int* query
     Py_ssize_t n_q
+    # Where each entry lies in its document's sequence of terms (NULL: at its own index). Why: the scorer's
+    # index leaves out the terms no query slot can hold (``TermMemo.index_sparse``), a tenth of a page's terms
+    # kept, and proximity still counts the distance between two query words in the whole text.
+    const long long* pos
 
 
 cdef int _bm25(const _Csr* c, const double* query_weights, double k1, double b, int variant, double delta,
@@ -284,7 +288,7 @@ cdef int _pairs(const _Csr* c, Py_ssize_t n_q, Py_ssize_t window, double* out) e
     cdef long long* keys = <long long*> malloc(cap * sizeof(long long))
     cdef long long* grown
     cdef int slot, r, lo, hi
-    cdef long long p
+    cdef long long p, e
     if qmap == NULL or ring_pos == NULL or ring_slot == NULL or keys == NULL:
         free(qmap); free(ring_pos); free(ring_slot); free(keys)
         with gil:
@@ -297,10 +301,11 @@ cdef int _pairs(const _Csr* c, Py_ssize_t n_q, Py_ssize_t window, double* out) e
         unique = 0
         if small:
             memset(seen, 0, n_q * sizeof(uint64_t))
-        for p in range(c.offsets[d], c.offsets[d + 1]):
-            slot = qmap[c.terms[p]]
+        for e in range(c.offsets[d], c.offsets[d + 1]):
+            slot = qmap[c.terms[e]]
             if slot < 0:
                 continue
+            p = c.pos[e] if c.pos != NULL else e
             k = head
             for i in range(n_ring):  # newest first: positions only fall, so the first one too far ends the look
                 k = k - 1 if k > 0 else window - 1
@@ -350,14 +355,34 @@ cdef _Csr _csr(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ss
     c.n_terms = n_terms
     c.query = &query_terms[0] if query_terms.shape[0] else NULL
     c.n_q = query_terms.shape[0]
+    c.pos = NULL
     return c
+
+
+cdef int _use_positions(_Csr* c, const long long[::1] positions) except -1:
+    """``c.pos`` from ``positions`` (None: none), checked: one per entry, >= 0 and increasing within a document."""
+    cdef Py_ssize_t d, e, n = c.offsets[c.n_docs] if c.n_docs > 0 else 0
+    cdef long long last
+    if positions is None:
+        return 0
+    if positions.shape[0] != n:
+        raise ValueError(f"positions must have one entry per document term ({n}), not {positions.shape[0]}")
+    for d in range(c.n_docs):
+        last = -1
+        for e in range(c.offsets[d], c.offsets[d + 1]):
+            if positions[e] <= last:
+                raise ValueError("positions must be >= 0 and increase within each document")
+            last = positions[e]
+    c.pos = &positions[0] if n else NULL
+    return 0
 
 
 def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
                 const int[::1] query_terms, const double[::1] query_weights,
                 double k1=1.2, double b=0.75, int variant=0, double delta=0.5,
                 double prior_n=0.0, const double[::1] prior_df=None, const double[::1] doc_lengths=None):
-    """BM25 score of every segment for the query terms (distinct ids; a repeated id scores once)."""
+    """BM25 score of every segment for the query terms (distinct ids; a repeated id scores once). With
+    ``doc_lengths``, ``doc_terms`` may leave out the terms no query slot holds (``TermMemo.index_sparse``)."""
     _check_bm25(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
                 prior_df, doc_lengths)
     cdef _Csr c = _csr(doc_terms, doc_offsets, n_terms, query_terms)
@@ -372,8 +397,10 @@ def bm25_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
 
 
 def proximity_pairs(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
-                    const int[::1] query_terms, Py_ssize_t window=8):
+                    const int[::1] query_terms, Py_ssize_t window=8, const long long[::1] positions=None):
     """Per segment, the number of distinct pairs of query slots that occur within ``window`` tokens of each other.
+    ``positions``: each term's place in its segment's terms (default: its index), when ``doc_terms`` leave out
+    the terms that are no query slot's.
 
     Why: BM25 treats a segment as a bag of words, so "capital of France" scattered over a long paragraph scores
     like the sentence that says it. Counting close pairs is the cheapest proximity signal (one pass, O(matches x
@@ -384,6 +411,7 @@ def proximity_pairs(const int[::1] doc_terms, const long long[::1] doc_offsets, 
     if window < 1:
         raise ValueError("window must be >= 1")
     cdef _Csr c = _csr(doc_terms, doc_offsets, n_terms, query_terms)
+    _use_positions(&c, positions)
     out_arr = _zeros(c.n_docs)
     cdef double[::1] out = out_arr
     with nogil:
@@ -421,7 +449,7 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
                 texts, heads, levels, groups, double k1=1.2, double b=0.75, int variant=0, double delta=0.5,
                 double prior_n=0.0, const double[::1] prior_df=None, Py_ssize_t n_near=0, Py_ssize_t window=8,
                 double proximity=0.0, double lead_in=0.0, double heading=0.0, double sibling=0.0,
-                double floor=0.0, double inherit_words=0.0):
+                double floor=0.0, double inherit_words=0.0, const long long[::1] positions=None):
     """A page's scores in one call: ``(raw, bm25, proximity, lead_in, heading, sibling, relevant, best, df, up)``.
 
     Why one call: per page, the scorer made some twenty small array operations around its two kernels, each a
@@ -445,10 +473,14 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
     the nearest heading before it of a lower level, for any other text the last heading before it (-1: none), as
     ``qatbe.score.bm25.heading_ancestors`` reads them (None without headings). ``best`` is the largest raw score
     (0 for none) and ``relevant`` says which are > 0 and >= ``floor`` x ``best``.
+
+    ``positions`` (optional): each term's place in its text's terms, when ``doc_terms`` leave out terms no query
+    slot holds (``TermMemo.index_sparse``); the lengths are ``doc_lengths``, whatever is left out.
     """
     _check_bm25(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
                 prior_df, doc_lengths)
     cdef _Csr c = _csr(doc_terms, doc_offsets, n_terms, query_terms)
+    _use_positions(&c, positions)
     cdef Py_ssize_t n = c.n_docs, n_heads, j, d
     cdef list items = _texts(texts)
     if len(items) != n:
@@ -1121,8 +1153,11 @@ cdef extern from *:
     Py_ssize_t qatbe_word_run16(const uint16_t* s, Py_ssize_t i, Py_ssize_t n, uint8_t* late) nogil
 
 
-cdef inline void _put(_Out* out, int32_t idx) noexcept nogil:
-    """``_emit`` into room made beforehand (``_scan_texts`` sizes ``out`` for every token of the texts)."""
+cdef inline void _put_at(_Out* out, int32_t idx, int32_t* at, Py_ssize_t t) noexcept nogil:
+    """``_emit`` into room made beforehand (``_take_texts`` sizes ``out`` for every token of the texts), and the
+    occurrence's token index ``t`` into ``at`` (when not NULL, as large) at the same place."""
+    if at != NULL:
+        at[out.n] = <int32_t> t
     out.ids[out.n] = idx
     out.n += 1
 
@@ -1245,12 +1280,13 @@ cdef int _find_tokens(const _char_t* data, Py_ssize_t n, _Toks* toks, Py_ssize_t
 
 
 cdef int _take(const _char_t* data, const _Tok* toks, Py_ssize_t n_toks, _Vocab* v, _Out* out, uint32_t* buf,
-               const _Prefixes* prefixes, bint keep_out) except -1 nogil:
+               const _Prefixes* prefixes, bint keep_out, int32_t* at) except -1 nogil:
     """Intern the occurrences ``toks[:n_toks]`` of one text (``data``) into ``v`` and write their ids to ``out``
     (room made beforehand); ``buf`` holds the longest token. With ``prefixes``, a token none of whose terms can
     start with one of them is id 0 instead (see ``tokenize``), or not written at all unless ``keep_out``: a
     simple token is ruled out by its prefix bit, without reading the text again, so most of a page's tokens are
-    never copied."""
+    never copied. ``at`` (NULL: not wanted): each written occurrence's index among the text's tokens, at the
+    same place as its id."""
     cdef Py_ssize_t t, k, start, length
     cdef uint16_t bit
     for t in range(n_toks):
@@ -1259,13 +1295,13 @@ cdef int _take(const _char_t* data, const _Tok* toks, Py_ssize_t n_toks, _Vocab*
                 bit = toks[t].bit  # == _key_in(prefixes, key of its first two characters): both are ASCII
                 if not (prefixes.bits[bit >> 6] >> (bit & 63)) & 1:
                     if keep_out:
-                        _put(out, 0)
+                        _put_at(out, 0, at, t)
                     continue
             start = toks[t].start
             length = toks[t].length
             for k in range(length):
                 buf[k] = _low(data[start + k])
-            _put(out, _intern(v, buf, length, True))
+            _put_at(out, _intern(v, buf, length, True), at, t)
         elif toks[t].kind == _TOK_CJK:
             start = toks[t].start
             length = toks[t].length
@@ -1273,9 +1309,9 @@ cdef int _take(const _char_t* data, const _Tok* toks, Py_ssize_t n_toks, _Vocab*
                 buf[k] = data[start + k]
             if prefixes != NULL and prefixes.fold != NULL and not _cjk_match(buf, length, prefixes):
                 if keep_out:
-                    _put(out, 0)
+                    _put_at(out, 0, at, t)
                 continue
-            _put(out, _intern(v, buf, length, True))
+            _put_at(out, _intern(v, buf, length, True), at, t)
         else:
             start = toks[t].start
             length = toks[t].length
@@ -1284,9 +1320,9 @@ cdef int _take(const _char_t* data, const _Tok* toks, Py_ssize_t n_toks, _Vocab*
             if (prefixes != NULL and (prefixes.fold != NULL or _ascii(buf, length))
                     and not _complex_match(buf, length, prefixes)):
                 if keep_out:
-                    _put(out, 0)
+                    _put_at(out, 0, at, t)
                 continue
-            _put(out, _intern(v, buf, length, False))
+            _put_at(out, _intern(v, buf, length, False), at, t)
     return 0
 
 
@@ -1535,11 +1571,11 @@ cdef Scan _as_scan(texts):
 
 
 cdef int _take_texts(Scan sc, const Py_ssize_t* which, Py_ssize_t n_which, const _Prefixes* prefixes, _Vocab* v,
-                     _Out* out, long long* offsets, bint keep_out=True) except -1:
+                     _Out* out, long long* offsets, bint keep_out=True, int32_t* at=NULL) except -1:
     """Intern the occurrences of the scanned texts ``which[:n_which]`` (all texts, in order, when ``which`` is
     NULL) into ``v`` and ``out``; ``offsets[k + 1]`` = ids after the k-th text taken. With ``prefixes`` (NULL:
     none), id 0 is the empty token that stands for every token they rule out, written for each of them only
-    with ``keep_out``."""
+    with ``keep_out``. ``at``: as for ``_take``, with room for every token of the texts."""
     cdef Py_ssize_t k, t, total = 0, n = n_which if which != NULL else sc.n_texts
     cdef uint32_t* buf = NULL
     for k in range(n):
@@ -1558,13 +1594,13 @@ cdef int _take_texts(Scan sc, const Py_ssize_t* which, Py_ssize_t n_which, const
                 t = which[k] if which != NULL else k
                 if sc.meta[t].kind == 1:
                     _take(<const uint8_t*> sc.meta[t].data, sc.toks.items + sc.offsets[t],
-                          sc.offsets[t + 1] - sc.offsets[t], v, out, buf, prefixes, keep_out)
+                          sc.offsets[t + 1] - sc.offsets[t], v, out, buf, prefixes, keep_out, at)
                 elif sc.meta[t].kind == 2:
                     _take(<const uint16_t*> sc.meta[t].data, sc.toks.items + sc.offsets[t],
-                          sc.offsets[t + 1] - sc.offsets[t], v, out, buf, prefixes, keep_out)
+                          sc.offsets[t + 1] - sc.offsets[t], v, out, buf, prefixes, keep_out, at)
                 else:
                     _take(<const uint32_t*> sc.meta[t].data, sc.toks.items + sc.offsets[t],
-                          sc.offsets[t + 1] - sc.offsets[t], v, out, buf, prefixes, keep_out)
+                          sc.offsets[t + 1] - sc.offsets[t], v, out, buf, prefixes, keep_out, at)
                 offsets[k + 1] = out.n
     finally:
         free(buf)
@@ -3523,6 +3559,43 @@ cdef class TermMemo:
             free(entry); free(key_array); free(out.ids)
             _free_vocab(&page)
 
+    def index_sparse(self, texts, prefixes, dict vocab, analyse, fold=None):
+        """``index`` without the term "": ``(ids, positions, offsets, lengths, new_terms)``, where ``ids`` are the
+        ids ``index`` gives but those of "" (stopwords, the tokens the prefixes rule out), ``positions[i]`` the
+        place ``index`` gives ``ids[i]`` in its text's terms, and "" is never a new term (``vocab`` should hold it
+        for the ids to be ``index``'s).
+
+        Why: nine terms in ten of a page read through the query's prefix filter are "", and the scorer only counts
+        the others (``page_scores`` takes the positions for the proximity of two query words). Writing every
+        position was a third of the index's time, and the page scores' loops read them all again."""
+        cdef Scan sc = _as_scan(texts)
+        cdef bint filtered = prefixes is not None
+        cdef Py_ssize_t n_texts = len(sc.items)
+        cdef const uint32_t[::1] fold_view = _fold_table(fold)
+        _check_vocab(vocab)
+        self._enter()
+        cdef _Vocab page
+        cdef _Out out
+        cdef int32_t* entry = NULL
+        cdef int32_t* at = NULL
+        cdef _Prefixes pre
+        cdef uint64_t* key_array = _begin(prefixes, fold_view, &pre, &page, &out)
+        tok_offsets_arr = _ZEROS(n_texts + 1, _I64)
+        self.busy = True
+        try:
+            at = <int32_t*> malloc((sc.offsets[n_texts] + 1) * sizeof(int32_t))
+            if at == NULL:
+                raise MemoryError()
+            # only the occurrences the filter keeps, each with its index among its text's tokens
+            entry = self._take_resolved(sc, NULL, 0, &pre if filtered else NULL, &page, &out,
+                                        <long long*> _data(tok_offsets_arr), analyse, False, at)
+            return self._write_sparse(sc, &page, &out, at, entry, <long long*> _data(tok_offsets_arr), vocab,
+                                      &pre if filtered else NULL)
+        finally:
+            self.busy = False
+            free(entry); free(at); free(key_array); free(out.ids)
+            _free_vocab(&page)
+
     def holds(self, texts, prefixes, words, analyse, fold=None):
         """Which of ``words`` each text holds, ``(ids, offsets)``: text t's at ``ids[offsets[t]:offsets[t + 1]]``,
         as indices into ``words``, increasing, each once. The same sets as ``index(texts, prefixes, vocab,
@@ -3627,11 +3700,11 @@ cdef class TermMemo:
 
     cdef int32_t* _take_resolved(self, Scan sc, const Py_ssize_t* which, Py_ssize_t n_which,
                                  const _Prefixes* prefixes, _Vocab* page, _Out* out, long long* tok_offsets,
-                                 analyse, bint keep_out=True) except NULL:
+                                 analyse, bint keep_out=True, int32_t* at=NULL) except NULL:
         """The tokens of the texts ``which[:n_which]`` (NULL: all) taken through ``prefixes`` (NULL: all) into
         ``page`` and ``out`` (``_take_texts``), then looked up in the memo: ``entry[j]`` is page token j's entry
         (the caller frees it), after ``analyse`` has told the tokens not remembered yet."""
-        _take_texts(sc, which, n_which, prefixes, page, out, tok_offsets, keep_out)
+        _take_texts(sc, which, n_which, prefixes, page, out, tok_offsets, keep_out, at)
         cdef int32_t* entry = <int32_t*> malloc((page.n + 1) * sizeof(int32_t))
         if entry == NULL:
             raise MemoryError()
@@ -3807,6 +3880,108 @@ cdef class TermMemo:
             self._unset(preset)
             free(fresh.ids); free(start); free(ptids); free(order); free(met)
         return ids_arr, offsets_arr, lengths_arr, new_terms
+
+    cdef tuple _write_sparse(self, Scan sc, const _Vocab* page, const _Out* out, const int32_t* at,
+                             const int32_t* entry, const long long* tok_offsets, dict vocab, const _Prefixes* pre):
+        """``index_sparse``'s arrays from the occurrences the filter kept (``out``, their token indices ``at``,
+        text t's at ``tok_offsets[t]:tok_offsets[t + 1]``). A term's position is what ``_write`` would give it:
+        each token before it in its text takes as many places as it has terms, a ruled-out one those of page
+        token 0, the empty token that stands for them (one: "")."""
+        cdef Py_ssize_t n_texts = sc.n_texts, n_tok = page.n
+        cdef Py_ssize_t i, k, d, j, e, m = 0, total = 0, w = 0, taken, n_out = 0
+        cdef long long dense = 0, base
+        cdef int32_t tid, pid, next_id = <int32_t> len(vocab)
+        cdef int32_t* start = NULL  # page token j's page ids: ptids[start[j]:start[j + 1]] (-1: "")
+        cdef int32_t* kept = NULL   # how many of them are not -1
+        cdef int32_t* ptids = NULL
+        cdef int32_t* order = NULL
+        cdef uint8_t* met = NULL
+        cdef uint64_t check
+        cdef int32_t* ids
+        cdef long long* positions
+        cdef long long* offsets
+        cdef double* lengths
+        cdef list preset = self._preset(vocab.items())
+        cdef _Out fresh
+        fresh.ids = NULL
+        fresh.n = 0
+        fresh.cap = 0
+        try:
+            start = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
+            kept = <int32_t*> calloc(n_tok + 1, sizeof(int32_t))
+            order = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
+            met = <uint8_t*> calloc(n_tok + 1, sizeof(uint8_t))
+            if start == NULL or kept == NULL or order == NULL or met == NULL:
+                raise MemoryError()
+            start[0] = 0
+            for j in range(n_tok):
+                e = entry[j]
+                start[j + 1] = start[j] + <int32_t> (self.ent_start[e + 1] - self.ent_start[e])
+            ptids = <int32_t*> malloc((start[n_tok] + 1) * sizeof(int32_t))
+            if ptids == NULL:
+                raise MemoryError()
+            with nogil:
+                # As in ``_write``: each page token's page ids once, new terms numbered in order of first
+                # appearance; "" is no term here.
+                for i in range(out.n):
+                    j = out.ids[i]
+                    if not met[j]:
+                        met[j] = 1
+                        order[m] = <int32_t> j
+                        m += 1
+                for i in range(m):
+                    j = order[i]
+                    e = entry[j]
+                    for k in range(self.ent_start[e], self.ent_start[e + 1]):
+                        tid = self.ent_terms[k]
+                        check = self.ent_checks[k]
+                        if tid == 0 or (pre != NULL and check != 0 and not _key_in(pre, check)):
+                            pid = -1
+                        else:
+                            pid = self.page_of[tid]
+                            if pid < 0:
+                                pid = next_id
+                                next_id += 1
+                                self.page_of[tid] = pid
+                                _emit(&fresh, tid)
+                            kept[j] += 1
+                        ptids[start[j] + k - self.ent_start[e]] = pid
+                for i in range(out.n):
+                    total += kept[out.ids[i]]
+            ids_arr, offsets_arr = _csr_out(total, n_texts)
+            positions_arr = _EMPTY(total, _I64)
+            lengths_arr = _EMPTY(n_texts, _F64)
+            ids = <int32_t*> _data(ids_arr) if total else NULL
+            positions = <long long*> _data(positions_arr) if total else NULL
+            offsets = <long long*> _data(offsets_arr)
+            lengths = <double*> _data(lengths_arr) if n_texts else NULL
+            if pre != NULL and n_tok:
+                n_out = start[1] - start[0]
+            with nogil:
+                for d in range(n_texts):
+                    taken = 0  # the places the kept tokens so far take
+                    for i in range(tok_offsets[d], tok_offsets[d + 1]):
+                        j = out.ids[i]
+                        # at[i] - (i - tok_offsets[d]): the ruled-out tokens before this one
+                        base = dense + (at[i] - i + tok_offsets[d]) * n_out + taken
+                        if kept[j]:
+                            for k in range(start[j], start[j + 1]):
+                                if ptids[k] >= 0:
+                                    ids[w] = ptids[k]
+                                    positions[w] = base + k - start[j]
+                                    w += 1
+                        taken += start[j + 1] - start[j]
+                    offsets[d + 1] = w
+                    lengths[d] = <double> (sc.offsets[d + 1] - sc.offsets[d])
+                    dense += taken + n_out * (sc.offsets[d + 1] - sc.offsets[d]
+                                              - tok_offsets[d + 1] + tok_offsets[d])
+            new_terms = [self.names[fresh.ids[i]] for i in range(fresh.n)]
+        finally:
+            for i in range(fresh.n):
+                self.page_of[fresh.ids[i]] = -1
+            self._unset(preset)
+            free(fresh.ids); free(start); free(kept); free(ptids); free(order); free(met)
+        return ids_arr, positions_arr, offsets_arr, lengths_arr, new_terms
 
 
 cdef int _check_vocab(dict vocab) except -1:

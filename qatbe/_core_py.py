@@ -47,6 +47,22 @@ def _check_csr(doc_terms: Sequence[int], doc_offsets: Sequence[int], n_terms: in
     return n_docs
 
 
+def _positions(positions: npt.NDArray[np.int64] | Sequence[int] | None, offsets: Sequence[int]) -> list[int]:
+    """Each entry's place in its document (its own index without ``positions``), checked as the compiled core
+    checks them: one per entry, >= 0 and increasing within a document."""
+    n = offsets[-1] if offsets else 0
+    if positions is None:
+        return list(range(n))
+    places = [int(p) for p in positions]
+    if len(places) != n:
+        raise ValueError(f"positions must have one entry per document term ({n}), not {len(places)}")
+    for d in range(len(offsets) - 1):
+        run = places[offsets[d]:offsets[d + 1]]
+        if any(b <= a for a, b in pairwise([-1, *run])):
+            raise ValueError("positions must be >= 0 and increase within each document")
+    return places
+
+
 def _check_query(query_terms: Sequence[int], n_terms: int) -> None:
     for t in query_terms:
         if t < 0 or t >= n_terms:
@@ -163,13 +179,16 @@ def proximity_pairs(
     n_terms: int,
     query_terms: npt.NDArray[np.int32],
     window: int = 8,
+    positions: npt.NDArray[np.int64] | None = None,
 ) -> npt.NDArray[np.float64]:
-    """Per segment, the number of distinct pairs of query slots that occur within ``window`` tokens of each other."""
+    """Per segment, the number of distinct pairs of query slots that occur within ``window`` tokens of each other;
+    ``positions``: each term's place (see ``qatbe._core.proximity_pairs``)."""
     terms = [int(t) for t in doc_terms]
     offsets = [int(o) for o in doc_offsets]
     qterms = [int(t) for t in query_terms]
     n_docs = _check_csr(terms, offsets, n_terms)
     _check_query(qterms, n_terms)
+    places = _positions(positions, offsets)
     if window < 1:
         raise ValueError("window must be >= 1")
     out = np.zeros(n_docs, dtype=np.float64)
@@ -177,16 +196,16 @@ def proximity_pairs(
         return out
     slot_of = _slots(qterms)
     for d in range(n_docs):
-        positions: dict[int, list[int]] = {}
+        at: dict[int, list[int]] = {}
         for p in range(offsets[d], offsets[d + 1]):
             slot = slot_of.get(terms[p])
             if slot is not None:
-                positions.setdefault(slot, []).append(p)
+                at.setdefault(slot, []).append(places[p])
         pairs = 0
-        slots = sorted(positions)
+        slots = sorted(at)
         for i, a in enumerate(slots):
             for c in slots[i + 1 :]:
-                if any(abs(x - y) <= window for x in positions[a] for y in positions[c]):
+                if any(abs(x - y) <= window for x in at[a] for y in at[c]):
                     pairs += 1
         out[d] = float(pairs)
     return out
@@ -223,10 +242,12 @@ def page_scores(
     sibling: float = 0.0,
     floor: float = 0.0,
     inherit_words: float = 0.0,
+    positions: npt.NDArray[np.int64] | None = None,
 ) -> PageScores:
     """A page's scores in one call; see ``qatbe._core.page_scores`` for what each part is (None: 0 everywhere)."""
     base = bm25_scores(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
                        prior_df, doc_lengths)
+    _positions(positions, [int(o) for o in doc_offsets])
     items = _texts(texts)
     n = len(base)
     if len(items) != n:
@@ -268,7 +289,7 @@ def page_scores(
 
     prox = zeros
     if proximity > 0.0 and n_near >= 2:
-        pairs = proximity_pairs(doc_terms, doc_offsets, n_terms, query_terms[:n_near], window)
+        pairs = proximity_pairs(doc_terms, doc_offsets, n_terms, query_terms[:n_near], window, positions)
         prox = added([float(x) for x in pairs], proximity, inherited=False)
     is_head = set(head_idx)
     level_of = dict(zip(head_idx, head_level))
@@ -940,6 +961,27 @@ class TermMemo:
             offsets.append(len(ids))
         return (np.asarray(ids, dtype=np.int32), np.asarray(offsets, dtype=np.int64),
                 np.diff(tok_offsets).astype(np.float64), new)
+
+    def index_sparse(
+        self, texts: Sequence[str] | Scan, prefixes: Sequence[str] | None, vocab: dict[str, int],
+        analyse: Callable[[list[str], bytes], Sequence[Told]], fold: Sequence[int] | None = None,
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64],
+               list[str]]:
+        """``index`` without the term "", ``(ids, positions, offsets, lengths, new_terms)``; see
+        ``qatbe._core.TermMemo.index_sparse``: here read off ``index``, as it is defined ("" numbered last, so that
+        the new terms' ids are the ones they would have without it)."""
+        if not isinstance(vocab, dict):
+            raise TypeError("vocab must be a dict")
+        _check_vocab(vocab)
+        blank = vocab.get("", len(vocab))
+        ids, offsets, lengths, new = self.index(texts, prefixes, {**vocab, "": blank}, analyse, fold)
+        keep = ids != blank
+        places = np.flatnonzero(keep).astype(np.int64)
+        kept = ids[keep]
+        if "" not in vocab:  # the new terms after it move down one
+            kept = np.where(kept > blank, kept - 1, kept).astype(np.int32)
+        counts = np.concatenate([[0], np.cumsum(keep)]).astype(np.int64)
+        return kept, places, counts[offsets], lengths, new
 
     def holds(
         self, texts: Sequence[str] | Scan, prefixes: Sequence[str] | None, words: Sequence[str],

@@ -95,6 +95,35 @@ def test_memo_index_is_the_tokens_terms_in_order(kernel: ModuleType, items: list
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 12), st.lists(st.tuples(texts, prefixes, st.lists(st.sampled_from(["", "ab", "the", "e"]),
+                                                                        unique=True), st.booleans()),
+                                    min_size=1, max_size=4))
+def test_memo_sparse_index_is_the_index_without_the_empty_term(
+        kernel: ModuleType, max_entries: int, calls: list[tuple[list[str], list[str] | None, list[str], bool]]
+) -> None:
+    """``index_sparse``: text by text, the (id, place) of each entry of ``index`` that is not "", the lengths and
+    new terms the same; "" is never a new term, so without it in the vocab the new terms' ids are one lower. From
+    one memo that remembers across the calls (the definition's memo starts empty)."""
+    memo = kernel.TermMemo(max_entries)
+    for items, pre, known, folded in calls:
+        fold = fold_table() if folded else None
+        vocab = {t: i for i, t in enumerate(known)}
+        ids, places, offsets, lengths, new = memo.index_sparse(items, pre, dict(vocab), fake_analyse, fold)
+        full_vocab = {**vocab, "": vocab.get("", len(vocab))}
+        flat, offs, want_lengths, want_new = kernel.TermMemo(1000).index(items, pre, full_vocab, fake_analyse, fold)
+        blank = full_vocab[""]
+        shift = 0 if "" in vocab else 1  # the ids after the "" numbered last
+        want = [[(x - shift if x > blank else x, p) for p, x in enumerate(flat.tolist()) if offs[d] <= p < offs[d + 1]
+                 and x != blank] for d in range(len(items))]
+        assert [list(zip(ids[offsets[d]:offsets[d + 1]].tolist(), places[offsets[d]:offsets[d + 1]].tolist()))
+                for d in range(len(items))] == want
+        np.testing.assert_array_equal(lengths, want_lengths)
+        assert new == want_new and "" not in new
+        assert (ids.dtype, places.dtype, offsets.dtype, lengths.dtype) == (np.int32, np.int64, np.int64, np.float64)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 @settings(max_examples=150, deadline=None)
 @given(st.integers(1, 12), st.lists(texts, min_size=1, max_size=4))
 def test_memo_terms_name_each_texts_terms_whatever_was_remembered(kernel: ModuleType, max_entries: int,

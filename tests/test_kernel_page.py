@@ -175,6 +175,45 @@ def test_compiled_and_python_page_scores_agree(p: dict[str, Any]) -> None:
             assert x == y
 
 
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=300, deadline=None)
+@given(pages(), st.data())
+def test_a_page_without_the_terms_no_query_slot_holds_scores_the_same_at_their_positions(
+        kernel: ModuleType, p: dict[str, Any], data: st.DataObject) -> None:
+    """What ``TermMemo.index_sparse`` gives the scorer: the entries of some terms that are no query slot left
+    out, each other entry at its place in the full page (``positions``), the lengths as they were. Every output
+    is the full page's, to the last bit (and ``proximity_pairs`` too)."""
+    query = set(p["query_terms"].tolist())
+    blanks = data.draw(st.sets(st.sampled_from([t for t in range(p["n_terms"]) if t not in query] or [-1])))
+    full = kernel.page_scores(**p)
+    terms, offsets = p["doc_terms"], p["doc_offsets"]
+    keep = ~np.isin(terms, sorted(blanks))
+    counts = np.concatenate([[0], np.cumsum(keep)]).astype(np.int64)
+    sparse = dict(p, doc_terms=terms[keep], doc_offsets=counts[offsets],
+                  positions=np.flatnonzero(keep).astype(np.int64))
+    got = kernel.page_scores(**sparse)
+    for x, y in zip(got, full):
+        if x is None or y is None:
+            assert x is None and y is None
+        elif isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and _bits(x.astype(np.float64)) == _bits(y.astype(np.float64))
+        else:
+            assert x == y
+    args = (p["n_terms"], p["query_terms"], p["window"])
+    assert (kernel.proximity_pairs(sparse["doc_terms"], sparse["doc_offsets"], *args, sparse["positions"]).tolist()
+            == kernel.proximity_pairs(terms, offsets, *args).tolist())
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("positions", [[0, 1], [0, 0, 2], [1, 0, 5], [-1, 0, 0], [0, 1, -2]],
+                         ids=["too few", "repeated", "falling", "negative", "negative in the second"])
+def test_positions_that_are_not_increasing_places_are_refused(kernel: ModuleType, positions: list[int]) -> None:
+    """One per entry, >= 0, increasing within a document (a new document may start lower)."""
+    with pytest.raises(ValueError, match="positions"):
+        kernel.page_scores(**_page(positions=np.asarray(positions, dtype=np.int64)))
+    kernel.page_scores(**_page(positions=np.asarray([4, 9, 0], dtype=np.int64)))  # the second text starts anew
+
+
 def _page(**changes: Any) -> dict[str, Any]:
     p: dict[str, Any] = {
         "doc_terms": np.asarray([0, 1, 1], dtype=np.int32), "doc_offsets": np.asarray([0, 2, 3], dtype=np.int64),

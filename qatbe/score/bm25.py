@@ -453,8 +453,9 @@ def score_segments(
         weights += [w for _, _, w in expanded]
     vocab: dict[str, int] = {t: i for i, t in enumerate(q_terms)}
     scan = view.scan  # the page's tokens, found once for every read below
-    # met: the page terms vocab lacks (ids from len(vocab) on), which only the near words look up
-    flat, offs, lengths, met = an.index_met(scan, vocab, only_stopwords, q_terms)
+    # met: the page terms vocab lacks (ids from len(vocab) on), which only the near words look up; "" (stopwords,
+    # the tokens the prefix filter rules out) is left out, the others' places kept for proximity
+    flat, places, offs, lengths, met = an.index_sparse(scan, vocab, only_stopwords, q_terms)
     prior_n = settings.background_prior if an.lexicon.zipf else 0.0
     n_query = len(q)  # proximity counts pairs of the words the user typed
 
@@ -476,7 +477,7 @@ def score_segments(
             flat, offs, len(vocab) + len(met), ids, np.array(w, dtype=np.float64), lengths, texts, heads, levels,
             groups, settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df, n_query,
             PROXIMITY_WINDOW, scale, LEADIN_SHARE, settings.heading_share, SIBLING_SHARE, settings.relevance_floor,
-            INHERIT_WORDS)
+            INHERIT_WORDS, places)
         return page, params
 
     ids = np.arange(len(q_terms), dtype=np.int32)
@@ -499,7 +500,7 @@ def score_segments(
             surfaces = surfaces + [x for _, x in extra]
             weights = weights + [settings.feedback] * len(extra)
             vocab = {t: i for i, t in enumerate(q_terms)}
-            flat, offs, lengths, met = an.index_met(scan, vocab, only_stopwords, q_terms)
+            flat, places, offs, lengths, met = an.index_sparse(scan, vocab, only_stopwords, q_terms)
             ids = np.arange(len(q_terms), dtype=np.int32)
             page, params = run(q_terms, ids, weights)
     raw, base, *parts, relevant, best, _, up_array = page
