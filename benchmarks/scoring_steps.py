@@ -41,7 +41,7 @@ STEPS: tuple[tuple[Any, str, str], ...] = (
     (languages, "detect_texts", "the language guess"),
     (kernel, "scan", "the scan"),
     (bm25, "read_question", "the question"),
-    (analyze.Analyzer, "index_met", "the index"),
+    (analyze.Analyzer, "index_sparse", "the index"),
     (kernel, "page_scores", "the page scores"),
     (bm25, "prefix_matches", "the near words"),
     (bm25, "bridge_credits", "the bridges"),
