@@ -26,9 +26,16 @@ every formula above then uses N' = N + prior_n and df' = df + prior_df[q]. With 
 
 import numpy as np
 from libc.math cimport log, isfinite, pow
-from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memchr, memcmp, memcpy, memset
-from libc.stdlib cimport qsort, realloc
+from libc.stdlib cimport qsort
+# The core's scratch buffers come from a per-thread cache of freed blocks (_alloc.h says why): these names are
+# its functions, so that every malloc below is one.
+cdef extern from "_alloc.h" nogil:
+    void* malloc "qatbe_malloc"(size_t n)
+    void* calloc "qatbe_calloc"(size_t count, size_t item)
+    void* realloc "qatbe_realloc"(void* p, size_t n)
+    void free "qatbe_free"(void* p)
+    size_t qatbe_kept_bytes(int all)
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from cpython.object cimport PyObject
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
@@ -2496,6 +2503,12 @@ cdef extern from "_simd.h":
 
 
 qatbe_simd_init()
+
+
+def kept_bytes(bint all_threads=False):
+    """For tests and diagnostics: how many bytes of freed scratch blocks the core keeps for reuse (``_alloc.h``),
+    in this thread's cache or in every live thread's."""
+    return qatbe_kept_bytes(all_threads)
 
 
 def use_avx2(bint on):

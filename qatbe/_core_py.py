@@ -864,6 +864,11 @@ def has_decimal(texts: Sequence[str]) -> npt.NDArray[np.uint8]:
     return np.asarray([_DECIMAL.search(t) is not None for t in items], dtype=np.uint8)
 
 
+def kept_bytes(all_threads: bool = False) -> int:
+    """0: the twin allocates through Python and keeps no scratch blocks (see ``qatbe._core.kept_bytes``)."""
+    return 0
+
+
 def byte_count(data: bytes, value: int) -> int:
     """``data.count(bytes([value]))``."""
     return bytes(data).count(bytes([value]))
