@@ -713,8 +713,8 @@ def floor_cut(raw: npt.NDArray[np.float64], floor: float) -> tuple[float, npt.ND
 
 
 def section_best(heads: Sequence[int], up: npt.NDArray[np.int64], credited: Sequence[int],
-                 values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Per segment, the best credit of the headings above it; see ``qatbe._core.section_best``."""
+                 values: npt.NDArray[np.float64], scale: float = 1.0) -> npt.NDArray[np.float64]:
+    """Per segment, ``scale`` x the best credit of the headings above it; see ``qatbe._core.section_best``."""
     ups = _checked_up(up)
     n = len(ups)
     head_list = _checked_heads(heads, n)
@@ -729,7 +729,7 @@ def section_best(heads: Sequence[int], up: npt.NDArray[np.int64], credited: Sequ
         above = ups[h]
         value = own.get(h, 0.0)
         best[h] = value if above < 0 else max(value, best.get(above, 0.0))
-    return np.array([best.get(k, 0.0) for k in ups], dtype=np.float64)
+    return np.array([scale * best[k] if k >= 0 else 0.0 for k in ups], dtype=np.float64)
 
 
 def bridge_shares(
