@@ -952,28 +952,66 @@ cdef struct _Prefixes:
     # Optional (NULL: none): the folding table that lets non-ASCII tokens be ruled out too (see ``tokenize``).
     const uint32_t* fold
     Py_ssize_t n_fold
+    # Three-character keys (ASCII): the bits no shorter key set, whose simple tokens must also have one of
+    # their keys' third characters (``third_bit[j]``'s in ``third_mask[j]``, a bit per ASCII character); a bit
+    # past the 64th such stays unlimited.
+    uint64_t limited[259]
+    Py_ssize_t n_third
+    uint16_t third_bit[64]
+    uint64_t third_mask[64][2]
 
 
 cdef inline bint _in_bitmap(uint64_t key) noexcept nogil:
     """Whether a prefix key is one of ASCII characters, kept in ``_Prefixes.bits`` (the others are searched)."""
-    return (key >> 22) < 128 and (key & 0x3FFFFF) <= 128
+    return ((key >> 22) & 0x3FFFFF) < 128 and (key & 0x3FFFFF) <= 128
 
 
 cdef void _fill_prefixes(_Prefixes* p, const uint64_t* keys, Py_ssize_t n, Py_ssize_t n_other) noexcept nogil:
-    """``p`` for the ``n`` prefix keys ``keys``, whose first ``n_other`` are the sorted keys not ``_in_bitmap``."""
-    cdef Py_ssize_t k
-    cdef uint64_t c0, c1, bit
+    """``p`` for the ``n`` prefix keys ``keys``, whose first ``n_other`` are the sorted keys not ``_in_bitmap``. A
+    three-character key sets its first two's bit and, unless a shorter key sets that bit too, limits it to its
+    third character (``_Prefixes.limited``)."""
+    cdef Py_ssize_t k, j
+    cdef uint64_t c0, c1, c2, bit
+    cdef uint64_t whole[259]
     memset(p.bits, 0, sizeof(p.bits))
+    memset(p.limited, 0, sizeof(p.limited))
+    memset(whole, 0, sizeof(whole))
     p.keys = keys
     p.n = n_other
     p.fold = NULL
     p.n_fold = 0
+    p.n_third = 0
     for k in range(n):
-        c0 = keys[k] >> 22
+        c0 = (keys[k] >> 22) & 0x3FFFFF
         c1 = keys[k] & 0x3FFFFF
         if c0 < 128 and c1 <= 128:
             bit = c0 * 129 + c1
             p.bits[bit >> 6] |= (<uint64_t> 1) << (bit & 63)
+            if not keys[k] >> 44:
+                whole[bit >> 6] |= (<uint64_t> 1) << (bit & 63)
+    for k in range(n):
+        c2 = keys[k] >> 44
+        if not c2:
+            continue
+        bit = ((keys[k] >> 22) & 0x3FFFFF) * 129 + (keys[k] & 0x3FFFFF)  # a three-character key is ASCII
+        if (whole[bit >> 6] >> (bit & 63)) & 1:
+            continue
+        for j in range(p.n_third):
+            if p.third_bit[j] == bit:
+                break
+        else:
+            if p.n_third == 64:  # more limited starts than there is room for (the twin's THIRD_LIMITS): none is
+                memset(p.limited, 0, sizeof(p.limited))
+                p.n_third = 0
+                return
+            j = p.n_third
+            p.n_third += 1
+            p.third_bit[j] = <uint16_t> bit
+            p.third_mask[j][0] = 0
+            p.third_mask[j][1] = 0
+        c2 -= 1
+        p.third_mask[j][c2 >> 6] |= (<uint64_t> 1) << (c2 & 63)
+        p.limited[bit >> 6] |= (<uint64_t> 1) << (bit & 63)
 
 
 ctypedef fused _sorted_t:
@@ -1286,6 +1324,16 @@ cdef int _find_tokens(const _char_t* data, Py_ssize_t n, _Toks* toks, Py_ssize_t
     return 0
 
 
+cdef inline bint _third_ok(const _Prefixes* p, uint16_t bit, uint32_t c) noexcept nogil:
+    """Whether a simple token whose first two characters are ``bit`` (a limited one) may go on, its third
+    character, lower-cased, being ``c``."""
+    cdef Py_ssize_t j
+    for j in range(p.n_third):
+        if p.third_bit[j] == bit:
+            return c < 128 and (p.third_mask[j][c >> 6] >> (c & 63)) & 1
+    return True
+
+
 cdef int _take(const _char_t* data, const _Tok* toks, Py_ssize_t n_toks, _Vocab* v, _Out* out, uint32_t* buf,
                const _Prefixes* prefixes, bint keep_out, int32_t* at) except -1 nogil:
     """Intern the occurrences ``toks[:n_toks]`` of one text (``data``) into ``v`` and write their ids to ``out``
@@ -1300,7 +1348,9 @@ cdef int _take(const _char_t* data, const _Tok* toks, Py_ssize_t n_toks, _Vocab*
         if toks[t].kind == _TOK_SIMPLE:
             if prefixes != NULL:
                 bit = toks[t].bit  # == _key_in(prefixes, key of its first two characters): both are ASCII
-                if not (prefixes.bits[bit >> 6] >> (bit & 63)) & 1:
+                if not (prefixes.bits[bit >> 6] >> (bit & 63)) & 1 or (
+                        (prefixes.limited[bit >> 6] >> (bit & 63)) & 1 and toks[t].length > 2
+                        and not _third_ok(prefixes, bit, _low(data[toks[t].start + 2]))):
                     if keep_out:
                         _put_at(out, 0, at, t)
                     continue
@@ -1344,11 +1394,13 @@ def tokenize(texts, prefixes=None, fold=None):
     character bigrams (a lone character, itself). Why compiled: tokenization is most of the scoring cost, and
     interning here means Python analyses each distinct token once per page, not every occurrence.
 
-    ``prefixes`` (optional, a collection of 1- or 2-character strings): a token none of whose terms can start
-    with one of them is not interned but emitted as id 0, whose vocab entry is "". For a simple token that is
-    its first two characters (or its only one); for another all-ASCII token, the two characters at each part
-    start and of its joined form (see ``_complex_match``); other tokens are kept (but see ``fold``). The scorer
-    passes the prefixes of the query terms, so that only tokens that can match are analysed.
+    ``prefixes`` (optional, a collection of 1- or 2-character strings, or 3-character ASCII ones): a token none
+    of whose terms can start with one of them is not interned but emitted as id 0, whose vocab entry is "". For
+    a simple token that is its first two characters (or its only one) and, when only three-character prefixes
+    start with those two, its third; for another all-ASCII token, the two characters at each part start and of
+    its joined form (see ``_complex_match``; a three-character prefix counts by its first two there); other
+    tokens are kept (but see ``fold``). The scorer passes the prefixes of the query terms, so that only tokens
+    that can match are analysed.
 
     ``fold`` (optional, with ``prefixes``; a 1-D uint32 array): code point -> its folded lower-case form (what
     ``qatbe.score.analyze`` makes of it: case-folded, accents removed) or 0 when not known, for the code points
@@ -1447,7 +1499,7 @@ cdef uint64_t* _prefix_array(prefixes, Py_ssize_t* n, Py_ssize_t* n_other) excep
             for p in prefixes:
                 if k == count:  # a list grown while read (a set raises by itself)
                     raise ValueError("prefixes changed size while being read")
-                out[k] = _key_of(p)
+                out[k] = _key_of(p, True)
                 k += 1
     except BaseException:
         free(out)
@@ -1464,13 +1516,18 @@ cdef uint64_t* _prefix_array(prefixes, Py_ssize_t* n, Py_ssize_t* n_other) excep
     return out
 
 
-cdef inline uint64_t _key_of(p) except? 0:
+cdef inline uint64_t _key_of(p, bint three=False) except? 0:
+    """The key of a prefix (``three``: a three-character ASCII one allowed) or of a check (one or two)."""
     cdef Py_ssize_t length
     if not isinstance(p, str):
-        raise ValueError(f"prefixes must be strings of 1 or 2 characters, not {p!r}")
+        raise ValueError(f"prefixes must be strings of 1 or 2 characters or 3 ASCII ones, not {p!r}")
     length = PyUnicode_GET_LENGTH(p)
+    if three and length == 3 and max(PyUnicode_READ_CHAR(p, 0), PyUnicode_READ_CHAR(p, 1), PyUnicode_READ_CHAR(p, 2)) < 128:
+        # the third character (plus one) above the first two's key: bits 44-51
+        return ((<uint64_t> PyUnicode_READ_CHAR(p, 0) << 22) | (<uint64_t> PyUnicode_READ_CHAR(p, 1) + 1)
+                | ((<uint64_t> PyUnicode_READ_CHAR(p, 2) + 1) << 44))
     if not 1 <= length <= 2:
-        raise ValueError(f"prefixes must be strings of 1 or 2 characters, not {p!r}")
+        raise ValueError(f"prefixes must be strings of 1 or 2 characters or 3 ASCII ones, not {p!r}")
     if length == 1:
         return <uint64_t> PyUnicode_READ_CHAR(p, 0) << 22
     return (<uint64_t> PyUnicode_READ_CHAR(p, 0) << 22) | (<uint64_t> PyUnicode_READ_CHAR(p, 1) + 1)

@@ -422,10 +422,26 @@ def _cjk_key(token: str) -> str | None:
     return None if any(0xF900 <= ord(ch) <= 0xFAFF for ch in token) else token
 
 
-def _prefix_key(p: object) -> str:
-    if not isinstance(p, str) or not 1 <= len(p) <= 2:
-        raise ValueError(f"prefixes must be strings of 1 or 2 characters, not {p!r}")
+def _prefix_key(p: object, three: bool = True) -> str:
+    """A prefix checked (``three``: a three-character ASCII one allowed; a check's is one or two characters)."""
+    if not isinstance(p, str) or not (1 <= len(p) <= 2 or (three and len(p) == 3 and p.isascii())):
+        raise ValueError(f"prefixes must be strings of 1 or 2 characters or 3 ASCII ones, not {p!r}")
     return p
+
+
+# A three-character prefix limits the simple tokens that start with its first two characters to its third, unless
+# a shorter prefix admits them all; past this many limited two-character starts, none is limited.
+THIRD_LIMITS = 64
+
+
+def _limits(given: set[str]) -> dict[str, set[str]]:
+    """Per two-character start that only three-character prefixes give, the third characters they admit."""
+    whole = {p for p in given if len(p) <= 2}
+    out: dict[str, set[str]] = {}
+    for p in given:
+        if len(p) == 3 and p[:2] not in whole:
+            out.setdefault(p[:2], set()).add(p[2])
+    return {} if len(out) > THIRD_LIMITS else out
 
 
 def _fold_table(fold: object) -> list[int] | None:
@@ -451,7 +467,9 @@ def tokenize(
     See ``qatbe._core.tokenize`` for the rules; this is the same scan, one character at a time.
     """
     items = _texts(texts)
-    wanted = None if prefixes is None else {_prefix_key(p) for p in prefixes}
+    given = None if prefixes is None else {_prefix_key(p) for p in prefixes}
+    wanted = None if given is None else {p[:2] for p in given}  # a three-character prefix by its first two
+    limits = {} if given is None else _limits(given)
     fold = _fold_table(fold)
     index: dict[tuple[str, bool], int] = {}
     vocab: list[str] = []
@@ -499,7 +517,8 @@ def tokenize(
             token = text[start:i]
             if _simple(token):
                 low = token.translate(_LOWER_ASCII)
-                if wanted is not None and low[:2] not in wanted:
+                third = limits.get(low[:2]) if len(low) > 2 else None
+                if wanted is not None and (low[:2] not in wanted or (third is not None and low[2] not in third)):
                     ids.append(0)
                 else:
                     emit(low, True)
@@ -948,7 +967,7 @@ class TermMemo:
             raise TypeError("vocab must be a dict")
         _check_vocab(vocab)
         self._learn(tokens, simple, analyse)
-        wanted = None if prefixes is None else {_prefix_key(p) for p in prefixes}
+        wanted = None if prefixes is None else {_prefix_key(p)[:2] for p in prefixes}  # checks are two long
         page = dict(vocab)
         new: list[str] = []
         ids: list[int] = []
@@ -1117,7 +1136,7 @@ class TermMemo:
                 if not isinstance(term, str):
                     raise TypeError(f"terms must be str, not {type(term).__name__}")
                 if check is not None:
-                    _prefix_key(check)
+                    _prefix_key(check, three=False)
             self._known[(tokens[j], simple[j])] = (terms, checks)
 
 

@@ -39,10 +39,13 @@ def _reference(an: Analyzer, texts: Sequence[str], vocab: dict[str, int], keep_s
         wide |= {t[0] + "e" for t in only if an.language == "de" and t[0] in "aou"}
         english = {"lie": "ly", "die": "dy", "tie": "ty"} if an.language == "en" else {}
         wide |= {english[t] for t in only if t in english}
-        prefixes = sorted({t[:2] for t in only} | wide)
+        # English: a term of four letters or more by its first three (a simple word's third letter checked too).
+        heads = {t[:3] if an.language == "en" and len(t) >= 4 and t[:3].isascii() and t[:3].isalnum() else t[:2]
+                 for t in only}
+        prefixes = sorted(heads | wide)
         fold = fold_table() if min(map(len, only)) > short else None  # non-ASCII tokens are filtered too
     tok_ids, tok_offsets, tokens, simple = kernel.tokenize(texts, prefixes, fold)
-    wanted = frozenset(prefixes) if prefixes is not None else None
+    wanted = frozenset(p[:2] for p in prefixes) if prefixes is not None else None
     other = vocab.setdefault("", len(vocab))
     flat: list[int] = []
     ends = [0]
@@ -150,7 +153,9 @@ def test_prefix_filters_are_memoised_bounded_and_the_same_as_made_afresh(monkeyp
         first = an._filter(only)
         assert an._filter(list(only)) is first  # a list equal to it finds it
         assert first == analyze.Analyzer("en")._filter(only)
-        assert first[0] == frozenset(t[:2] for t in only) | (analyze._after("v") if "v" in only else frozenset())
+        # English: a term of four letters or more by its first three (ASCII ones)
+        heads = frozenset(t[:3] if len(t) >= 4 and t[:3].isascii() and t[:3].isalnum() else t[:2] for t in only)
+        assert first[0] == heads | (analyze._after("v") if "v" in only else frozenset())
         assert len(an._filter_memo) <= 4
     assert an._filter(None) == (None, None) and an._filter(["passport", ""]) == (None, None)
 
@@ -274,4 +279,17 @@ def test_the_filtered_languages_stem_word_endings_only(language: str) -> None:
             if language in ("fi", "tr") and len(t) == 2 and k[0] == t[0]:
                 continue
             misses.append((s, t))
+    assert misses == []
+
+
+def test_english_terms_of_four_letters_or_more_start_with_their_word_s_first_three() -> None:
+    """The premise of English's three-letter filter (analyze._THIRD_LETTER), on the English lexicon's words that
+    a simple token can be (ASCII letters and digits): a term of four letters or more starts with the first three
+    letters of its word, lower-cased."""
+    from qatbe.score.languages import lexicon
+
+    an = Analyzer("en")
+    words = [w for w in lexicon("en").zipf if w.isascii() and w.isalnum()]
+    assert len(words) > 5000
+    misses = [(w, t) for w in words if (t := an.term(w.lower())) and len(t) >= 4 and t[:3] != w[:3].lower()]
     assert misses == []

@@ -64,6 +64,8 @@ texts = st.lists(pieces, max_size=12).map("".join)
     st.none(),
     st.lists(st.text(min_size=1, max_size=2), max_size=4),
     st.lists(st.text(alphabet="abcdeghmnrsuxyAB_-.'1", min_size=1, max_size=2), max_size=6),
+    # three-character (ASCII) prefixes too, with or without a shorter one of the same start
+    st.lists(st.text(alphabet="abAB1_-", min_size=1, max_size=3), max_size=8),
 ))
 def test_compiled_and_python_tokenizers_agree(items: list[str], prefixes: list[str] | None) -> None:
     assert _compiled is not None
@@ -154,7 +156,7 @@ word_runs = st.lists(st.one_of(
 @pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
 @settings(max_examples=400, deadline=None)
 @given(st.lists(word_runs, max_size=4), st.sampled_from(["", " é", " \u2014", " \U0001f600"]),
-       st.one_of(st.none(), st.lists(st.text(alphabet="abxyAB_0", min_size=1, max_size=2), max_size=4)))
+       st.one_of(st.none(), st.lists(st.text(alphabet="abxyAB_0", min_size=1, max_size=3), max_size=4)))
 def test_long_ascii_runs_agree_at_every_storage_width(items: list[str], tail: str, prefixes: list[str] | None) -> None:
     assert _compiled is not None
     items = [item + tail for item in items]
@@ -208,7 +210,7 @@ def test_tokenizer_rejects_non_strings(kernel: ModuleType, bad: list[object]) ->
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
-@pytest.mark.parametrize("bad", [["abc"], [""], [3]])
+@pytest.mark.parametrize("bad", [["abcd"], ["abé"], [""], [3]])
 def test_tokenizer_rejects_bad_prefixes(kernel: ModuleType, bad: list[object]) -> None:
     with pytest.raises(ValueError):
         kernel.tokenize(["a"], bad)

@@ -48,6 +48,13 @@ _WHOLE_TERM: dict[str, dict[str, str]] = {"en": {"lie": "ly", "die": "dy", "tie"
 # Finnish and Turkish stems of two letters may have a rewritten second one ("ssa" -> "sa", "abla" -> "ap", "ağız" ->
 # "ak"): there a two-letter term is filtered as a one-letter term is (its first letter, followed by anything).
 _SHORT_STEMS_REWRITTEN = frozenset({"fi", "tr"})
+# Stemmers whose terms of four letters or more start with their word's first three: there a query term that long
+# admits only the words that start with its first three letters (a simple word's third letter is checked too).
+# English (Porter2): every rewrite falls after the third letter of a stem that keeps four or more -- the y -> i
+# of "cry" -> "cri" and the exceptions ("skies" -> "sky", "dying" -> "die") make stems of three. Checked on the
+# English lexicon (tests/test_analyze_index.py) and on 1.49 million words made of every root of up to three
+# letters and each suffix the stemmer rewrites; it lets a third fewer of a page's words into the index.
+_THIRD_LETTER = frozenset({"en"})
 # A raw token's index terms, and per term the prefix the query's prefix filter checks (None: no check).
 _TokenTerms = tuple[tuple[str, ...], tuple[str | None, ...]]
 _NO_CHECK: tuple[str | None, ...] = (None,)  # a simple token's one term is checked by the tokenizer
@@ -333,7 +340,8 @@ class Analyzer:
 
     def _make_filter(self, only: tuple[str, ...]) -> tuple[frozenset[str], npt.NDArray[np.uint32] | None]:
         """``_filter`` of the terms ``only`` (each non-empty), in a language whose stemmer allows one."""
-        prefixes = {t[:2] for t in only}
+        third = self.language in _THIRD_LETTER
+        prefixes = {t[:3] if third and len(t) >= 4 and t[:3].isascii() and t[:3].isalnum() else t[:2] for t in only}
         umlauts = _SPELLED_UMLAUTS.get(self.language or "", "")
         whole = _WHOLE_TERM.get(self.language or "", {})
         short = 2 if self.language in _SHORT_STEMS_REWRITTEN else 1  # terms this long admit any second letter
