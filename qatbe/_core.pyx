@@ -3608,27 +3608,7 @@ cdef class TermMemo:
         ``texts`` may be a ``Scan`` of them (``scan``): the tokens are then not found again. ``fold``: as for
         ``tokenize``.
         """
-        cdef Scan sc = _as_scan(texts)
-        cdef bint filtered = prefixes is not None
-        cdef Py_ssize_t n_texts = len(sc.items)
-        cdef const uint32_t[::1] fold_view = _fold_table(fold)
-        _check_vocab(vocab)
-        self._enter()
-        cdef _Vocab page
-        cdef _Out out
-        cdef int32_t* entry = NULL
-        cdef _Prefixes pre
-        cdef uint64_t* key_array = _begin(prefixes, fold_view, &pre, &page, &out)
-        tok_offsets_arr = _ZEROS(n_texts + 1, _I64)
-        self.busy = True
-        try:
-            entry = self._take_resolved(sc, NULL, 0, &pre if filtered else NULL, &page, &out,
-                                        <long long*> _data(tok_offsets_arr), analyse)
-            return self._write(&page, &out, entry, tok_offsets_arr, vocab, &pre if filtered else NULL)
-        finally:
-            self.busy = False
-            free(entry); free(key_array); free(out.ids)
-            _free_vocab(&page)
+        return self._read_index(texts, prefixes, vocab, analyse, fold, False)
 
     def index_sparse(self, texts, prefixes, dict vocab, analyse, fold=None):
         """``index`` without the term "": ``(ids, positions, offsets, lengths, new_terms)``, where ``ids`` are the
@@ -3639,8 +3619,12 @@ cdef class TermMemo:
         Why: nine terms in ten of a page read through the query's prefix filter are "", and the scorer only counts
         the others (``page_scores`` takes the positions for the proximity of two query words). Writing every
         position was a third of the index's time, and the page scores' loops read them all again."""
+        return self._read_index(texts, prefixes, vocab, analyse, fold, True)
+
+    cdef tuple _read_index(self, texts, prefixes, dict vocab, analyse, fold, bint sparse):
+        """``index``, or (``sparse``) ``index_sparse``: the page taken through the prefixes, looked up, written."""
         cdef Scan sc = _as_scan(texts)
-        cdef bint filtered = prefixes is not None
+        cdef const _Prefixes* use = NULL
         cdef Py_ssize_t n_texts = len(sc.items)
         cdef const uint32_t[::1] fold_view = _fold_table(fold)
         _check_vocab(vocab)
@@ -3651,17 +3635,21 @@ cdef class TermMemo:
         cdef int32_t* at = NULL
         cdef _Prefixes pre
         cdef uint64_t* key_array = _begin(prefixes, fold_view, &pre, &page, &out)
+        if prefixes is not None:
+            use = &pre
         tok_offsets_arr = _ZEROS(n_texts + 1, _I64)
+        cdef long long* tok_offsets = <long long*> _data(tok_offsets_arr)
         self.busy = True
         try:
+            if not sparse:
+                entry = self._take_resolved(sc, NULL, 0, use, &page, &out, tok_offsets, analyse)
+                return self._write(&page, &out, entry, tok_offsets_arr, vocab, use)
             at = <int32_t*> malloc((sc.offsets[n_texts] + 1) * sizeof(int32_t))
             if at == NULL:
                 raise MemoryError()
             # only the occurrences the filter keeps, each with its index among its text's tokens
-            entry = self._take_resolved(sc, NULL, 0, &pre if filtered else NULL, &page, &out,
-                                        <long long*> _data(tok_offsets_arr), analyse, False, at)
-            return self._write_sparse(sc, &page, &out, at, entry, <long long*> _data(tok_offsets_arr), vocab,
-                                      &pre if filtered else NULL)
+            entry = self._take_resolved(sc, NULL, 0, use, &page, &out, tok_offsets, analyse, False, at)
+            return self._write_sparse(sc, &page, &out, at, entry, tok_offsets, vocab, use)
         finally:
             self.busy = False
             free(entry); free(at); free(key_array); free(out.ids)
@@ -3874,45 +3862,33 @@ cdef class TermMemo:
         _intern(&self.known, key, length, simple)
         return <int32_t> e
 
-    cdef tuple _write(self, const _Vocab* page, const _Out* out, const int32_t* entry, tok_offsets_arr,
-                      dict vocab, const _Prefixes* pre):
-        """Every position's term ids over ``vocab`` (see ``index``)."""
-        cdef Py_ssize_t n_texts = tok_offsets_arr.shape[0] - 1, n_tok = page.n
-        cdef Py_ssize_t i, k, d, j, e, m = 0, total = 0, w = 0
-        cdef int32_t tid, pid, next_id = <int32_t> len(vocab)
-        cdef int32_t* start = NULL  # page token j's page ids: ptids[start[j]:start[j + 1]]
-        cdef int32_t* ptids = NULL
-        cdef int32_t* order = NULL  # the page tokens in order of first occurrence
-        cdef uint8_t* met = NULL
+    cdef int _page_terms(self, const _Vocab* page, const _Out* out, const int32_t* entry, const _Prefixes* pre,
+                         bint sparse, int32_t next_id, int32_t* start, int32_t** ptids, int32_t* kept,
+                         _Out* fresh) except -1:
+        """The page ids of each page token's terms, once a token, not once an occurrence: ``start[j]`` (room for
+        ``page.n + 1``) where token j's are in ``ptids[0]`` (made here; the caller frees it). A term the prefixes
+        rule out is ""; with ``sparse``, "" is -1 and ``kept[j]`` (zeroed) counts token j's others. The tokens are
+        taken in order of first occurrence in ``out``, so that a term ``page_of`` lacks is numbered, from
+        ``next_id``, in order of first appearance; its term id goes to ``fresh``."""
+        cdef Py_ssize_t n_tok = page.n, i, k, j, e, m = 0
+        cdef int32_t tid, pid
         cdef uint64_t check
         cdef int32_t* ids
-        cdef long long* offsets
-        cdef double* lengths
-        cdef long long[::1] tok_offsets = tok_offsets_arr
-        cdef list preset = self._preset(vocab.items())
-        cdef _Out fresh
-        fresh.ids = NULL
-        fresh.n = 0
-        fresh.cap = 0
+        cdef int32_t* order = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
+        cdef uint8_t* met = <uint8_t*> calloc(n_tok + 1, sizeof(uint8_t))
         try:
-            start = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
-            order = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
-            met = <uint8_t*> calloc(n_tok + 1, sizeof(uint8_t))
-            if start == NULL or order == NULL or met == NULL:
+            if order == NULL or met == NULL:
                 raise MemoryError()
             start[0] = 0
             for j in range(n_tok):
                 e = entry[j]
                 start[j + 1] = start[j] + <int32_t> (self.ent_start[e + 1] - self.ent_start[e])
-            ptids = <int32_t*> malloc((start[n_tok] + 1) * sizeof(int32_t))
-            if ptids == NULL:
+            ids = ptids[0] = <int32_t*> malloc((start[n_tok] + 1) * sizeof(int32_t))
+            if ids == NULL:
                 raise MemoryError()
             with nogil:
-                # Each page token's page ids once, not once per occurrence; the tokens taken in order of first
-                # occurrence, so that new terms are numbered in order of first appearance in the stream.
                 for i in range(out.n):
                     j = out.ids[i]
-                    total += start[j + 1] - start[j]
                     if not met[j]:
                         met[j] = 1
                         order[m] = <int32_t> j
@@ -3925,13 +3901,46 @@ cdef class TermMemo:
                         check = self.ent_checks[k]
                         if pre != NULL and check != 0 and not _key_in(pre, check):
                             tid = 0
-                        pid = self.page_of[tid]
-                        if pid < 0:
-                            pid = next_id
-                            next_id += 1
-                            self.page_of[tid] = pid
-                            _emit(&fresh, tid)
-                        ptids[start[j] + k - self.ent_start[e]] = pid
+                        if sparse and tid == 0:
+                            pid = -1
+                        else:
+                            pid = self.page_of[tid]
+                            if pid < 0:
+                                pid = next_id
+                                next_id += 1
+                                self.page_of[tid] = pid
+                                _emit(fresh, tid)
+                            if sparse:
+                                kept[j] += 1
+                        ids[start[j] + k - self.ent_start[e]] = pid
+            return 0
+        finally:
+            free(order); free(met)
+
+    cdef tuple _write(self, const _Vocab* page, const _Out* out, const int32_t* entry, tok_offsets_arr,
+                      dict vocab, const _Prefixes* pre):
+        """Every position's term ids over ``vocab`` (see ``index``)."""
+        cdef Py_ssize_t n_texts = tok_offsets_arr.shape[0] - 1, n_tok = page.n
+        cdef Py_ssize_t i, d, j, total = 0, w = 0
+        cdef int32_t* start = NULL  # page token j's page ids: ptids[start[j]:start[j + 1]]
+        cdef int32_t* ptids = NULL
+        cdef int32_t* ids
+        cdef long long* offsets
+        cdef double* lengths
+        cdef long long[::1] tok_offsets = tok_offsets_arr
+        cdef list preset = self._preset(vocab.items())
+        cdef _Out fresh
+        fresh.ids = NULL
+        fresh.n = 0
+        fresh.cap = 0
+        try:
+            start = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
+            if start == NULL:
+                raise MemoryError()
+            self._page_terms(page, out, entry, pre, False, <int32_t> len(vocab), start, &ptids, NULL, &fresh)
+            for i in range(out.n):
+                j = out.ids[i]
+                total += start[j + 1] - start[j]
             ids_arr, offsets_arr = _csr_out(total, n_texts)
             lengths_arr = _EMPTY(n_texts, _F64)
             ids = <int32_t*> _data(ids_arr) if total else NULL
@@ -3949,7 +3958,7 @@ cdef class TermMemo:
             for i in range(fresh.n):
                 self.page_of[fresh.ids[i]] = -1
             self._unset(preset)
-            free(fresh.ids); free(start); free(ptids); free(order); free(met)
+            free(fresh.ids); free(start); free(ptids)
         return ids_arr, offsets_arr, lengths_arr, new_terms
 
     cdef tuple _write_sparse(self, Scan sc, const _Vocab* page, const _Out* out, const int32_t* at,
@@ -3959,15 +3968,11 @@ cdef class TermMemo:
         each token before it in its text takes as many places as it has terms, a ruled-out one those of page
         token 0, the empty token that stands for them (one: "")."""
         cdef Py_ssize_t n_texts = sc.n_texts, n_tok = page.n
-        cdef Py_ssize_t i, k, d, j, e, m = 0, total = 0, w = 0, taken, n_out = 0
+        cdef Py_ssize_t i, k, d, j, total = 0, w = 0, taken, n_out = 0
         cdef long long dense = 0, base
-        cdef int32_t tid, pid, next_id = <int32_t> len(vocab)
         cdef int32_t* start = NULL  # page token j's page ids: ptids[start[j]:start[j + 1]] (-1: "")
         cdef int32_t* kept = NULL   # how many of them are not -1
         cdef int32_t* ptids = NULL
-        cdef int32_t* order = NULL
-        cdef uint8_t* met = NULL
-        cdef uint64_t check
         cdef int32_t* ids
         cdef long long* positions
         cdef long long* offsets
@@ -3980,45 +3985,11 @@ cdef class TermMemo:
         try:
             start = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
             kept = <int32_t*> calloc(n_tok + 1, sizeof(int32_t))
-            order = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
-            met = <uint8_t*> calloc(n_tok + 1, sizeof(uint8_t))
-            if start == NULL or kept == NULL or order == NULL or met == NULL:
+            if start == NULL or kept == NULL:
                 raise MemoryError()
-            start[0] = 0
-            for j in range(n_tok):
-                e = entry[j]
-                start[j + 1] = start[j] + <int32_t> (self.ent_start[e + 1] - self.ent_start[e])
-            ptids = <int32_t*> malloc((start[n_tok] + 1) * sizeof(int32_t))
-            if ptids == NULL:
-                raise MemoryError()
-            with nogil:
-                # As in ``_write``: each page token's page ids once, new terms numbered in order of first
-                # appearance; "" is no term here.
-                for i in range(out.n):
-                    j = out.ids[i]
-                    if not met[j]:
-                        met[j] = 1
-                        order[m] = <int32_t> j
-                        m += 1
-                for i in range(m):
-                    j = order[i]
-                    e = entry[j]
-                    for k in range(self.ent_start[e], self.ent_start[e + 1]):
-                        tid = self.ent_terms[k]
-                        check = self.ent_checks[k]
-                        if tid == 0 or (pre != NULL and check != 0 and not _key_in(pre, check)):
-                            pid = -1
-                        else:
-                            pid = self.page_of[tid]
-                            if pid < 0:
-                                pid = next_id
-                                next_id += 1
-                                self.page_of[tid] = pid
-                                _emit(&fresh, tid)
-                            kept[j] += 1
-                        ptids[start[j] + k - self.ent_start[e]] = pid
-                for i in range(out.n):
-                    total += kept[out.ids[i]]
+            self._page_terms(page, out, entry, pre, True, <int32_t> len(vocab), start, &ptids, kept, &fresh)
+            for i in range(out.n):
+                total += kept[out.ids[i]]
             ids_arr, offsets_arr = _csr_out(total, n_texts)
             positions_arr = _EMPTY(total, _I64)
             lengths_arr = _EMPTY(n_texts, _F64)
@@ -4051,7 +4022,7 @@ cdef class TermMemo:
             for i in range(fresh.n):
                 self.page_of[fresh.ids[i]] = -1
             self._unset(preset)
-            free(fresh.ids); free(start); free(kept); free(ptids); free(order); free(met)
+            free(fresh.ids); free(start); free(kept); free(ptids)
         return ids_arr, positions_arr, offsets_arr, lengths_arr, new_terms
 
 
