@@ -953,8 +953,8 @@ cdef struct _Prefixes:
     const uint32_t* fold
     Py_ssize_t n_fold
     # Three-character keys (ASCII): the bits no shorter key set, whose simple tokens must also have one of
-    # their keys' third characters (``third_bit[j]``'s in ``third_mask[j]``, a bit per ASCII character); a bit
-    # past the 64th such stays unlimited.
+    # their keys' third characters (``third_bit[j]``'s in ``third_mask[j]``, a bit per ASCII character); with
+    # more than 64 such bits, none is limited.
     uint64_t limited[259]
     Py_ssize_t n_third
     uint16_t third_bit[64]
@@ -1000,8 +1000,8 @@ cdef void _fill_prefixes(_Prefixes* p, const uint64_t* keys, Py_ssize_t n, Py_ss
             if p.third_bit[j] == bit:
                 break
         else:
-            if p.n_third == 64:  # more limited starts than there is room for (the twin's THIRD_LIMITS): none is
-                memset(p.limited, 0, sizeof(p.limited))
+            if p.n_third == 64:  # more limited starts than there is room for (the twin's THIRD_LIMITS):
+                memset(p.limited, 0, sizeof(p.limited))  # none is limited
                 p.n_third = 0
                 return
             j = p.n_third
@@ -1522,7 +1522,8 @@ cdef inline uint64_t _key_of(p, bint three=False) except? 0:
     if not isinstance(p, str):
         raise ValueError(f"prefixes must be strings of 1 or 2 characters or 3 ASCII ones, not {p!r}")
     length = PyUnicode_GET_LENGTH(p)
-    if three and length == 3 and max(PyUnicode_READ_CHAR(p, 0), PyUnicode_READ_CHAR(p, 1), PyUnicode_READ_CHAR(p, 2)) < 128:
+    if (three and length == 3
+            and max(PyUnicode_READ_CHAR(p, 0), PyUnicode_READ_CHAR(p, 1), PyUnicode_READ_CHAR(p, 2)) < 128):
         # the third character (plus one) above the first two's key: bits 44-51
         return ((<uint64_t> PyUnicode_READ_CHAR(p, 0) << 22) | (<uint64_t> PyUnicode_READ_CHAR(p, 1) + 1)
                 | ((<uint64_t> PyUnicode_READ_CHAR(p, 2) + 1) << 44))
@@ -1996,9 +1997,10 @@ def floor_cut(const double[::1] raw, double floor):
 def section_best(heads, const long long[::1] up, credited, const double[::1] values, double scale=1.0):
     """Per segment, ``scale`` x the best of ``values`` over the ``credited`` headings above it (the chain of
     ``up``), 0 for none (the scale: the bridges' share, applied here rather than by a numpy multiplication, a
-    microsecond a page): each heading's best over its chain, one step per heading (a heading comes after the headings above it),
-    read off per segment through ``up``. A heading's own credit is not its own: it sits in its parent's section.
-    Why compiled: the bridges ran it as a dictionary walk and a numpy gather on every page they credit."""
+    microsecond a page): each heading's best over its chain, one step per heading (a heading comes after the
+    headings above it), read off per segment through ``up``. A heading's own credit is not its own: it sits in
+    its parent's section. Why compiled: the bridges ran it as a dictionary walk and a numpy gather on every page
+    they credit."""
     cdef Py_ssize_t n = up.shape[0], n_heads, n_credited = values.shape[0], p, i
     cdef long long above
     cdef double v

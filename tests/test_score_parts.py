@@ -61,7 +61,8 @@ def test_each_segment_gets_the_best_credit_of_the_headings_above_it(kernel: obje
     assert got.tolist() == want and got.dtype == np.float64
     # scaled (the bridges' share): the same floats as numpy's multiplication of the unscaled row
     scale = data.draw(st.sampled_from([0.3, 1.0, 0.0, 2.5]) | st.floats(0.0, 3.0))
-    scaled = kernel.section_best(heads, np.array(_up(levels), dtype=np.int64), list(credit),  # type: ignore[attr-defined]
+    up = np.array(_up(levels), dtype=np.int64)
+    scaled = kernel.section_best(heads, up, list(credit),  # type: ignore[attr-defined]
                                  np.array(list(credit.values()), dtype=np.float64), scale)
     assert scaled.tolist() == (scale * got).tolist()
 
