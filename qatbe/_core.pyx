@@ -930,6 +930,15 @@ cdef struct _Out:
     Py_ssize_t n, cap
 
 
+cdef inline _Out _no_out() noexcept nogil:
+    """An empty ``_Out`` (nothing allocated yet)."""
+    cdef _Out out
+    out.ids = NULL
+    out.n = 0
+    out.cap = 0
+    return out
+
+
 cdef inline int _emit(_Out* out, int32_t idx) except -1 nogil:
     if out.n >= out.cap:
         _grow(<void**> &out.ids, &out.cap, out.n + 1, sizeof(int32_t))
@@ -1420,9 +1429,7 @@ def tokenize(texts, prefixes=None, fold=None):
     offsets_arr = _ZEROS(len(items) + 1, _I64)
     cdef Scan sc = _new_scan(items)
     memset_vocab(&v)
-    out.ids = NULL
-    out.n = 0
-    out.cap = 0
+    out = _no_out()
     try:
         _take_texts(sc, NULL, 0, &pre if prefixes is not None else NULL, &v, &out, <long long*> _data(offsets_arr))
         ids_arr = _EMPTY(out.n, _I32)
@@ -3162,9 +3169,7 @@ cdef uint64_t* _begin(prefixes, const uint32_t[::1] fold_view, _Prefixes* pre, _
     _fill_prefixes(pre, key_array, n_keys, n_other)
     _set_fold(pre, fold_view)
     memset_vocab(page)
-    out.ids = NULL
-    out.n = 0
-    out.cap = 0
+    out[0] = _no_out()
     return key_array
 
 
@@ -3364,9 +3369,7 @@ cdef class TermMemo:
         if tok_offsets == NULL:
             raise MemoryError()
         memset_vocab(&page)
-        out.ids = NULL
-        out.n = 0
-        out.cap = 0
+        out = _no_out()
         try:
             self._enter()
             self.busy = True
@@ -3931,10 +3934,7 @@ cdef class TermMemo:
         cdef double* lengths
         cdef long long[::1] tok_offsets = tok_offsets_arr
         cdef list preset = self._preset(vocab.items())
-        cdef _Out fresh
-        fresh.ids = NULL
-        fresh.n = 0
-        fresh.cap = 0
+        cdef _Out fresh = _no_out()
         try:
             start = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
             if start == NULL:
@@ -3980,10 +3980,7 @@ cdef class TermMemo:
         cdef long long* offsets
         cdef double* lengths
         cdef list preset = self._preset(vocab.items())
-        cdef _Out fresh
-        fresh.ids = NULL
-        fresh.n = 0
-        fresh.cap = 0
+        cdef _Out fresh = _no_out()
         try:
             start = <int32_t*> malloc((n_tok + 1) * sizeof(int32_t))
             kept = <int32_t*> calloc(n_tok + 1, sizeof(int32_t))
@@ -4457,9 +4454,7 @@ cdef tuple _sample(texts, use, Py_ssize_t min_chars, Py_ssize_t max_chars, const
     cdef long long* sums = NULL
     cdef _Part* parts = NULL
     memset_vocab(&v)
-    out.ids = NULL
-    out.n = 0
-    out.cap = 0
+    out = _no_out()
     s.lo = NULL
     s.hi = NULL
     s.buf = NULL
