@@ -274,10 +274,11 @@ class Analyzer:
         only rewrites word endings (all Snowball stemmers but Arabic, Indonesian, Irish and Dutch), the second
         letters German, English, Finnish and Turkish rewrite admitted too (``_SPELLED_UMLAUTS``, ``_WHOLE_TERM``,
         ``_SHORT_STEMS_REWRITTEN``): every word of every shipped lexicon passes (tests/test_analyze_index.py).
-        The kernel's ``TermMemo`` tokenizes, looks every distinct token of the page up in its memo (kept across
-        pages) and writes the term ids of every occurrence; Python analyses only the tokens it has never seen
-        (``_analyse``). ``texts`` may be a ``kernel.scan`` of the texts, which a caller that reads the page more
-        than once makes once.
+        In English a query term of four letters or more also rules out the simple words whose third letter
+        differs from its own (``_THIRD_LETTER``). The kernel's ``TermMemo`` tokenizes, looks every distinct
+        token of the page up in its memo (kept across pages) and writes the term ids of every occurrence; Python
+        analyses only the tokens it has never seen (``_analyse``). ``texts`` may be a ``kernel.scan`` of the
+        texts, which a caller that reads the page more than once makes once.
         """
         ids, offsets, lengths, new = self.index_met(texts, vocab, keep_stopwords, only)
         if new:
@@ -292,8 +293,9 @@ class Analyzer:
         only: Sequence[str] | None = None,
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.float64], list[str]]:
         """``index``, but the terms ``vocab`` lacks are returned (the fourth value, in order: their ids are
-        ``len(vocab)`` on) instead of added to it; only "" is added. Why: the scorer looks only a few of them up
-        (the near words), and adding the few dozen a page meets cost it 2.6 us a page at the median."""
+        ``len(vocab)`` on) instead of added to it; only "" is added. Why: a caller that looks only a few of them
+        up need not pay for adding them (the scorer, which reads ``index_sparse``, the same way: the near words are
+        looked up among them, and adding the few dozen a page meets cost it 2.6 us a page at the median)."""
         return self._read_page("index", texts, vocab, keep_stopwords, only)
 
     def index_sparse(
