@@ -1207,6 +1207,95 @@ cdef extern from *:
     Py_ssize_t qatbe_word_run16(const uint16_t* s, Py_ssize_t i, Py_ssize_t n, uint8_t* late) nogil
 
 
+cdef extern from *:
+    """
+    /* The character classes of a text's code points, a bit each, 64 to a word (bit b of word k: code point
+       64 k + b): ASCII word characters (letters, digits, '_'), upper case, lower case, '_', the ASCII joiners
+       (- ' . ,) and every code point above 127, which the caller classifies itself. Sixteen a step (SSE2); the
+       last few, and every one where SSE2 is missing, one at a time. Two-byte storage is narrowed to bytes first,
+       each code point above 127 to 0x80 (a saturating pack alone would turn those above 0x7FFF into 0).
+       ``out`` holds six arrays of ``stride`` words each (W, U, L, S, J, H), of which the first (n + 63) / 64 are
+       written. Why: ``_find_masked`` (qatbe/_core.pyx) finds a text's tokens from these. */
+    #include <stdint.h>
+    #include <string.h>
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    static inline void qatbe_classes16(__m128i v, uint64_t* m, unsigned shift) {
+        const __m128i lim26 = _mm_set1_epi8((char) (-128 + 26)), lim10 = _mm_set1_epi8((char) (-128 + 10));
+        uint64_t lo = (unsigned) _mm_movemask_epi8(
+            _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char) (128 - 'a'))), lim26));
+        uint64_t up = (unsigned) _mm_movemask_epi8(
+            _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char) (128 - 'A'))), lim26));
+        uint64_t dg = (unsigned) _mm_movemask_epi8(
+            _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char) (128 - '0'))), lim10));
+        uint64_t us = (unsigned) _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')));
+        uint64_t jn = (unsigned) _mm_movemask_epi8(_mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('-')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\''))),
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('.')), _mm_cmpeq_epi8(v, _mm_set1_epi8(',')))));
+        uint64_t hi = (unsigned) _mm_movemask_epi8(v);
+        m[0] |= (lo | up | dg | us) << shift;
+        m[1] |= up << shift;
+        m[2] |= lo << shift;
+        m[3] |= us << shift;
+        m[4] |= jn << shift;
+        m[5] |= hi << shift;
+    }
+    static inline __m128i qatbe_narrow16(const uint16_t* s) {
+        const __m128i high = _mm_set1_epi16((short) 0xFF80), mark = _mm_set1_epi16(0x80), zero = _mm_setzero_si128();
+        __m128i a = _mm_loadu_si128((const __m128i*) s), b = _mm_loadu_si128((const __m128i*) (s + 8));
+        __m128i ma = _mm_cmpeq_epi16(_mm_and_si128(a, high), zero), mb = _mm_cmpeq_epi16(_mm_and_si128(b, high), zero);
+        a = _mm_or_si128(_mm_and_si128(a, ma), _mm_andnot_si128(ma, mark));
+        b = _mm_or_si128(_mm_and_si128(b, mb), _mm_andnot_si128(mb, mark));
+        return _mm_packus_epi16(a, b);
+    }
+    #endif
+    static inline void qatbe_class_one(uint32_t c, uint64_t* m, unsigned b) {
+        uint64_t bit = (uint64_t) 1 << b;
+        if (c >= 128) { m[5] |= bit; return; }
+        if (c >= 'a' && c <= 'z') { m[0] |= bit; m[2] |= bit; }
+        else if (c >= 'A' && c <= 'Z') { m[0] |= bit; m[1] |= bit; }
+        else if (c >= '0' && c <= '9') m[0] |= bit;
+        else if (c == '_') { m[0] |= bit; m[3] |= bit; }
+        else if (c == '-' || c == '\\'' || c == '.' || c == ',') m[4] |= bit;
+    }
+    static inline int qatbe_ctz64(uint64_t x) {  /* x != 0 */
+    #if defined(__GNUC__) || defined(__clang__)
+        return __builtin_ctzll(x);
+    #else
+        int count = 0;
+        while (!(x & 1)) { x >>= 1; count++; }
+        return count;
+    #endif
+    }
+    static void qatbe_class_masks(const void* data, int width, Py_ssize_t n, uint64_t* out, Py_ssize_t stride) {
+        Py_ssize_t nw = (n + 63) >> 6, k, i, end;
+        for (k = 0; k < nw; k++) {
+            uint64_t m[6] = {0, 0, 0, 0, 0, 0};
+            Py_ssize_t base = k << 6;
+            i = base;
+            end = base + 64 < n ? base + 64 : n;
+    #if defined(__SSE2__)
+            if (width == 1) {
+                for (; i + 16 <= end; i += 16)
+                    qatbe_classes16(_mm_loadu_si128((const __m128i*) ((const uint8_t*) data + i)), m,
+                                    (unsigned) (i - base));
+            } else {
+                for (; i + 16 <= end; i += 16)
+                    qatbe_classes16(qatbe_narrow16((const uint16_t*) data + i), m, (unsigned) (i - base));
+            }
+    #endif
+            for (; i < end; i++)
+                qatbe_class_one(width == 1 ? ((const uint8_t*) data)[i] : ((const uint16_t*) data)[i], m,
+                                (unsigned) (i - base));
+            for (int a = 0; a < 6; a++)
+                out[a * stride + k] = m[a];
+        }
+    }
+    """
+    void qatbe_class_masks(const void* data, int width, Py_ssize_t n, uint64_t* out, Py_ssize_t stride) nogil
+    int qatbe_ctz64(uint64_t x) nogil
+
+
 cdef inline void _put_at(_Out* out, int32_t idx, int32_t* at, Py_ssize_t t) noexcept nogil:
     """``_emit`` into room made beforehand (``_take_texts`` sizes ``out`` for every token of the texts), and the
     occurrence's token index ``t`` into ``at`` (when not NULL, as large) at the same place."""
@@ -1259,6 +1348,8 @@ cdef inline uint16_t _simple_bit(uint32_t c0, uint32_t c1, bint two) noexcept no
 cdef int _find_tokens(const _char_t* data, Py_ssize_t n, _Toks* toks, Py_ssize_t* longest) except -1 nogil:
     """One text's token occurrences, in one pass over its code points (what a token is: ``tokenize``); ``longest``
     raised to the longest word token's length (a CJK token, one or two characters, is in the Scan's floor of 2).
+    The scan calls it for texts with CJK characters and texts held four bytes a character; ``_find_masked``,
+    which gives the same occurrences, does the others.
 
     Taking each token as it is found (one pass instead of two) was measured and counted more instructions
     (callgrind, 99 pages: 142 M against 134 M): the two loops are each tighter than their fusion."""
@@ -1331,6 +1422,127 @@ cdef int _find_tokens(const _char_t* data, Py_ssize_t n, _Toks* toks, Py_ssize_t
         else:
             _add_tok(toks, start, i - start, _TOK_COMPLEX, 0)
     return 0
+
+
+# The words of class bits ``_find_masked`` keeps per 64 code points: the six ``qatbe_class_masks`` writes (word
+# characters, upper case, lower case, '_', ASCII joiners, above 127), then the complex-token features and tokens.
+# Once the code points above 127 are read, _H holds the complex tokens' marks instead (see ``_find_masked``).
+cdef enum:
+    _W = 0
+    _U = 1
+    _L = 2
+    _S = 3
+    _J = 4
+    _H = 5
+    _X = 6
+    _T = 7
+    _MASKS = 8
+
+
+cdef inline uint64_t _add_carry(uint64_t a, uint64_t b, uint64_t* carry) noexcept nogil:
+    """a + b + carry (0 or 1) of a multi-word sum, the carry out left in ``carry``."""
+    cdef uint64_t s = a + b, t = s + carry[0]
+    carry[0] = (s < a) | (t < s)
+    return t
+
+
+ctypedef fused _narrow_t:
+    uint8_t
+    uint16_t
+
+
+cdef int _find_masked(const _narrow_t* data, Py_ssize_t n, _Toks* toks, Py_ssize_t* longest, uint64_t* m
+                      ) except -1 nogil:
+    """``_find_tokens`` for a text without CJK characters held one or two bytes a character, from bit masks of its
+    character classes (``qatbe_class_masks``); returns 0, having added nothing, for any other text (the caller
+    then calls ``_find_tokens``). ``m``: room for ``_MASKS`` x ((n + 63) / 64 + 1) words.
+
+    Why: the character-at-a-time scan branches on every separator, joiner and token end, and a branch that
+    depends on the text is predicted only once the processor has seen the same text several times; on the
+    speed bench's pages the first calls' scans took 1.1-1.4x a well-trained one. Here a token is a run of set
+    bits of one mask (word characters, and each joiner with a word character on either side, not '_' after it),
+    its start and end found by counting trailing zeros. Whether it is complex (a '_', a non-ASCII word
+    character or a joiner in it; or an upper-case letter after its first and a lower-case one) is read off the
+    bit after its end in T + F, the masks taken as multi-word numbers: for F a subset of T, a run of T holding a
+    bit of F carries into the bit after it, and only such a run does."""
+    cdef Py_ssize_t nw = (n + 63) >> 6, stride = nw + 1, k, b, s, e, base, length, cur = 0, most = longest[0]
+    cdef uint64_t h, w, nxt, jj, t, st, en, carry, bit, cx, cu, cl, after, ends
+    cdef uint64_t* marks = m + _H * stride
+    cdef uint32_t c
+    cdef bint simple
+    qatbe_class_masks(data, sizeof(_narrow_t), n, m, stride)
+    for k in range(_X * stride, _MASKS * stride):
+        m[k] = 0
+    for k in range(_X):
+        m[k * stride + nw] = 0
+    # The code points above 127: a CJK one sends the text to _find_tokens, a word character (letters, digits,
+    # combining marks) is a word character that makes its token complex, U+2019 is a joiner.
+    for k in range(nw):
+        h = m[_H * stride + k]
+        while h:
+            b = qatbe_ctz64(h)
+            h &= h - 1
+            c = data[(k << 6) + b]
+            bit = (<uint64_t> 1) << b
+            if _is_cjk(c):
+                return 0
+            if _is_word(c):
+                m[_W * stride + k] |= bit
+                m[_X * stride + k] |= bit
+            elif c == 0x2019:
+                m[_J * stride + k] |= bit
+    # A joiner joins when the code point before it is a word character and the one after it one other than '_'.
+    # The tokens' mask T, and the bit after each complex token's end in ``marks``: complex features X, interior
+    # upper-case letters and lower-case ones, each added to T.
+    carry = cx = cu = cl = 0
+    t = 0
+    for k in range(nw + 1):
+        w = m[_W * stride + k]
+        if k < nw:
+            nxt = m[_W * stride + k + 1] & ~m[_S * stride + k + 1]
+            jj = m[_J * stride + k] & ((w << 1) | carry) & (((w & ~m[_S * stride + k]) >> 1) | (nxt << 63))
+        else:
+            jj = 0
+        carry = w >> 63
+        st = t >> 63  # the previous word's last bit of T
+        t = w | jj
+        st = t & ~((t << 1) | st)  # the tokens' first characters
+        m[_T * stride + k] = t
+        after = (_add_carry(t, m[_X * stride + k] | jj | m[_S * stride + k], &cx) & ~t)
+        after |= (_add_carry(t, m[_U * stride + k] & ~st, &cu) & _add_carry(t, m[_L * stride + k], &cl) & ~t)
+        marks[k] = after
+    # Each run of T is a token: its end is the next end bit, its start the last start bit before.
+    carry = 0
+    for k in range(nw):
+        t = m[_T * stride + k]
+        base = k << 6
+        st = t & ~((t << 1) | carry)
+        en = t & ~((t >> 1) | (m[_T * stride + k + 1] << 63))
+        ends = (marks[k] >> 1) | (marks[k + 1] << 63)  # the complex tokens' last characters
+        carry = t >> 63
+        if toks.n + 64 > toks.cap:
+            _grow(<void**> &toks.items, &toks.cap, toks.n + 64, sizeof(_Tok))
+        while en:
+            b = qatbe_ctz64(en)
+            e = base + b
+            en &= en - 1
+            if st and base + qatbe_ctz64(st) <= e:
+                cur = base + qatbe_ctz64(st)
+                st &= st - 1
+            s = cur
+            length = e - s + 1
+            most = length if length > most else most
+            simple = not ((ends >> b) & 1)
+            toks.items[toks.n].start = s
+            toks.items[toks.n].length = <int32_t> length
+            toks.items[toks.n].kind = <uint16_t> (_TOK_COMPLEX - simple)
+            toks.items[toks.n].bit = (_simple_bit(data[s], data[s + 1] if length > 1 else 0, length > 1)
+                                      if simple else 0)
+            toks.n += 1
+        if st:
+            cur = base + qatbe_ctz64(st)
+    longest[0] = most
+    return 1
 
 
 cdef inline bint _third_ok(const _Prefixes* p, uint16_t bit, uint32_t c) noexcept nogil:
@@ -1599,30 +1811,40 @@ cdef Scan _new_scan(list items):
     out.offsets = <int64_t*> malloc((n_texts + 1) * sizeof(int64_t))
     if out.meta == NULL or out.offsets == NULL:
         raise MemoryError()
-    cdef Py_ssize_t chars = 0
+    cdef Py_ssize_t chars = 0, widest = 0
     for t in range(n_texts):
         text = items[t]
         out.meta[t].data = PyUnicode_DATA(text)
         out.meta[t].kind = PyUnicode_KIND(text)
         out.meta[t].n = PyUnicode_GET_LENGTH(text)
         chars += out.meta[t].n
+        if out.meta[t].n > widest:
+            widest = out.meta[t].n
     out.offsets[0] = 0
-    with nogil:
-        # Room for a token every four characters before the first: growing by doubling from 64 reallocated a
-        # median page's occurrences six or seven times (kernel.scan over the speed bench's pages: 5 % faster).
-        _grow(<void**> &out.toks.items, &out.toks.cap, chars // 4 + 1, sizeof(_Tok))
-        _find_all(out)
+    cdef uint64_t* masks = <uint64_t*> malloc(_MASKS * ((widest + 63) // 64 + 1) * sizeof(uint64_t))
+    if masks == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            # Room for a token every four characters before the first: growing by doubling from 64 reallocated
+            # a median page's occurrences six or seven times (kernel.scan over the speed bench's pages: 5 % faster).
+            _grow(<void**> &out.toks.items, &out.toks.cap, chars // 4 + 1, sizeof(_Tok))
+            _find_all(out, masks)
+    finally:
+        free(masks)
     return out
 
 
-cdef int _find_all(Scan sc) except -1 nogil:
-    """Find the occurrences of every text of ``sc``."""
+cdef int _find_all(Scan sc, uint64_t* masks) except -1 nogil:
+    """Find the occurrences of every text of ``sc``; ``masks``: room for ``_find_masked``'s longest text."""
     cdef Py_ssize_t t
     for t in range(sc.n_texts):
         if sc.meta[t].kind == 1:
-            _find_tokens(<const uint8_t*> sc.meta[t].data, sc.meta[t].n, &sc.toks, &sc.longest)
+            if not _find_masked(<const uint8_t*> sc.meta[t].data, sc.meta[t].n, &sc.toks, &sc.longest, masks):
+                _find_tokens(<const uint8_t*> sc.meta[t].data, sc.meta[t].n, &sc.toks, &sc.longest)
         elif sc.meta[t].kind == 2:
-            _find_tokens(<const uint16_t*> sc.meta[t].data, sc.meta[t].n, &sc.toks, &sc.longest)
+            if not _find_masked(<const uint16_t*> sc.meta[t].data, sc.meta[t].n, &sc.toks, &sc.longest, masks):
+                _find_tokens(<const uint16_t*> sc.meta[t].data, sc.meta[t].n, &sc.toks, &sc.longest)
         else:
             _find_tokens(<const uint32_t*> sc.meta[t].data, sc.meta[t].n, &sc.toks, &sc.longest)
         sc.offsets[t + 1] = sc.toks.n

@@ -167,6 +167,26 @@ def test_long_ascii_runs_agree_at_every_storage_width(items: list[str], tail: st
     assert a[2] == b[2] and a[3] == b[3]
 
 
+# The compiled scan reads a text's character classes 64 to a word and a token off their runs (``_find_masked``):
+# each of these pieces, at every place from a few before a word's end to a few after, so that its start, its end,
+# its joiner or the letter that makes it complex falls on either side of the boundary or on it.
+BOUNDARY_PIECES = ["ab", "Ab", "aB", "ABC", "abC", "a_b", "_a", "a-b", "a--b", "a-_b", "x'y", "x’y", "a.b.c", "1,000",
+                   "é", "aé", "éa", "a-é", "a\u0301", "a\u00a0b", "a.", "-a", "a b", "Zz-Zz", "v2.0"]
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@pytest.mark.parametrize("fill", [" ", "x", "X", "-", "\u2014"], ids=["space", "lower", "upper", "joiner", "dash"])
+def test_tokens_across_a_mask_word_agree(fill: str) -> None:
+    assert _compiled is not None
+    texts = [fill * at + piece + fill * tail for piece in BOUNDARY_PIECES for at in range(56, 73)
+             for tail in (0, 1, 70)]
+    a = _compiled.tokenize(texts)
+    b = _core_py.tokenize(texts)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert a[2] == b[2] and a[3] == b[3]
+
+
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 @settings(max_examples=200, deadline=None)
 @given(st.lists(texts, max_size=6))
