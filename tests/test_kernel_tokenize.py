@@ -154,6 +154,26 @@ word_runs = st.lists(st.one_of(
 
 
 @pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_many_three_letter_prefixes_agree(data: st.DataObject) -> None:
+    """Up to 70 three-letter prefixes (past the 64 limited starts the kernel keeps, none is limited), some with a
+    shorter one of the same start: words that share a prefix's first two letters, with its third letter or
+    another, are ruled in or out alike by both kernels."""
+    assert _compiled is not None
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    keys = data.draw(st.lists(st.text(alphabet=letters, min_size=3, max_size=3), min_size=1, max_size=70))
+    shorter = data.draw(st.lists(st.sampled_from(keys).map(lambda k: k[:2]), max_size=3))
+    words = data.draw(st.lists(st.tuples(st.sampled_from(keys), st.text(alphabet=letters, max_size=3),
+                                         st.booleans()), max_size=40))
+    text = " ".join(k[:2] + rest if cut else k + rest for k, rest, cut in words)
+    a = _compiled.tokenize([text], keys + shorter)
+    b = _core_py.tokenize([text], keys + shorter)
+    np.testing.assert_array_equal(a[0], b[0])
+    assert a[2] == b[2]
+
+
+@pytest.mark.skipif(_compiled is None, reason="the compiled core is not built")
 @settings(max_examples=400, deadline=None)
 @given(st.lists(word_runs, max_size=4), st.sampled_from(["", " é", " \u2014", " \U0001f600"]),
        st.one_of(st.none(), st.lists(st.text(alphabet="abxyAB_0", min_size=1, max_size=3), max_size=4)))
