@@ -1161,15 +1161,21 @@ cdef extern from *:
     #include <stdint.h>
     #if defined(__SSE2__)
     #include <emmintrin.h>
-    static inline unsigned qatbe_run16(__m128i v, unsigned char* late) {
+    /* Which of sixteen bytes are ASCII lower-case letters, upper-case letters, digits and '_', a bit each: a
+       byte in a range of k is below -128 + k once the range's first value is moved to -128. */
+    static inline void qatbe_ascii_classes(__m128i v, unsigned* lo, unsigned* up, unsigned* dg, unsigned* us) {
         const __m128i lim26 = _mm_set1_epi8((char) (-128 + 26)), lim10 = _mm_set1_epi8((char) (-128 + 10));
-        unsigned lo = (unsigned) _mm_movemask_epi8(
+        *lo = (unsigned) _mm_movemask_epi8(
             _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char) (128 - 'a'))), lim26));
-        unsigned up = (unsigned) _mm_movemask_epi8(
+        *up = (unsigned) _mm_movemask_epi8(
             _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char) (128 - 'A'))), lim26));
-        unsigned dg = (unsigned) _mm_movemask_epi8(
+        *dg = (unsigned) _mm_movemask_epi8(
             _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char) (128 - '0'))), lim10));
-        unsigned us = (unsigned) _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')));
+        *us = (unsigned) _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')));
+    }
+    static inline unsigned qatbe_run16(__m128i v, unsigned char* late) {
+        unsigned lo, up, dg, us;
+        qatbe_ascii_classes(v, &lo, &up, &dg, &us);
         unsigned run = (unsigned) __builtin_ctz(~(lo | up | dg | us));  /* 16 bits of word bytes: at most 16 */
         unsigned keep = (1u << run) - 1u;
         /* the digit bit is left out: the scan never reads it (only lower, upper and underscore decide "simple") */
@@ -1221,14 +1227,9 @@ cdef extern from *:
     #if defined(__SSE2__)
     #include <emmintrin.h>
     static inline void qatbe_classes16(__m128i v, uint64_t* m, unsigned shift) {
-        const __m128i lim26 = _mm_set1_epi8((char) (-128 + 26)), lim10 = _mm_set1_epi8((char) (-128 + 10));
-        uint64_t lo = (unsigned) _mm_movemask_epi8(
-            _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char) (128 - 'a'))), lim26));
-        uint64_t up = (unsigned) _mm_movemask_epi8(
-            _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char) (128 - 'A'))), lim26));
-        uint64_t dg = (unsigned) _mm_movemask_epi8(
-            _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char) (128 - '0'))), lim10));
-        uint64_t us = (unsigned) _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')));
+        unsigned lo32, up32, dg32, us32;
+        qatbe_ascii_classes(v, &lo32, &up32, &dg32, &us32);
+        uint64_t lo = lo32, up = up32, dg = dg32, us = us32;
         uint64_t jn = (unsigned) _mm_movemask_epi8(_mm_or_si128(
             _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('-')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\''))),
             _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('.')), _mm_cmpeq_epi8(v, _mm_set1_epi8(',')))));
