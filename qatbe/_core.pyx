@@ -1223,7 +1223,6 @@ cdef extern from *:
        ``out`` holds six arrays of ``stride`` words each (W, U, L, S, J, H), of which the first (n + 63) / 64 are
        written. Why: ``_find_masked`` (qatbe/_core.pyx) finds a text's tokens from these. */
     #include <stdint.h>
-    #include <string.h>
     #if defined(__SSE2__)
     #include <emmintrin.h>
     static inline void qatbe_classes16(__m128i v, uint64_t* m, unsigned shift) {
@@ -1242,9 +1241,11 @@ cdef extern from *:
         m[5] |= hi << shift;
     }
     static inline __m128i qatbe_narrow16(const uint16_t* s) {
-        const __m128i high = _mm_set1_epi16((short) 0xFF80), mark = _mm_set1_epi16(0x80), zero = _mm_setzero_si128();
+        const __m128i high = _mm_set1_epi16((short) 0xFF80), mark = _mm_set1_epi16(0x80);
+        const __m128i zero = _mm_setzero_si128();
         __m128i a = _mm_loadu_si128((const __m128i*) s), b = _mm_loadu_si128((const __m128i*) (s + 8));
-        __m128i ma = _mm_cmpeq_epi16(_mm_and_si128(a, high), zero), mb = _mm_cmpeq_epi16(_mm_and_si128(b, high), zero);
+        __m128i ma = _mm_cmpeq_epi16(_mm_and_si128(a, high), zero);
+        __m128i mb = _mm_cmpeq_epi16(_mm_and_si128(b, high), zero);
         a = _mm_or_si128(_mm_and_si128(a, ma), _mm_andnot_si128(ma, mark));
         b = _mm_or_si128(_mm_and_si128(b, mb), _mm_andnot_si128(mb, mark));
         return _mm_packus_epi16(a, b);
@@ -1361,8 +1362,8 @@ cdef inline uint16_t _simple_bit(uint32_t c0, uint32_t c1, bint two) noexcept no
 cdef int _find_tokens(const _char_t* data, Py_ssize_t n, _Toks* toks, Py_ssize_t* longest) except -1 nogil:
     """One text's token occurrences, in one pass over its code points (what a token is: ``tokenize``); ``longest``
     raised to the longest word token's length (a CJK token, one or two characters, is in the Scan's floor of 2).
-    The scan calls it for texts with CJK characters and texts held four bytes a character; ``_find_masked``,
-    which gives the same occurrences, does the others.
+    The scan calls it for texts held four bytes a character, with CJK characters or mostly above 127;
+    ``_find_masked``, which gives the same occurrences, does the others.
 
     Taking each token as it is found (one pass instead of two) was measured and counted more instructions
     (callgrind, 99 pages: 142 M against 134 M): the two loops are each tighter than their fusion."""
@@ -1480,9 +1481,10 @@ cdef inline Py_ssize_t _put_tok(_Toks* toks, const _narrow_t* data, Py_ssize_t s
 
 cdef int _find_masked(const _narrow_t* data, Py_ssize_t n, _Toks* toks, Py_ssize_t* longest, uint64_t* m
                       ) except -1 nogil:
-    """``_find_tokens`` for a text without CJK characters held one or two bytes a character, from bit masks of its
-    character classes (``qatbe_class_masks``); returns 0, having added nothing, for any other text (the caller
-    then calls ``_find_tokens``). ``m``: room for ``_MASKS`` x ((n + 63) / 64 + 1) words.
+    """``_find_tokens`` for a text held one or two bytes a character, without CJK characters and with at most a
+    quarter of its code points above 127, from bit masks of its character classes (``qatbe_class_masks``);
+    returns 0, having added nothing, for any other text (the caller then calls ``_find_tokens``). ``m``: room for
+    ``_MASKS`` x ((n + 63) / 64 + 1) words.
 
     Why: the character-at-a-time scan branches on every separator, joiner and token end, and a branch that
     depends on the text is predicted only once the processor has seen the same text several times; on the
@@ -1492,7 +1494,7 @@ cdef int _find_masked(const _narrow_t* data, Py_ssize_t n, _Toks* toks, Py_ssize
     character or a joiner in it; or an upper-case letter after its first and a lower-case one) is read off the
     bit after its end in T + F, the masks taken as multi-word numbers: for F a subset of T, a run of T holding a
     bit of F carries into the bit after it, and only such a run does."""
-    cdef Py_ssize_t nw = (n + 63) >> 6, stride = nw + 1, k, b, base, cur = 0, most = longest[0]
+    cdef Py_ssize_t nw = (n + 63) >> 6, stride = nw + 1, k, b, base, cur = 0, most = longest[0], n_high = 0
     cdef uint64_t h, w, nxt, jj, t, st, en, carry, bit, cx, cu, cl, after, ends
     cdef uint64_t* marks = m + _H * stride
     cdef uint32_t c
@@ -1505,10 +1507,9 @@ cdef int _find_masked(const _narrow_t* data, Py_ssize_t n, _Toks* toks, Py_ssize
     # combining marks) is a word character that makes its token complex, U+2019 is a joiner. A text of more
     # than a quarter of them (Cyrillic, Greek) goes to _find_tokens too, which reads them no slower and its
     # ASCII no faster (a Russian page: 13 % slower here).
-    b = 0
     for k in range(nw):
-        b += qatbe_popcount64(m[_H * stride + k])
-    if 4 * b > n:
+        n_high += qatbe_popcount64(m[_H * stride + k])
+    if 4 * n_high > n:
         return 0
     for k in range(nw):
         h = m[_H * stride + k]
