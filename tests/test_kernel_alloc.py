@@ -4,11 +4,11 @@ sizes it keeps and grown across them."""
 
 from __future__ import annotations
 
-import threading
 from importlib import resources
 
 import numpy as np
 import pytest
+from threads import in_threads
 
 import qatbe
 from qatbe import _core_py
@@ -55,11 +55,7 @@ def test_a_thread_s_kept_blocks_are_freed_when_it_ends() -> None:
         _answers()
         seen.append(_compiled.kept_bytes())
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(work, 4)
     assert len(seen) == 4 and all(0 < k <= KEPT_AT_MOST for k in seen)
     # Only live threads keep blocks: the four have ended, and no other thread of this test runs the core.
     assert _compiled.kept_bytes(all_threads=True) == _compiled.kept_bytes()
@@ -68,17 +64,7 @@ def test_a_thread_s_kept_blocks_are_freed_when_it_ends() -> None:
 def test_threads_scoring_at_once_give_what_one_thread_gives() -> None:
     want = _answers()
     got: list[list[str]] = []
-    start = threading.Barrier(4)
-
-    def work() -> None:
-        start.wait()
-        got.append(_answers())
-
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(lambda: got.append(_answers()), 4, together=True)
     assert got == [want] * 4
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
-import threading
 from collections.abc import Callable
 
 import pytest
+from threads import in_threads
 
 import qatbe
 from qatbe.segmentation import html
@@ -111,18 +111,8 @@ def test_it_is_a_metadata_to_every_caller() -> None:
 
 
 def test_threads_sharing_one_all_see_the_same_value() -> None:
-    start = threading.Barrier(8)
     deferred, calls = _deferred(_PLAIN)
     seen: list[Metadata] = []
-
-    def first_read() -> None:
-        start.wait()
-        seen.append(deferred.value())
-
-    threads = [threading.Thread(target=first_read) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(lambda: seen.append(deferred.value()), 8, together=True)
     assert len(seen) == 8 and all(m == _PLAIN for m in seen)
     assert 1 <= len(calls) <= 8 and deferred.value() is deferred.value()
