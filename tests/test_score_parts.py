@@ -56,14 +56,13 @@ def test_each_segment_gets_the_best_credit_of_the_headings_above_it(kernel: obje
     credit = data.draw(st.dictionaries(st.sampled_from(heads), st.floats(0.0, 5.0))) if heads else {}
     ancestors = heading_ancestors(_segments(levels))
     want = [max((credit[h] for h in anc if h in credit), default=0.0) for anc in ancestors]
-    got = kernel.section_best(heads, np.array(_up(levels), dtype=np.int64), list(credit),  # type: ignore[attr-defined]
-                              np.array(list(credit.values()), dtype=np.float64))
+    up = np.array(_up(levels), dtype=np.int64)
+    values = np.array(list(credit.values()), dtype=np.float64)
+    got = kernel.section_best(heads, up, list(credit), values)  # type: ignore[attr-defined]
     assert got.tolist() == want and got.dtype == np.float64
     # scaled (the bridges' share): the same floats as numpy's multiplication of the unscaled row
     scale = data.draw(st.sampled_from([0.3, 1.0, 0.0, 2.5]) | st.floats(0.0, 3.0))
-    up = np.array(_up(levels), dtype=np.int64)
-    scaled = kernel.section_best(heads, up, list(credit),  # type: ignore[attr-defined]
-                                 np.array(list(credit.values()), dtype=np.float64), scale)
+    scaled = kernel.section_best(heads, up, list(credit), values, scale)  # type: ignore[attr-defined]
     assert scaled.tolist() == (scale * got).tolist()
 
 
