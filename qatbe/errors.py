@@ -21,3 +21,15 @@ class ConfigError(QatbeError, ValueError):
 
 class DataError(QatbeError, ValueError):
     """A dataset file given to the benchmark loaders is malformed; the message names the file and line."""
+
+
+class FetchError(QatbeError):
+    """A URL could not be fetched: refused address, timeout, too large, unsupported content type, HTTP error."""
+
+
+class BlockedAddressError(FetchError):
+    """A URL's host resolves to an address the SSRF guard refuses (loopback, private, link-local, reserved)."""
+
+
+class MissingExtraError(QatbeError, ImportError):
+    """An optional part of qatbe was used without the extra that installs what it needs; the message names it."""

@@ -54,7 +54,7 @@ from .select.knapsack import priority_order
 from .select.plan import wordless
 from .select.truncate import truncate
 from .settings import Settings
-from .types import Segment, SegmentKind
+from .types import ItemError, Segment, SegmentKind
 
 _DATE_KEYS = ("date", "published", "modified", "mtime", "updated")
 
@@ -148,6 +148,8 @@ class ManyResult:
     evaluation_time_ms: float
     backend: str = BACKEND
     pending: tuple[Passage, ...] = field(default=(), repr=False, compare=False)
+    # Inputs that could not be used (unreadable bytes, a URL that failed): one record each, the others went on.
+    errors: tuple[ItemError, ...] = ()
 
     @property
     def segments(self) -> tuple[Segment, ...]:
@@ -200,6 +202,7 @@ class ManyResult:
             "backend": self.backend,
             "sources": [s.to_dict() for s in self.sources],
             "passages": [p.to_dict() for p in self.passages],
+            "errors": [e.to_dict() for e in self.errors],
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:

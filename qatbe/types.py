@@ -204,3 +204,26 @@ class ParsedDocument:
     format: str
     unit_tokens: tuple[int, int] | None = None
     _views: _Views = field(default_factory=_Views, init=False, repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemError:
+    """One input that could not be used, in a call over many (``extract_many``, ``extract_batch``, WARC, URLs).
+
+    ``index`` is the input's position; ``id`` its own name when it has one (a URL, a record id, a path);
+    ``error_type`` the exception's class name (``InputError``, ``FetchError``, ...) and ``message`` its text.
+    The other inputs go on; ``strict=True`` raises instead.
+    """
+
+    index: int
+    id: str | None
+    error_type: str
+    message: str
+
+    @classmethod
+    def of(cls, index: int, id: str | None, exc: BaseException) -> ItemError:
+        return cls(index, id, type(exc).__name__, str(exc))
+
+    def to_dict(self) -> dict[str, object]:
+        return {"index": self.index, "id": self.id, "error_type": self.error_type, "message": self.message}
+
