@@ -17,7 +17,7 @@ def require(module: str, extra: str, feature: str | None = None) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        what = feature or f"this part of qatbe"
+        what = feature or "this part of qatbe"
         raise MissingExtraError(
             f"{what} needs {module.split('.')[0]}, which is not installed: pip install 'qatbe[{extra}]'"
         ) from exc
