@@ -10,7 +10,7 @@ query, in the language the page declares). Printed: over the pages with 20 or mo
 
 Why: the first call of a page analyses the tokens no page before it had; the next ones get faster for several
 calls more, every step alike (the code and the branch predictors learn the page). The row's number is the
-fastest of three, so it sits on that curve: this script shows where (``benchmarks/README.md``, twelfth session).
+fastest of three, so it sits on that curve: this script shows where (``benchmarks/README.md``, "Repeated calls").
 """
 
 from __future__ import annotations

@@ -130,7 +130,7 @@ _RUN_KEYS = ["the", "and", "of", "to", "de", "tax", "pump", "xyz", "abcdefghijkl
 # Long ASCII letter runs: runs of every length (the packed keys hold 12 letters), broken by digits, '_',
 # apostrophes, Latin-1 and other letters, with the storage width forced to one, two or four bytes by the character
 # appended. (A sixteen-at-a-step scan of the runs was tried and measured slower: the key is still built a letter at
-# a time, so the loop's exit mispredicts as before; benchmarks/README.md.)
+# a time, so the loop's exit mispredicts as before; benchmarks/NOTES.md.)
 letter_runs_text = st.lists(st.one_of(
     st.text(alphabet="abcdefxyzABCXYZ", min_size=0, max_size=40),
     st.sampled_from([" ", "1", "_", "'", "é", "ÿ", "\u0100", "\u4e2d", "\u0301", "  "]),

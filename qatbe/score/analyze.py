@@ -34,9 +34,9 @@ if TYPE_CHECKING:
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NUMBER = re.compile(r"v?\d+(?:[.,]\d+)*", re.IGNORECASE)
-# Snowball stemmers that also strip or rewrite word beginnings: no prefix filter for these languages. Dutch is one
-# ("gemaakt" -> "maak", "gebruikt" -> "bruik": 464 of its 10,000 most frequent words); its pages lost those terms
-# to the filter until the shipped lexicons were checked word by word (tests/test_analyze_index.py keeps checking).
+# Snowball stemmers that also strip or rewrite word beginnings: no prefix filter for these languages, which
+# would lose those terms. Dutch is one ("gemaakt" -> "maak", "gebruikt" -> "bruik": 464 of its 10,000 most
+# frequent words); tests/test_analyze_index.py checks every shipped lexicon's words against the filter.
 # Persian is another (274 of its 10,000: "اخبار" -> "خبر", and Arabic letters rewritten as Persian ones).
 _PREFIX_STEMMERS = frozenset({"ar", "fa", "id", "ga", "nl"})
 # Stemmers that rewrite a word's second letter, and what the prefix filter admits for it. German reads ae, oe, ue
@@ -144,9 +144,9 @@ def _after(first: str) -> frozenset[str]:
     """The prefixes a token that can yield the one-character term ``first`` may start with: ``first`` and ``first``
     followed by any ASCII character (a prefix key is two characters, or one for a one-character token).
 
-    Why: the prefix filter rules tokens out by their first two characters; a one-character query term ("SysV" ->
-    "sys", "v"; "Type 2 diabetes" -> "2") used to turn it off for the whole page, and every token was analysed:
-    46 of the 394 speed-bench titles, whose index cost three times the page's scan."""
+    Why: the prefix filter rules tokens out by their first two characters; without this, a one-character query
+    term ("SysV" -> "sys", "v"; "Type 2 diabetes" -> "2"), common in page titles, would turn the filter off
+    for the whole page and every token would be analysed."""
     return frozenset([first] + [first + chr(c) for c in range(128)]) if first.isascii() else frozenset([first])
 
 
@@ -160,11 +160,11 @@ def fold_table() -> npt.NDArray[np.uint32]:
     folds it -- ``_fold(ch.casefold())`` -- or 0 when that is not one character (ß -> ss, İ -> i̇) or ``ch`` is a
     combining mark (``_fold`` drops it, so the characters after it move up).
 
-    Why: without it every token with a letter outside ASCII was analysed, and a Russian page's index cost 2.5x its
-    scan. The filter rules a token out by the folded first two characters of each part a term can start at, which
-    are the term's own when the stemmer only rewrites endings and the stem keeps two characters; a one-letter query
-    term (or, in Finnish and Turkish, a two-letter one: a stem that may have lost or changed its second letter)
-    keeps the filter off for these tokens (``index``)."""
+    Why: without it every token with a letter outside ASCII would be analysed, and the index of a Russian page
+    would cost several times its scan. The filter rules a token out by the folded first two characters of each
+    part a term can start at, which are the term's own when the stemmer only rewrites endings and the stem
+    keeps two characters; a one-letter query term (or, in Finnish and Turkish, a two-letter one: a stem that
+    may have lost or changed its second letter) keeps the filter off for these tokens (``index``)."""
     out = np.zeros(FOLD_LIMIT, dtype=np.uint32)
     for code in range(FOLD_LIMIT):
         ch = chr(code)
@@ -212,11 +212,12 @@ class Analyzer:
         return self._learn_terms([surface])[surface]
 
     def _learn_terms(self, surfaces: list[str]) -> dict[str, str | None]:
-        """The index term of each of ``surfaces`` (non-empty, distinct), put in the cache too; the caller reads the
-        returned terms, not the cache, which another thread may start afresh meanwhile. Why the stemmer is called
-        once for them all: a page's first extract analyses the words no page before it had, and a lock and a
-        PyStemmer call for each word, with the per-word bookkeeping around them, made a fresh token cost the index
-        2.85 us; in one ``stemWords`` call (which stems each word as ``stemWord`` does) it costs 1.9-2.1."""
+        """The index term of each of ``surfaces`` (non-empty, distinct), put in the cache too; the caller
+        reads the returned terms, not the cache, which another thread may start afresh meanwhile. Why the
+        stemmer is called once for them all: a page's first extract analyses the words no page before it had,
+        and a lock and a PyStemmer call for each word, with the per-word bookkeeping around them, cost a new
+        token about half as much again as one ``stemWords`` call for them all (which stems each word as
+        ``stemWord`` does)."""
         cache = self._cache
         if len(cache) + len(surfaces) > MEMO_MAX:
             cache.clear()
@@ -293,9 +294,9 @@ class Analyzer:
         only: Sequence[str] | None = None,
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.float64], list[str]]:
         """``index``, but the terms ``vocab`` lacks are returned (the fourth value, in order: their ids are
-        ``len(vocab)`` on) instead of added to it; only "" is added. Why: a caller that looks only a few of them
-        up need not pay for adding them (the scorer, which reads ``index_sparse``, the same way: the near words are
-        looked up among them, and adding the few dozen a page meets cost it 2.6 us a page at the median)."""
+        ``len(vocab)`` on) instead of added to it; only "" is added. Why: a caller that looks only a few of
+        them up need not pay for adding them (the scorer, which reads ``index_sparse``, the same way: it looks
+        the near words up among them, and adding the few dozen a page meets would be work for nothing)."""
         return self._read_page("index", texts, vocab, keep_stopwords, only)
 
     def index_sparse(
@@ -329,9 +330,10 @@ class Analyzer:
         folding table that lets it rule out non-ASCII tokens too: ``(None, None)`` for no filter."""
         if only is None or not self._filters or not all(only):
             return None, None
-        # Memoised by the terms: a pipeline asks the same query of page after page, and the bridges' mention count
-        # asks with the same heading words each time a page is scored again (building the set cost 1.6 us a call;
-        # with a new query on every call the memo saves nothing and costs a dictionary lookup).
+        # Memoised by the terms: a pipeline asks the same query of page after page, and the bridges' mention
+        # count asks with the same heading words each time a page is scored again (building the set on every
+        # call would repeat that work; with a new query on every call the memo saves nothing and costs a
+        # dictionary lookup).
         key = tuple(only)
         made = self._filter_memo.get(key)
         if made is None:

@@ -10,8 +10,8 @@ follows ("You can use it to:"), the heading a segment sits under (a paragraph un
 adjacent parts of a split table or paragraph, the second hop of a multi-hop question (a best segment that names
 another section's heading points to it: ``bridge_credits``), and a number where the question asks for one
 (``number_cue``). Optional: a background document-frequency prior from wordfreq (``background_prior``) and
-pseudo-relevance feedback (``feedback``); both are off by default because they did not raise retention on the dev
-QA sets (benchmarks/retention_quick.py).
+pseudo-relevance feedback (``feedback``); both are off by default because neither raises answer retention on
+the dev QA sets (benchmarks/retention_quick.py compares).
 """
 
 from __future__ import annotations
@@ -75,12 +75,13 @@ NAME_BRIDGE = 2.0
 NAME_SECTION = 4.0
 # Languages that capitalise every noun, where a capital does not mark a name (German, Luxembourgish).
 NOUNS_CAPITALISED = frozenset({"de", "lb"})
-# What a segment inherits (lead-in, heading, adjacent parts) is scaled by min(1, its words / INHERIT_WORDS). Why:
-# inheritance gives every segment under a matching heading the same score, whatever it holds, and the selector
-# ranks by score per square root of cost, so the smallest ones won: under a page title that matches the query,
-# a 200-token answer was "[CTA_MODULE]", a lone zero-width joiner and "$7,000" twice, beside one real paragraph.
-# A segment of no words now inherits nothing, one of one word a quarter. Retention on the dev QA sets is the same
-# at 4 (at 8 and more, ConditionalQA lost two answers at 200 tokens: fees such as "£335" under their heading).
+# What a segment inherits (lead-in, heading, adjacent parts) is scaled by min(1, its words / INHERIT_WORDS).
+# Why: inheritance gives every segment under a matching heading the same score, whatever it holds, and the
+# selector ranks by score per square root of cost, so without the scaling the smallest ones win: under a page
+# title that matches the query, a 200-token output fills with "[CTA_MODULE]", a lone zero-width joiner and
+# "$7,000" beside one real paragraph. A segment of no words inherits nothing, one of one word a quarter. 4
+# keeps answer retention on the dev QA sets; from 8 on, short answers such as a fee ("£335") under its heading
+# lose their inherited score.
 INHERIT_WORDS = 4.0
 
 
@@ -164,9 +165,9 @@ def _scores(
 ) -> Scores:
     """``Scores(raw, ..., per_term)``: the same instance, its fields set in one dict update.
 
-    Why: a frozen dataclass's ``__init__`` sets each of its 13 fields through ``object.__setattr__``, 5 us per
-    page, as much as the BM25 loops of a page of 90 segments. ``Scores`` has no ``__post_init__`` and no default
-    factory, so its ``__init__`` does nothing but fill ``__dict__`` in field order, as here
+    Why: a frozen dataclass's ``__init__`` sets each of its 13 fields through ``object.__setattr__``, which
+    per page costs as much as the BM25 loops of a page of 90 segments. ``Scores`` has no ``__post_init__`` and
+    no default factory, so its ``__init__`` does nothing but fill ``__dict__`` in field order, as here
     (tests/test_score_parts.py checks that this stays so)."""
     out = _new(Scores)
     out.__dict__.update({
@@ -178,7 +179,7 @@ def _scores(
 
 _HEADING = SegmentKind.HEADING
 # The query slots' page ids when they are 0 .. k - 1 (every call but one that adds near words): read-only arrays
-# made once, not an np.arange a call (0.3-0.4 us each).
+# made once, not an np.arange on every call.
 _SLOTS = tuple(np.arange(k, dtype=np.int32) for k in range(65))
 for _slots in _SLOTS:
     _slots.setflags(write=False)
@@ -207,11 +208,12 @@ class PageView:
     """What scoring reads of a page whatever the query: its segments' fields (``kernel.page_fields``), their tokens
     (``kernel.scan``) and the language guessed from its prose, the last two made on first use and kept.
 
-    Why: one page, many questions (``Extractor.parse``, then ``extract`` per question) read the page the same way
-    for every question, and these three were a quarter of each extract on SQuAD's dev documents. A parsed document
-    keeps its view (``ParsedDocument``); ``score_segments`` makes a fresh one when given none. ``source`` is what
-    the view was made from, for the keeper to tell whether it still holds: the view never changes after it is
-    made, so threads may share one. A view keeps its page's tokens, 16 bytes an occurrence.
+    Why: one page, many questions (``Extractor.parse``, then ``extract`` per question) read the page the same
+    way for every question, and these three are about a quarter of an extract on SQuAD's documents. A parsed
+    document keeps its view (``ParsedDocument``); ``score_segments`` makes a fresh one when given none.
+    ``source`` is what the view was made from, for the keeper to tell whether it still holds: the view never
+    changes after it is made, so threads may share one. A view keeps its page's tokens, 16 bytes an
+    occurrence.
     """
 
     __slots__ = ("_guess", "_scan", "groups", "heads", "levels", "prose", "source", "texts")
@@ -326,9 +328,9 @@ def number_cue(query: str, texts: Sequence[str]) -> npt.NDArray[np.float64]:
     question sentences of a query count (a scenario before the question may mention dates of its own).
     """
     known = set(_NUMBER.findall(query))
-    # A number starts with a digit: a text without one holds none, and one with a digit holds a number the query
-    # does not when the query holds none (its 0/1 flags are the cue; a masked write cost 4x the conversion). Only
-    # the rest need the numbers themselves.
+    # A number starts with a digit: a text without one holds none, and one with a digit holds a number the
+    # query does not when the query holds none (its 0/1 flags are the cue; a masked write costs more than the
+    # conversion). Only the rest need the numbers themselves.
     digits = kernel.has_decimal(texts)
     if not known:
         return digits.astype(np.float64)  # type: ignore[no-any-return]
@@ -530,7 +532,7 @@ def score_segments(
     answer_type = zeros
     if NUMBER_CUE > 0 and best > 0 and question.numeric:
         cue = number_cue(query, texts)
-        if np.count_nonzero(cue):  # not cue.any(): a ufunc reduction costs 4x as much on a page's array
+        if np.count_nonzero(cue):  # not cue.any(): a ufunc reduction costs more on a page's array
             answer_type = NUMBER_CUE * raw * cue
             raw = raw + answer_type
             changed = True

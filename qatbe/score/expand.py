@@ -45,12 +45,12 @@ def spelling_variants(surface: str) -> list[str]:
     return out
 
 
-# Numbers written in words and in digits ("round eight" / "round 8", "eighth" / "8th"): the same word, spelt two
-# ways, like "licence" and "license". Only up to twenty and the tens, the numbers people write out in words; the
-# tokenizer keeps "8th" whole. The other writing weighs NUMBER_WEIGHT x the word's weight: unlike a spelling, a
-# number word is also an ordinary word ("four books" on a page about season 4); at full weight it moved one
-# wikitablequestions answer out of the 200-token output, at half weight none (and found one more at 1,000 and
-# 5,000: "round 8" under the heading "Round eight").
+# Numbers written in words and in digits ("round eight" / "round 8", "eighth" / "8th"): the same word, spelt
+# two ways, like "licence" and "license". Only up to twenty and the tens, the numbers people write out in
+# words; the tokenizer keeps "8th" whole. The other writing weighs NUMBER_WEIGHT x the word's weight: unlike a
+# spelling, a number word is also an ordinary word ("four books" on a page about season 4), and at full weight
+# such matches push answers out of a small budget; at half weight "round 8" still finds the heading "Round
+# eight".
 NUMBER_WEIGHT = 0.5
 _CARDINALS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
               "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
@@ -108,8 +108,7 @@ def expansions(
     to its synonyms (words or phrases) and applies in any language; the built-in table only for English.
     ``searched`` are index terms the query already searches for besides ``query_terms`` (the other spelling of
     a word, a number in its other writing): a synonym that is one of them is not searched twice ("3" has the
-    synonym "three", which the number's other writing already is; a term twice in the query was a ValueError
-    from the index).
+    synonym "three", which the number's other writing already is; the index refuses a term given twice).
     """
     known = {t for t, _ in query_terms} | set(searched)
     out: dict[str, tuple[str, float]] = {}

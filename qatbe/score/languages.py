@@ -86,11 +86,11 @@ def parse_lexicon(text: str) -> Lexicon:
     """A lexicon file's ``word<TAB>zipf x 10`` and ``word<TAB>s`` (a stopword) lines; the first value of a word
     written twice counts, a line without a value is skipped.
 
-    Why not a loop over the lines: a process loads each language's lexicon when it first scores a page in it (a
-    single pass over the speed bench's pages met eight languages), and with ten thousand ``partition`` and ``int``
-    calls a load took 3.2 ms (German, best of 10). Split into alternating words and values when there are as many
-    tabs as lines and every value is a plain number below 100 or "s", it takes 2.6; a file written otherwise is
-    read line by line."""
+    Why not a loop over the lines: a process loads each language's lexicon when it first scores a page in it
+    (a crawl meets several languages), and ten thousand ``partition`` and ``int`` calls make that load slower
+    than splitting the text into alternating words and values, which is done when there are as many tabs as
+    lines and every value is a plain number below 100 or "s"; a file written otherwise is read line by
+    line."""
     cells = text.replace("\t", "\n").split("\n")
     if text.endswith("\n"):
         cells.pop()  # the "" after the last newline
@@ -113,7 +113,7 @@ def parse_lexicon(text: str) -> Lexicon:
 @cache
 def stopwords(code: str | None) -> frozenset[str]:
     """Only the stopwords of a lexicon: language detection votes over 19 languages and must not build 19
-    frequency tables to do it (that cost ~1.5 s on the first call)."""
+    frequency tables to do it (building them all takes over a second)."""
     if code is None or code not in LEXICONS:
         return frozenset()
     raw = resources.files("qatbe.data").joinpath(f"lexicon-{code}.tsv.gz").read_bytes()
@@ -125,8 +125,8 @@ def stop_lines(data: bytes) -> frozenset[str]:
     "\n"), wherever they are in it.
 
     Why not a regex over the whole text: a file lists its 10,000 frequent words first and its stopwords last
-    (scripts/build_lexicon.py), and reading every line of the candidates' files made the first language guess in
-    a process cost 43 ms (21 candidates then). No line before the first "\ts\n" can be a stopword line, so only the rest is
+    (scripts/build_lexicon.py), and reading every line of every candidate's file would make a process's first
+    language guess slow. No line before the first "\ts\n" can be a stopword line, so only the rest is
     decoded and read; the result is the same for any file (tests/test_languages.py)."""
     first = (data + b"\n").find(b"\ts\n")
     if first < 0:
@@ -142,9 +142,8 @@ def stemmer(code: str | None) -> Stemmer.Stemmer | None:
 
     Made without PyStemmer's own cache (size 0): the analyser memoises every word it stems and never asks the
     stemmer for a word twice until its memo starts afresh, the case PyStemmer's documentation says the cache
-    "can severely damage" (it costs each new word a cache entry and, once full, a purge). With it a new word
-    cost 1.07 us to stem in a ``stemWords`` call, without it 0.34; a page's first scoring call learnt its new
-    words 2x as fast (benchmarks/README.md, sixteenth session)."""
+    "can severely damage" (it costs each new word a cache entry and, once full, a purge): with it a new word
+    costs about three times as much to stem in a ``stemWords`` call (benchmarks/NOTES.md)."""
     name = STEMMERS.get(code or "")
     return Stemmer.Stemmer(name, 0) if name else None
 
@@ -159,7 +158,7 @@ _SCRIPT_RANGES = np.array([[0x4E00, 0x9FFF], [0x3040, 0x30FF], [0xAC00, 0xD7AF],
                            [0x0370, 0x03FF], [0x0600, 0x06FF]], dtype=np.int64)
 _LATIN_CANDIDATES = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "ro", "hu",
                      "tr", "ca", "id", "lt")
-# Bulgarian has no stemmer here, but its stopwords keep its pages from being Russian (they were, and got the
+# Bulgarian has no stemmer here, but its stopwords keep its pages from being voted Russian (and given the
 # Russian stemmer).
 _CYRILLIC_CANDIDATES = ("ru", "uk", "bg")
 SAMPLE_CHARS = 20000
@@ -210,13 +209,13 @@ def detect(sample: str) -> str | None:
     return detect_texts((sample,), (True,), 0)
 
 
-# The sample is read in two steps: its first EARLY_SAMPLE characters, then the whole sample only when those leave
-# the vote open. A page whose first characters hold no other script and give one language EARLY_MIN_VOTES
-# stopword hits and EARLY_LEAD x the runner-up's is that language: the rest of the sample would have to be
-# another language to overturn such a lead. EARLY_LEAD is set from the dev documents so that no guess changes
-# on any of the 1,277: at 2x one did (an English Wikipedia page whose table of Italian names made the whole
-# sample a near-tie, en 92 and it 74, so no guess; its first 2,000 characters say en 63, it 18, a 3.5x lead),
-# and that moved one question's evidence under the quality gate's floor. At 4x, 822 of them settle early.
+# The sample is read in two steps: its first EARLY_SAMPLE characters, then the whole sample only when those
+# leave the vote open. A page whose first characters hold no other script and give one language
+# EARLY_MIN_VOTES stopword hits and EARLY_LEAD x the runner-up's is that language: the rest of the sample
+# would have to be another language to overturn such a lead. EARLY_LEAD is high enough that the early guess
+# agrees with the whole sample's on every dev document: at 2x it would not (an English Wikipedia page whose
+# table of Italian names makes the whole sample a near-tie, en 92 and it 74, so no guess, has a 3.5x lead in
+# its first 2,000 characters). At 4x most dev pages still settle early.
 EARLY_SAMPLE = 2000
 EARLY_MIN_VOTES = 10
 EARLY_LEAD = 4.0
@@ -241,7 +240,7 @@ def detect_texts(texts: Sequence[str], use: Sequence[object], min_chars: int) ->
 
 # Cyrillic letters that Russian, Ukrainian and Bulgarian do not write: Serbian's and Macedonian's je, lje, nje, dzhe,
 # tshe, dje, gje, kje, dze, and Belarusian's short u. Why: Serbian and Macedonian pages share enough stopwords with
-# Russian to be voted Russian, and got the Russian stemmer; they now get none.
+# Russian to be voted Russian, which would give them the Russian stemmer; with these letters they get none.
 OTHER_CYRILLIC_LETTERS = "\u0458\u0459\u045a\u045f\u045b\u0452\u0453\u045c\u0455\u045e" \
     "\u0408\u0409\u040a\u040f\u040b\u0402\u0403\u040c\u0405\u040e"
 
@@ -253,18 +252,19 @@ def other_cyrillic(sample: str) -> bool:
     """Whether a Cyrillic sample is in a language the vote has no candidate for: at least 3 of
     ``OTHER_CYRILLIC_LETTERS``, and at least a twentieth as many as it has of о and а (in Serbian they are about a
     tenth; a Russian page that names one Serbian town has one or two). Why one regex pass: every Cyrillic page
-    without a declared language asks, and a ``str.count`` pass per letter over its 8,000-character sample cost
-    80 us where the one pass costs 51 (the whole guess of a Russian page: about 280 us)."""
+    without a declared language asks, and one pass over its 8,000-character sample is cheaper than a
+    ``str.count`` pass per letter."""
     other = len(_OTHER_CYRILLIC.findall(sample))
     return other >= 3 and other * 20 >= sum(map(sample.count, "\u043e\u0430\u041e\u0410"))
 
 
 # Letters that tell apart the languages written in Arabic script. Persian and Urdu write keheh and Farsi yeh where
-# Arabic writes kaf and yeh, and have letters Arabic lacks (pe, che, zhe, gaf); Arabic alone has teh marbuta in
-# common use; Urdu alone has tteh, ddal, rreh, noon ghunna, heh goal and yeh barree; Kurdish, Pashto, Sindhi and
-# Uyghur have letters of their own that neither Persian nor Urdu uses (ae, oe, rreh with v, veh, tteh with ring,
-# zhe with ring, sheen with dot, gaf with ring, e, yeh with tail, u, yu, ve...). Why: every page in Arabic script
-# was Arabic, and the Arabic stemmer cut Persian and Urdu words -- the wrong stemmer, where no stemmer is the rule.
+# Arabic writes kaf and yeh, and have letters Arabic lacks (pe, che, zhe, gaf); Arabic alone has teh marbuta
+# in common use; Urdu alone has tteh, ddal, rreh, noon ghunna, heh goal and yeh barree; Kurdish, Pashto,
+# Sindhi and Uyghur have letters of their own that neither Persian nor Urdu uses (ae, oe, rreh with v, veh,
+# tteh with ring, zhe with ring, sheen with dot, gaf with ring, e, yeh with tail, u, yu, ve...). Why: without
+# them every page in Arabic script would be Arabic, and the Arabic stemmer would cut Persian and Urdu words --
+# the wrong stemmer, where no stemmer is the rule.
 ARABIC_LETTERS = "\u064a\u0643\u0629"
 PERSIAN_URDU_LETTERS = "\u067e\u0686\u0698\u06af\u06a9\u06cc"
 URDU_LETTERS = "\u0679\u0688\u0691\u06ba\u06c1\u06d2"
@@ -323,8 +323,8 @@ def _totals(tally: _Tally) -> list[int]:
     classes = list(map(_stop_classes()[0].get, map(str.casefold, words), repeat(0)))
     if not any(classes):  # most such runs are names ("Zoë", "Müller"), not stopwords
         return totals
-    # Only the stopword runs vote, each for the candidates of its class: a few additions, where numpy's
-    # fromiter, bincount and matrix product cost 6.3 us at the median page with such runs.
+    # Only the stopword runs vote, each for the candidates of its class: a few additions, cheaper than numpy's
+    # fromiter, bincount and matrix product for the few such runs a page has.
     out = list(totals)
     voters = _class_voters()
     for cls, count in compress(zip(classes, counts), classes):
@@ -339,11 +339,11 @@ def _class_voters() -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(c for c, x in enumerate(row) if x) for row in _vote_matrix().tolist())
 
 
-# Candidates whose stopword lists are nearly one list: Danish and Norwegian Bokmål share most function words ("og",
-# "i", "det", "er", "ikke"), so a page's votes barely separate them. Each is judged against the other languages, and
-# between the two the higher count wins (a tie decides nothing). Why: with both judged like any other pair, a
-# Norwegian page is a near-tie with Danish under the 1.3x lead rule and gets no stemming at all (the Norwegian page
-# of the dev corpora and the Norwegian paragraph of tests/test_languages.py did).
+# Candidates whose stopword lists are nearly one list: Danish and Norwegian Bokmål share most function words
+# ("og", "i", "det", "er", "ikke"), so a page's votes barely separate them. Each is judged against the other
+# languages, and between the two the higher count wins (a tie decides nothing). Why: with both judged like any
+# other pair, a Norwegian page is a near-tie with Danish under the 1.3x lead rule and gets no stemming at all
+# (as the Norwegian paragraph of tests/test_languages.py would).
 _SIBLINGS = {"da": "nb", "nb": "da"}
 
 
@@ -388,7 +388,7 @@ def _decide(tally: _Tally, totals: list[int] | None = None) -> str | None:
         return None
     # A page mostly in Cyrillic letters is voted among the Cyrillic candidates, one mostly in others among the
     # Latin ones, and one in between among all of them: an English page whose reference titles are Bulgarian (30 %
-    # of its letters) was Russian, then Bulgarian, though its English stopwords outvoted theirs two to one.
+    # of its letters) is English, its English stopwords outvoting theirs two to one.
     part = _CYRILLIC if cyr > 0.5 * letters else _LATIN if cyr <= 0.3 * letters else slice(None)
     candidates = _CANDIDATES[part]
     # The best total wins when it is at least 3 and 1.3 x the runner-up's (a tie for the best never wins).

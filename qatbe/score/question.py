@@ -1,8 +1,8 @@
 """What a query asks: its index terms, the weight of each (question or context), and whether it asks for a number.
 
 One reading of the query for the scorer: the sentences are split once and tokenized in one call, and the
-question sentences serve both the weights and the number cue. Before, the weights, the terms and the number cue
-each split and tokenized the query again, which cost more per page than scoring a short page.
+question sentences serve both the weights and the number cue: splitting and tokenizing the query for each of
+them would cost more per page than scoring a short page.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ quoted in full. Two checks, cheapest first:
    one global order, rarest first, and a set indexed under its first ``|x| - ceil(t |x|) + 1``; two sets at
    Jaccard ≥ t share one of those, so no pair is missed, and since a phrase every segment holds ("and passport
    fees") comes last it puts no two segments in one bucket. Every candidate is verified with the exact Jaccard of
-   the full sets. (A bottom-k sketch did this before: it could miss a pair, and a shingle common to thousands of
-   segments made one bucket of them all -- 50 templated pages took 22 s in ``extract_many``.)
+   the full sets. (Why not a bottom-k sketch: it can miss a pair, and a shingle common to thousands of
+   segments makes one bucket of them all, which makes templated pages quadratic.)
 
 Shingles are tuples of word ids (ids given in order of first appearance within the call), so their hashes do not
 depend on ``PYTHONHASHSEED`` (ints and tuples of ints hash the same in every process) and the result is

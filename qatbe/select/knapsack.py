@@ -25,9 +25,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-# Small pages are the common case (a median page has 15-30 candidates) and a numpy call costs 1-10 us whatever
-# its size (more inside extract, where scoring has just evicted numpy's code and data from the caches), so the
-# selector works on plain lists of Python scalars; the public functions still take numpy arrays and convert once.
+# Small pages are the common case (a median page has 15-30 candidates) and a numpy call has a fixed cost
+# whatever its size (more inside extract, where scoring has just evicted numpy's code and data from the
+# caches), so the selector works on plain lists of Python scalars; the public functions still take numpy
+# arrays and convert once.
 Floats = Sequence[float] | npt.NDArray[np.float64]
 Ints = Sequence[int] | npt.NDArray[np.int64]
 Bools = Sequence[bool] | npt.NDArray[np.bool_]
@@ -57,11 +58,11 @@ def density(scores: npt.NDArray[np.float64], costs: npt.NDArray[np.int64],
     ``exponent=1`` is the textbook score-per-token density of the knapsack greedy, ``0`` ranks by score alone).
 
     Why not score per token: BM25 already divides term frequency by the segment's length (``b``), so a short
-    segment with one query word scores nearly as high as a long one with the same word, and dividing that again
-    by the full cost ranks every two-line fragment ("Fee", "£335") above the paragraph that answers. The square
-    root still prefers the cheaper of two equal scores. Measured at 200 tokens on the dev QA sets
-    (benchmarks/retention_quick.py): conditionalqa 0.732 -> 0.761, wikitable 0.585 -> 0.596, hotpot 0.725 ->
-    0.741, squad 0.897 -> 0.905; exponent 0.75 lay in between.
+    segment with one query word scores nearly as high as a long one with the same word, and dividing that
+    again by the full cost ranks every two-line fragment ("Fee", "£335") above the paragraph that answers. The
+    square root still prefers the cheaper of two equal scores. At 200 tokens it keeps more answers than score
+    per token on all four dev QA sets, and 0.75 lies in between (benchmarks/retention_quick.py --option
+    cost_exponent=1).
     """
     return np.where(costs > 0, scores / powers(costs, exponent), 0.0)
 
@@ -83,8 +84,8 @@ def _exact(exponent: float) -> bool:
     numpy's power loop turns a scalar exponent of 0.5, 1 or 0 into sqrt, a copy or ones (numpy >= 2), and IEEE
     square root, like division and multiplication, is correctly rounded, so Python computes the same bits. An
     older numpy computes ``pow(c, 0.5)``, which differs from the square root in the last bit for about one cost
-    in a thousand: then this is False and ``densities`` keeps numpy's arithmetic. Checked once per process, in
-    well under 1 ms; the elements are independent, so what holds in the probe holds in any array."""
+    in a thousand: then this is False and ``densities`` keeps numpy's arithmetic. Checked once per process (a
+    cheap probe); the elements are independent, so what holds in the probe holds in any array."""
     costs = np.arange(CHECKED_COSTS + 1, dtype=np.int64)
     got = powers(costs, exponent)
     base = np.maximum(costs, 1).astype(np.float64)
@@ -105,8 +106,8 @@ def densities(scores: Floats, costs: Ints, exponent: float = COST_EXPONENT,
     entries are computed (the others are 0.0: the greedy ranks the matched slots only).
 
     In Python when ``_exact(exponent)`` holds for these costs (the default exponent on numpy >= 2), else by
-    ``density`` itself. Why: inside extract, numpy's five calls on a page's tens of segments cost about 18 us,
-    the list comprehension a few."""
+    ``density`` itself. Why: inside extract, numpy's five calls on a page's tens of segments cost several
+    times what the list comprehension does."""
     score_list: list[float] = as_list(scores)
     cost_list: list[int] = as_list(costs)
     if not (exponent in (0.5, 1.0, 0.0) and min(cost_list, default=0) >= 0
@@ -320,7 +321,7 @@ def fill_slots(
 
     When everything left fits (strictly under the budget, so the loop never stops early), the fill takes every
     slot not chosen whatever the order (the lone ones in the last pass, or with a slot they head): that is
-    returned without making the order. Half the pages of scrapinghub-aeb fit the summary tier whole."""
+    returned without making the order, which is common: many pages fit the summary tier whole."""
     filled: set[int] = set()
     taken = set(chosen)
     lone = lone or set()

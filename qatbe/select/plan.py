@@ -51,9 +51,9 @@ class Plan(NamedTuple):
     cut_costs: dict[int, int]
 
 
-# Segments without a letter or a digit fill only once everything else is in (``plan``). On the 394 speed-bench
-# pages (title as query at 200 tokens, no query at 1,000) 48 such segments were chosen, 12 with this; answer
-# retention on the dev sets is the same (retention_quick --const select.plan.WORDLESS_LAST=0 to compare).
+# Segments without a letter or a digit ("* * *", a lone "►") fill only once everything else is in (``plan``):
+# they cost tokens and tell the reader nothing. Answer retention does not depend on it (retention_quick
+# --const select.plan.WORDLESS_LAST=0 compares).
 WORDLESS_LAST = True
 
 
@@ -171,9 +171,9 @@ def prepare(
     settings: Settings,
 ) -> Prepared:
     """The budget-free part of ``plan``. The arrays may be numpy arrays or lists; the work is done on lists of
-    Python scalars (see ``knapsack``: a page has tens of candidates, and numpy's per-call cost was most of this
-    stage). Lists are used as they are, not copied: they must not change while the plan is in use (its drop order
-    is computed when asked, from ``weighted`` and ``costs``)."""
+    Python scalars (see ``knapsack``: a page has tens of candidates, and numpy's per-call cost would be most
+    of this stage). Lists are used as they are, not copied: they must not change while the plan is in use (its
+    drop order is computed when asked, from ``weighted`` and ``costs``)."""
     # With headings brought along as context, a heading never competes on its own (see knapsack.fill_neighbors).
     # Nor does a segment without a letter or a digit ("___", ")", "* * *"): it fills only once all else is in.
     lone: set[int] = {i for i, s in enumerate(candidates) if wordless(s.text)} if WORDLESS_LAST else set()
