@@ -110,7 +110,7 @@ def test_options_change_the_output() -> None:
 
 def test_an_unreadable_document_is_left_out_or_raised_with_strict(caplog: pytest.LogCaptureFixture) -> None:
     docs = [*_documents(), Document(page_content="\x01\x02\x03\x04" * 200, id="binary")]
-    with caplog.at_level(logging.WARNING, logger="qatbe.integrations._shared"):
+    with caplog.at_level(logging.WARNING, logger="qatbe.integrations"):
         out = QatbeCompressor(budget=120).compress_documents(docs, QUERY)
     assert "binary" not in {d.id for d in out} and out[0].id == "museum"
     assert "documents[4]" in caplog.text

@@ -20,7 +20,7 @@ from ..pipeline import Extractor
 from ..render import render
 from ..types import ItemError, Metadata
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger(__package__)  # qatbe.integrations: what the adapters' documentation names
 
 # extract_many options that shape the cited context as one text; an adapter hands back one piece per input, so
 # they would do nothing there and are refused rather than ignored.
@@ -86,9 +86,8 @@ def _unreadable(extractor: Extractor, texts: Sequence[str]) -> list[ItemError]:
 
 def cut_together(owner: str, extractor: Extractor, texts: Sequence[str], query: str | None,
                  *, strict: bool) -> list[Piece]:
-    """One ``extract_many`` selection over ``texts``; one piece per text that contributes, in the order
-    ``extract_many`` cites them (the text of the best passage first). The pieces' tokens add up to at most
-    the budget less ``reserve_tokens``."""
+    """One ``extract_many`` selection over ``texts``; one piece per text that contributes, highest score first
+    (ties in input order). The pieces' tokens add up to at most the budget less ``reserve_tokens``."""
     settings = extractor.settings
     kept = list(range(len(texts)))
     try:
@@ -126,7 +125,7 @@ def cut_together(owner: str, extractor: Extractor, texts: Sequence[str], query: 
             pieces[k] = piece(k)
         else:
             del groups[k], pieces[k]
-    return [p for p in pieces.values() if p.text]
+    return sorted((p for p in pieces.values() if p.text), key=lambda p: (-p.score, p.index))
 
 
 def cut_each(owner: str, extractor: Extractor, texts: Sequence[str], query: str | None,

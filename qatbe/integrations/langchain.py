@@ -15,9 +15,9 @@ selection over them, so the tokens go to the most relevant passages wherever the
 - ``qatbe_tokens``: the tokens of ``page_content`` by the chosen estimator.
 
 Documents that contribute nothing are left out. Together, the returned documents' ``qatbe_tokens`` never exceed
-the budget less ``reserve_tokens`` (``per_document=False``); they come most relevant first. With
+the budget less ``reserve_tokens`` (``per_document=False``); they come highest ``qatbe_score`` first. With
 ``per_document=True`` they keep their input order. A document qatbe cannot read is left out with a warning on
-this module's logger; ``strict=True`` raises its ``InputError`` instead.
+the ``qatbe.integrations`` logger; ``strict=True`` raises its ``InputError`` instead.
 
 ``QatbeTransformer`` is a ``BaseDocumentTransformer`` for HTML (or markdown, or text) documents from loaders: each
 document is cut on its own, for the transformer's ``query`` (or none: the main content, boilerplate out), and
