@@ -16,8 +16,9 @@ from readme_examples import example
 import qatbe
 
 pytest.importorskip("langchain_core")
-retrievers = pytest.importorskip("langchain_classic.retrievers")
+pytest.importorskip("langchain_classic")
 
+from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
@@ -42,8 +43,8 @@ def _documents() -> list[Document]:
 
 
 def _retriever(compressor: QatbeCompressor) -> BaseRetriever:
-    return retrievers.ContextualCompressionRetriever(base_compressor=compressor,
-                                                     base_retriever=ShelfRetriever(documents=_documents()))
+    return ContextualCompressionRetriever(base_compressor=compressor,
+                                          base_retriever=ShelfRetriever(documents=_documents()))
 
 
 def _snapshot(docs: Sequence[Document]) -> list[tuple[str | None, str, dict[str, object]]]:
