@@ -14,6 +14,7 @@ from integration_pages import PAGES, QUERY
 from readme_examples import example
 
 import qatbe
+from qatbe.render import render
 
 pytest.importorskip("langchain_core")
 pytest.importorskip("langchain_classic")
@@ -142,12 +143,28 @@ def _words_twice(text: str) -> int:
     return 2 * len(text.split())
 
 
+def _odd_length(text: str) -> int:
+    """An estimator that does not add up (a text's cost is not its parts'): 10 tokens for an odd length."""
+    return 10 * (len(text) % 2)
+
+
+def test_pieces_are_held_to_the_budget_even_when_the_estimator_does_not_add_up() -> None:
+    docs = [Document(page_content=p.html, id=p.name) for p in PAGES]
+    many = qatbe.extract_many([d.page_content for d in docs], "first train sundays", budget=12, citations=False,
+                              estimator=_odd_length)
+    cited = {p.document for p in many.passages}
+    alone = [render([p.segment for p in many.passages if p.document == k], "markdown") for k in sorted(cited)]
+    assert many.total_tokens <= 12 < sum(_odd_length(text) for text in alone)  # cut apart, it would not fit
+    out = QatbeCompressor(budget=12, estimator=_odd_length).compress_documents(docs, "first train sundays")
+    assert out and sum(_odd_length(d.page_content) for d in out) <= 12
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     chosen=st.lists(st.sampled_from(range(len(PAGES))), min_size=1, max_size=6),
     budget=st.integers(min_value=0, max_value=400),
     reserve=st.integers(min_value=0, max_value=60),
-    estimator=st.sampled_from(["chars_div4", "words", "whitespace", _words_twice]),
+    estimator=st.sampled_from(["chars_div4", "words", "whitespace", _words_twice, _odd_length]),
     query=st.sampled_from([QUERY, "sourdough rye", "first train sundays", "", "zzz qqq"]),
 )
 def test_returned_tokens_never_exceed_the_budget(chosen: list[int], budget: int, reserve: int,
