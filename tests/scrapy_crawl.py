@@ -4,7 +4,7 @@ reactor cannot be started twice in one process).
 Usage: ``python scrapy_crawl.py BASE_URL OUT_JSON SETTINGS_JSON``. The spider starts at ``BASE_URL/``, follows
 every link of that index page, and yields one item per page: a ``scrapy.Item`` for some pages and a dict for
 the others (the pipeline must fill both), the page's text (or its raw bytes when it is not text), and for the
-timetable page its own question. Items are exported with FEEDS to ``OUT_JSON``.
+timetable page its own question (for the garden page a number, which is no query). Items are exported with FEEDS to ``OUT_JSON``.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ class FixtureSpider(scrapy.Spider):
             if name == "trains":
                 item["question"] = "when is the first train on sundays"
             yield item
+        elif name == "garden":
+            yield {"url": response.url, "html": source, "question": 42}  # not a query: an error record
         else:
             yield {"url": response.url, "html": source}
 

@@ -4,7 +4,8 @@ Enable it and configure it in the project's settings::
 
     ITEM_PIPELINES = {"qatbe.integrations.scrapy.QatbePipeline": 300}
     QATBE_QUERY = "opening hours on sundays"   # the query for every item, or
-    QATBE_QUERY_FIELD = "question"             # the item field holding each item's own query (wins when set)
+    QATBE_QUERY_FIELD = "question"             # the item field holding each item's own query (missing or blank:
+                                               # QATBE_QUERY)
     QATBE_SOURCE_FIELD = "html"                # the item field holding the page (str or bytes); default "html"
     QATBE_BUDGET = 500                         # tokens, or QATBE_TIER = "summary" (default tier: summary)
     QATBE_OUTPUT_FIELD = "qatbe"               # where the result goes; default "qatbe"
@@ -119,14 +120,16 @@ class QatbePipeline:
             crawler=crawler,
         )
 
-    def _query(self, adapter: ItemAdapter) -> str | None:
+    def _query(self, adapter: ItemAdapter) -> object:
+        """The item's own query when it has one (anything but a string is refused by ``extract``), else
+        QATBE_QUERY."""
         if self.query_field is not None:
             value = adapter.get(self.query_field)
-            if isinstance(value, str) and value.strip():
+            if value is not None and not (isinstance(value, str) and not value.strip()):
                 return value
         return self.query
 
-    def _cut(self, source: object, query: str | None) -> Result:
+    def _cut(self, source: object, query: object) -> Result:
         if source is None:
             raise InputError(f"the item has no {self.source_field!r} field (QATBE_SOURCE_FIELD) to cut")
         if not isinstance(source, (str, bytes)):
@@ -151,10 +154,10 @@ class QatbePipeline:
     async def process_item(self, item: Any, spider: Any = None) -> Any:
         """``spider`` is accepted for Scrapy versions that still pass it; it is not used."""
         adapter = ItemAdapter(item)
-        query = self._query(adapter)
         outcome: Result | QatbeError
         try:
-            outcome = await maybe_deferred_to_future(deferToThread(self._cut, adapter.get(self.source_field), query))
+            outcome = await maybe_deferred_to_future(
+                deferToThread(self._cut, adapter.get(self.source_field), self._query(adapter)))
         except QatbeError as exc:
             outcome = exc
             self._stat("qatbe/errors")
