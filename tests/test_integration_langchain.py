@@ -137,6 +137,8 @@ def test_transformer_cuts_loaded_html_pages() -> None:
         == _snapshot(asked)
     with pytest.raises(qatbe.ConfigError, match="colour"):
         QatbeTransformer().transform_documents(docs, colour="red")
+    with pytest.raises(qatbe.ConfigError, match="query must be a string"):
+        QatbeTransformer().transform_documents(docs, query=7)
 
 
 def _words_twice(text: str) -> int:

@@ -53,6 +53,13 @@ TOKENS_KEY = "qatbe_tokens"
 _PAGE_FIELDS = ("title", "author", "date", "description", "language")
 
 
+def _check_query(query: object) -> str | None:
+    """A transformer's query is the caller's option, checked before any document (not each document's error)."""
+    if query is not None and not isinstance(query, str):
+        raise ConfigError(f"query must be a string or None, not {type(query).__name__}")
+    return query
+
+
 def _rebuild(document: Document, piece: Piece, metadata: dict[str, Any]) -> Document:
     return Document(page_content=piece.text, metadata=metadata, id=document.id)
 
@@ -102,10 +109,8 @@ class QatbeTransformer(BaseDocumentTransformer, BaseModel):
 
     def __init__(self, *, query: str | None = None, budget: int | None = None, tier: str | None = None,
                  strict: bool = False, **options: Any) -> None:
-        if query is not None and not isinstance(query, str):
-            raise ConfigError(f"query must be a string or None, not {type(query).__name__}")
         extractor = build_extractor("QatbeTransformer", budget, tier, options, together=False)
-        fields: dict[str, Any] = {"query": query, "budget": budget, "tier": tier,
+        fields: dict[str, Any] = {"query": _check_query(query), "budget": budget, "tier": tier,
                                   "strict": check_flag("strict", strict), "options": options}
         super().__init__(**fields)
         self._extractor = extractor
@@ -115,7 +120,7 @@ class QatbeTransformer(BaseDocumentTransformer, BaseModel):
         unknown = sorted(set(kwargs) - {"query"})
         if unknown:
             raise ConfigError(f"QatbeTransformer.transform_documents takes only query=, not {unknown[0]!r}")
-        query = kwargs.get("query", self.query)
+        query = _check_query(kwargs.get("query", self.query))
         out: list[Document] = []
         for p in cut_each("QatbeTransformer", self._extractor, [d.page_content for d in documents], query,
                           strict=self.strict):
