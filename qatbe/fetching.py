@@ -25,10 +25,12 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import email.utils
+import functools
 import ipaddress
 import math
 import re
 import socket
+import ssl
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -165,7 +167,7 @@ def _refusal(ip: _IP, allowed: Sequence[_NET]) -> str | None:
         return None
     for test, why in (("is_loopback", "a loopback address"), ("is_unspecified", "an unspecified address"),
                       ("is_link_local", "a link-local address"), ("is_multicast", "a multicast address"),
-                      ("is_private", "a private address"), ("is_reserved", "a reserved address")):
+                      ("is_reserved", "a reserved address"), ("is_private", "a private address")):
         if getattr(ip, test):
             return why
     if not ip.is_global:
@@ -383,6 +385,15 @@ async def _acheck_scheme(request: Any) -> None:
     _check_scheme(request)
 
 
+@functools.lru_cache(maxsize=1)
+def _ssl_context() -> ssl.SSLContext:
+    """httpx's default context (certificates verified, certifi's roots), made once: loading the roots takes tens
+    of milliseconds, and a context is safe to share between clients."""
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
 def http_client(*, timeout: float, allow_private: bool = False,
                 allowed_networks: Iterable[str] = ()) -> httpx.Client:
     """An ``httpx.Client`` whose every connection (first request, each redirect, each new connection of the pool)
@@ -396,7 +407,7 @@ def http_client(*, timeout: float, allow_private: bool = False,
     transport = httpx.HTTPTransport()
     # httpx's transport maps requests, responses and errors; its pool is replaced by one with the guarded network
     # backend (httpx does not take a network backend itself; httpcore documents the parameter).
-    transport._pool = httpcore.ConnectionPool(ssl_context=httpx.create_ssl_context(), network_backend=backend)
+    transport._pool = httpcore.ConnectionPool(ssl_context=_ssl_context(), network_backend=backend)
     return httpx.Client(transport=transport, timeout=timeout, trust_env=False,
                         headers={"User-Agent": _USER_AGENT}, event_hooks={"request": [_check_scheme]})
 
@@ -410,7 +421,7 @@ def async_http_client(*, timeout: float, allow_private: bool = False,
     guard = _Guard(allow_private, allowed_networks)
     _, backend = _backends(guard)
     transport = httpx.AsyncHTTPTransport()
-    transport._pool = httpcore.AsyncConnectionPool(ssl_context=httpx.create_ssl_context(), network_backend=backend)
+    transport._pool = httpcore.AsyncConnectionPool(ssl_context=_ssl_context(), network_backend=backend)
     return httpx.AsyncClient(transport=transport, timeout=timeout, trust_env=False,
                              headers={"User-Agent": _USER_AGENT}, event_hooks={"request": [_acheck_scheme]})
 
@@ -511,7 +522,7 @@ def _fetch_with(client: httpx.Client, url: str, options: FetchOptions) -> Docume
                     body += chunk
                     if len(body) > options.max_bytes:
                         raise _too_large(url, options)
-                    _remaining(None)
+                    _check_deadline(url, options)
                 return _document(url, response, _decoded(response, bytes(body), url, options))
         except FetchError:
             raise
@@ -519,6 +530,12 @@ def _fetch_with(client: httpx.Client, url: str, options: FetchOptions) -> Docume
             raise _translate(url, exc, options) from None
         except _TimeoutErrors as exc:
             raise _translate(url, httpx.TimeoutException(str(exc)), options) from None
+
+
+def _check_deadline(url: str, options: FetchOptions) -> None:
+    deadline = _DEADLINE.get()
+    if deadline is not None and time.monotonic() >= deadline:
+        raise FetchTimeoutError(f"{url}: no complete answer within timeout={options.timeout:g} s")
 
 
 def _timeouts(options: FetchOptions) -> dict[str, float]:
@@ -597,7 +614,7 @@ async def afetch_with(client: httpx.AsyncClient, url: str, options: FetchOptions
                     body += chunk
                     if len(body) > options.max_bytes:
                         raise _too_large(url, options)
-                    _remaining(None)
+                    _check_deadline(url, options)
                 return _document(url, response, _decoded(response, bytes(body), url, options))
         except FetchError:
             raise
