@@ -206,3 +206,18 @@ def test_service_equals_library_on_every_dev_page_of_two_corpora(corpora: Path, 
             expected = json.loads(json.dumps(qatbe.extract(source, tier="summary").to_dict()))
             expected.pop("evaluation_time_ms")
             assert got == expected, (name, stem)
+
+
+def test_a_bug_is_a_500_without_its_details(monkeypatch: pytest.MonkeyPatch,
+                                            caplog: pytest.LogCaptureFixture) -> None:
+    from qatbe.integrations import server
+
+    async def broken(self: server.Service, body: object, deadline: float) -> dict[str, Any]:
+        raise RuntimeError("secret detail of a bug")
+
+    monkeypatch.setattr(server.Service, "extract", broken)  # fault injection: no real input reaches a bug
+    with uvicorn_app(create_app(ServiceConfig())) as api:
+        answer = httpx.post(f"{api}/v1/extract", json={"source": PAGE}, trust_env=False)
+    assert answer.status_code == 500 and answer.json() == {"error": "internal error"}
+    assert "secret" not in answer.text and "Traceback" not in answer.text
+    assert "secret detail of a bug" in caplog.text  # logged on the server's side
