@@ -71,6 +71,12 @@ def test_the_page_s_own_url_wins_over_the_document_s() -> None:
     assert r.metadata.url == "https://example.org/a"
 
 
+def test_without_last_modified_the_date_header_is_the_date(base: str) -> None:
+    doc = get(f"{base}/latin1")
+    assert doc.metadata is not None and doc.metadata["date_source"] == "date"
+    assert qatbe.extract_many([doc], "coffee").sources[0].date == doc.metadata["date"]
+
+
 def test_charset_from_the_header_then_from_the_page(base: str) -> None:
     assert "Caf\u00e9 cr\u00e8me" in str(get(f"{base}/latin1").source)
     doc = get(f"{base}/meta-charset")
