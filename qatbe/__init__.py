@@ -6,7 +6,7 @@ Turns a web page or document into the few hundred or thousand tokens an LLM shou
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._backend import BACKEND
 from ._version import __version__
@@ -27,6 +27,9 @@ from .query import Query
 from .result import Result
 from .settings import DEFAULT_WEIGHTS, TIERS, Settings
 from .types import ItemError, Metadata, ParsedDocument, Segment, SegmentKind
+
+if TYPE_CHECKING:  # the lazy names' types, for type checkers (nothing is imported at run time)
+    from .fetching import FetchOptions, afetch, fetch
 
 # Public names whose modules need optional packages or are heavy to load: imported on first use (PEP 562), so
 # that ``import qatbe`` stays cheap and imports no framework. Name -> module that defines it.

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -87,7 +87,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
         path, query = parts.path, parse_qs(parts.query)
-        port = self.server.server_address[1]
+        port = cast(ThreadingHTTPServer, self.server).server_port
         if path == "/page":
             _ok(self, PAGE.encode(), headers={"Last-Modified": LAST_MODIFIED})
         elif path.startswith("/corpus/"):

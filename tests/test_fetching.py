@@ -266,7 +266,7 @@ def test_is_url_is_exactly_one_url() -> None:
 
 
 def test_extract_many_fetches_urls_and_a_failure_is_an_item_error(base: str) -> None:
-    docs = [qatbe.Document(url=f"{base}/page"), f"{base}/latin1", f"{base}/pdf",
+    docs: list[str | qatbe.Document] = [qatbe.Document(url=f"{base}/page"), f"{base}/latin1", f"{base}/pdf",
             qatbe.Document("<p>The renewal fee abroad changed in 2020.</p>", id="local"), f"{base}/to-private"]
     m = qatbe.extract_many(docs, "renewal fee", budget=300,
                            fetch_options=FetchOptions(allowed_networks=LOCAL, concurrency=3))

@@ -189,7 +189,7 @@ def test_the_key_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
 def test_service_config_is_validated() -> None:
     for bad in ({"max_body_bytes": 0}, {"request_timeout": -1}, {"threads": 0}, {"api_key": ""}):
         with pytest.raises(qatbe.ConfigError):
-            ServiceConfig(**bad)  # type: ignore[arg-type]
+            ServiceConfig(**bad)
 
 
 @pytest.mark.corpora
