@@ -7,8 +7,9 @@ metadata}]``, ``query``, ``budget``, options; answers ``ManyResult.to_dict()``),
 ``GET /openapi.json`` and ``GET /docs``.
 
 Design: the event loop only reads requests, fetches URLs (``qatbe.fetching``'s guarded async client, one per
-app) and writes answers; parsing and selection run in worker threads, at most ``threads`` at once (the compiled
-core releases the GIL in its inner loops; ``--workers`` adds processes). Limits: a request body over
+app) and writes answers; parsing and selection run in a worker thread, at most ``threads`` at once (1 by default:
+the work holds the GIL most of the time, so more threads in one process would only take turns, and slow the event
+loop's turns too; ``--workers`` adds processes). Limits: a request body over
 ``max_body_bytes`` is 413; a request that takes longer than ``request_timeout`` seconds, or whose fetch times
 out, is 504; at most ``max_concurrency`` requests are worked on at once, the others wait their turn. Errors are
 JSON ``{"error": "<qatbe's one-line message>"}``: 400 for a body that is not JSON or a refused URL, 422 for an
@@ -63,7 +64,7 @@ _DOCUMENT_KEYS = frozenset({"url", "source", "title", "id", "metadata"})
 
 @dataclass(frozen=True)
 class ServiceConfig:
-    """The service's limits and fetch policy, validated once. ``threads``: extractions at once (CPU work);
+    """The service's limits and fetch policy, validated once. ``threads``: extractions at once per process;
     ``max_concurrency``: requests worked on at once; ``fetch``: how URLs are fetched (``allow_private``,
     ``allowed_networks``, ``timeout``, ``max_bytes``)."""
 
@@ -258,8 +259,8 @@ def _endpoint(service: Service,
             return _json(401, {"error": f"missing or wrong API key (Authorization: Bearer ..., {API_KEY_ENV})"})
         deadline = time.monotonic() + config.request_timeout
         try:
-            body = await _read_body(request, config.max_body_bytes)
-            with anyio.fail_after(max(deadline - time.monotonic(), 0.001)):
+            with anyio.fail_after(config.request_timeout):  # a body sent slowly counts too
+                body = await _read_body(request, config.max_body_bytes)
                 async with service.requests:
                     return _json(200, await work(service, body, deadline))
         except _Reject as exc:
