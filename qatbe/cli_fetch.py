@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .errors import FetchError
-from .fetching import FetchOptions, _client_for, _fetch_with, is_url
+from .fetching import FetchOptions, client_for, fetch_with, is_url
 from .many import Document
 
 __all__ = ["Fetched", "fetch_all", "fetch_one", "is_url", "options_for"]
@@ -38,8 +38,8 @@ def options_for(allow_private: bool) -> FetchOptions:
 
 def fetch_one(url: str, options: FetchOptions) -> Document:
     """One URL (``FetchError`` when it fails)."""
-    with _client_for(options) as client:
-        return _fetch_with(client, url, options)
+    with client_for(options) as client:
+        return fetch_with(client, url, options)
 
 
 def fetch_all(paths: Sequence[str], options: FetchOptions) -> dict[str, Fetched]:
@@ -50,11 +50,11 @@ def fetch_all(paths: Sequence[str], options: FetchOptions) -> dict[str, Fetched]
 
     def one(url: str) -> Fetched:
         try:
-            doc = _fetch_with(client, url, options)
+            doc = fetch_with(client, url, options)
         except FetchError as exc:
             return Fetched(url, error=str(exc))
         assert doc.source is not None and doc.url is not None
         return Fetched(doc.url, doc.source)
 
-    with _client_for(options) as client, ThreadPoolExecutor(min(options.concurrency, len(urls))) as pool:
+    with client_for(options) as client, ThreadPoolExecutor(min(options.concurrency, len(urls))) as pool:
         return dict(zip(urls, pool.map(one, urls)))

@@ -48,9 +48,13 @@ if TYPE_CHECKING:
 __all__ = [
     "FetchOptions",
     "afetch",
+    "afetch_with",
+    "async_client_for",
     "async_http_client",
+    "client_for",
     "fetch",
     "fetch_documents",
+    "fetch_with",
     "guard_url",
     "http_client",
     "is_url",
@@ -508,7 +512,8 @@ def _deadline(options: FetchOptions) -> Iterator[None]:
         _DEADLINE.reset(token)
 
 
-def _fetch_with(client: httpx.Client, url: str, options: FetchOptions) -> Document:
+def fetch_with(client: httpx.Client, url: str, options: FetchOptions) -> Document:
+    """``fetch`` on a client made by ``client_for(options)`` (one client for many URLs, from many threads)."""
     import httpx
 
     _host_port(url)
@@ -580,18 +585,20 @@ def fetch(url: str, *, timeout: float = 10.0, max_bytes: int = 20_000_000, allow
     HTML, markdown or text (named in the message).
     """
     options = _options(timeout, max_bytes, allow_private, max_redirects, allowed_networks)
-    with _client_for(options) as client:
-        return _fetch_with(client, url, options)
+    with client_for(options) as client:
+        return fetch_with(client, url, options)
 
 
-def _client_for(options: FetchOptions) -> httpx.Client:
+def client_for(options: FetchOptions) -> httpx.Client:
+    """The guarded client ``fetch`` uses for ``options`` (``max_redirects`` included)."""
     client = http_client(timeout=options.timeout, allow_private=options.allow_private,
                          allowed_networks=options.allowed_networks)
     client.max_redirects = options.max_redirects
     return client
 
 
-def _async_client_for(options: FetchOptions) -> httpx.AsyncClient:
+def async_client_for(options: FetchOptions) -> httpx.AsyncClient:
+    """``client_for``'s async twin."""
     client = async_http_client(timeout=options.timeout, allow_private=options.allow_private,
                                allowed_networks=options.allowed_networks)
     client.max_redirects = options.max_redirects
@@ -628,7 +635,7 @@ async def afetch(url: str, *, timeout: float = 10.0, max_bytes: int = 20_000_000
                  max_redirects: int = 10, allowed_networks: Iterable[str] = ()) -> Document:
     """``fetch``'s async twin."""
     options = _options(timeout, max_bytes, allow_private, max_redirects, allowed_networks)
-    async with _async_client_for(options) as client:
+    async with async_client_for(options) as client:
         return await afetch_with(client, url, options)
 
 
@@ -662,9 +669,9 @@ def fetch_documents(documents: list[Document], options: FetchOptions | None = No
     options = options or FetchOptions()
     out = list(documents)
     errors: list[ItemError] = []
-    with _client_for(options) as client, ThreadPoolExecutor(min(options.concurrency, len(wanted))) as pool:
+    with client_for(options) as client, ThreadPoolExecutor(min(options.concurrency, len(wanted))) as pool:
         # copy_context: each fetch keeps its own deadline in its own context
-        futures = [(k, url, pool.submit(contextvars.copy_context().run, _fetch_with, client, url, options))
+        futures = [(k, url, pool.submit(contextvars.copy_context().run, fetch_with, client, url, options))
                    for k, url in wanted]
         for k, url, future in futures:
             given = documents[k]
