@@ -6,7 +6,7 @@ Turns a web page or document into the few hundred or thousand tokens an LLM shou
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._backend import BACKEND
 from ._version import __version__
@@ -15,6 +15,7 @@ from .errors import (
     ConfigError,
     DataError,
     FetchError,
+    FetchTimeoutError,
     InputError,
     MissingExtraError,
     QatbeError,
@@ -27,9 +28,15 @@ from .result import Result
 from .settings import DEFAULT_WEIGHTS, TIERS, Settings
 from .types import ItemError, Metadata, ParsedDocument, Segment, SegmentKind
 
+if TYPE_CHECKING:  # the lazy names' types, for type checkers (nothing is imported at run time)
+    from .fetching import FetchOptions, afetch, fetch
+
 # Public names whose modules need optional packages or are heavy to load: imported on first use (PEP 562), so
 # that ``import qatbe`` stays cheap and imports no framework. Name -> module that defines it.
 _LAZY: dict[str, str] = {
+    "fetch": "qatbe.fetching",
+    "afetch": "qatbe.fetching",
+    "FetchOptions": "qatbe.fetching",
 }
 
 
@@ -56,6 +63,8 @@ __all__ = [
     "Document",
     "Extractor",
     "FetchError",
+    "FetchOptions",
+    "FetchTimeoutError",
     "InputError",
     "ItemError",
     "ManyResult",
@@ -71,8 +80,10 @@ __all__ = [
     "Settings",
     "SourceReport",
     "__version__",
+    "afetch",
     "extract",
     "extract_many",
+    "fetch",
     "fit_budget",
     "segment",
 ]

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from . import __version__
 from ._backend import BACKEND
 from .cli_batch import Options, extractor_for, many_status, run_each, run_many, show, show_many, status_line
+from .cli_fetch import fetch_all, fetch_one, is_url, options_for
 from .cli_input import STDIN, demo_page, read_source
 from .errors import QatbeError
 from .pipeline import Extractor
@@ -55,6 +56,8 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="worker processes for several files (0: one per CPU); the output is the same for any")
     ex.add_argument("--many", action="store_true",
                     help="one cited context from all the files (extract_many) instead of one extract each")
+    ex.add_argument("--allow-private-networks", action="store_true",
+                    help="let URLs reach loopback and private addresses (refused by default: SSRF guard)")
 
     seg = sub.add_parser("segment", help="list every typed segment of a document")
     seg.add_argument("path", nargs="?", help="file ('-' for stdin)")
@@ -64,6 +67,7 @@ def _build_parser() -> argparse.ArgumentParser:
     seg.add_argument("--json", action="store_true", help="JSON lines instead of a table")
 
     sub.add_parser("bench", help="benchmarks: retention, speed, extraction, gate (qatbe bench -h)", add_help=False)
+    sub.add_parser("serve", help="run the HTTP service (qatbe serve -h; needs qatbe[server])", add_help=False)
     return parser
 
 
@@ -103,22 +107,27 @@ def _extract(args: argparse.Namespace) -> int:
                ("language", args.language))
     options = Options(query, choices, args.format, args.explain, lines=len(paths) > 1 and not args.many)
     extractor = extractor_for(choices)  # the options are checked here, before any file is read
+    fetch = options_for(args.allow_private_networks)
     if args.many:
         if not paths:
             raise QatbeError("--many combines files: give their PATHs")
-        many = run_many(paths, options)
+        many = run_many(paths, options, fetch)
         print(show_many(many, options))
+        for error in many.errors:
+            print(f"qatbe: error: {error.id}: {error.message}", file=sys.stderr)
         if args.format != "json":
             print(f"\n[qatbe: {many_status(many)}]", file=sys.stderr)
-        return 0
+        return EXIT_ERROR if many.errors else 0
     if len(paths) <= 1:
-        result = extractor.extract(_read(args.demo, paths[0] if paths else "", extractor), query)
+        path = paths[0] if paths else ""
+        source = fetch_one(path, fetch) if is_url(path) else _read(args.demo, path, extractor)
+        result = extractor.extract(source, query)
         print(show(result, options))
         if not args.explain and args.format != "json":
             print(f"\n[qatbe: {status_line(result)}]", file=sys.stderr)
         return 0
     failed = 0
-    for n, done in enumerate(run_each(paths, options, args.jobs)):
+    for n, done in enumerate(run_each(paths, options, args.jobs, fetch_all(paths, fetch))):
         if done.error:
             failed += 1
             print(f"qatbe: error: {done.path}: {done.error}", file=sys.stderr)
@@ -142,6 +151,10 @@ def _run(argv: list[str]) -> int:
         from .bench.cli import main as bench_main
 
         return bench_main(argv[1:])
+    if argv and argv[0] == "serve":
+        from .integrations.server import main as serve_main
+
+        return serve_main(argv[1:])
     args = _build_parser().parse_args(argv)
     if args.command == "extract":
         return _extract(args)

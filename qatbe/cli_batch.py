@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .cli_fetch import Fetched, is_url
 from .cli_input import STDIN, read_source
 from .errors import InputError, QatbeError
+from .fetching import FetchOptions
 from .many import Document, ManyResult, extract_many
 from .pipeline import Extractor
 from .result import Result
@@ -86,10 +88,15 @@ def extractor_for(options: tuple[tuple[str, str | int | None], ...]) -> Extracto
     return Extractor(None, **dict(options))
 
 
-def _run_file(task: tuple[str, bytes | None, Options]) -> Done:
+def _run_file(task: tuple[str, bytes | Fetched | None, Options]) -> Done:
     path, data, options = task
     try:
-        source = read_source(path, options.settings.max_input_bytes) if data is None else data
+        if isinstance(data, Fetched):  # a URL, fetched already (cli_fetch)
+            if data.error:
+                return Done(path, error=data.error)
+            source: bytes | Document = data.document()
+        else:
+            source = read_source(path, options.settings.max_input_bytes) if data is None else data
         result = extractor_for(options.extractor).extract(source, options.query)
         return Done(path, show(result, options, path), status_line(result))
     except QatbeError as exc:
@@ -98,10 +105,13 @@ def _run_file(task: tuple[str, bytes | None, Options]) -> Done:
         return Done(path, error=exc.strerror or str(exc))
 
 
-def run_each(paths: Sequence[str], options: Options, jobs: int = 1) -> Iterator[Done]:
-    """Every file on its own, outcomes in the order of ``paths``; standard input ('-') is read here, once."""
+def run_each(paths: Sequence[str], options: Options, jobs: int = 1,
+             fetched: Mapping[str, Fetched] | None = None) -> Iterator[Done]:
+    """Every file on its own, outcomes in the order of ``paths``; standard input ('-') is read here, once;
+    URLs come ``fetched`` (``cli_fetch.fetch_all``)."""
     stdin = read_source(STDIN, options.settings.max_input_bytes) if STDIN in paths else None
-    tasks = [(p, stdin if p == STDIN else None, options) for p in paths]
+    got = fetched or {}
+    tasks = [(p, stdin if p == STDIN else got.get(p), options) for p in paths]
     if jobs <= 1 or len(tasks) < 2:
         yield from map(_run_file, tasks)
         return
@@ -113,13 +123,15 @@ def run_each(paths: Sequence[str], options: Options, jobs: int = 1) -> Iterator[
 _DOCUMENT_ERROR = re.compile(r"documents\[(\d+)\]: ")
 
 
-def run_many(paths: Sequence[str], options: Options) -> ManyResult:
-    """One cited context from all ``paths`` (``extract_many``); a document is cited by its title, else its path."""
+def run_many(paths: Sequence[str], options: Options, fetch: FetchOptions | None = None) -> ManyResult:
+    """One cited context from all ``paths`` (``extract_many``); a document is cited by its title, else its path.
+    URLs are fetched by ``extract_many`` with ``fetch``; one that fails is in the result's ``errors``."""
     limit = options.settings.max_input_bytes
     stdin = read_source(STDIN, limit) if STDIN in paths else None
-    docs = [Document(stdin if p == STDIN and stdin is not None else read_source(p, limit), id=p) for p in paths]
+    docs = [Document(url=p, id=p) if is_url(p) else
+            Document(stdin if p == STDIN and stdin is not None else read_source(p, limit), id=p) for p in paths]
     try:
-        return extract_many(docs, options.query, settings=options.settings)
+        return extract_many(docs, options.query, settings=options.settings, fetch_options=fetch)
     except InputError as exc:  # "documents[3]: binary input" names the file instead
         found = _DOCUMENT_ERROR.match(str(exc))
         if found is None:

@@ -11,7 +11,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from functools import lru_cache, partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +30,9 @@ from .settings import Settings
 from .source import load_source
 from .tokens import chars_div4
 from .types import ParsedDocument, Segment, SegmentKind
+
+if TYPE_CHECKING:
+    from .many import Document
 
 _FIELDS = frozenset(f.name for f in dataclasses.fields(Settings))
 _LANGUAGES_KEPT = 64  # declared languages whose scoring settings an Extractor keeps
@@ -233,9 +236,26 @@ class Extractor:
 
         return extract_many(documents, query, settings=self.settings)
 
-    def extract(self, source: str | bytes | ParsedDocument, query: object = None) -> Result:
+    def _from_record(self, record: Document) -> ParsedDocument:
+        """A ``qatbe.Document`` parsed (boilerplate kept, as ``parse`` does by default, so that the explanation
+        can list it); its ``url`` stands in for the page's own when the page states none. A Document without a
+        source has to be fetched first (``qatbe.fetch``)."""
+        if record.source is None:
+            raise InputError(f"this Document has no source; fetch it first: qatbe.fetch({record.url!r})")
+        doc = self.parse(record.source)
+        if record.url and not doc.metadata.url:
+            doc = ParsedDocument(doc.segments, dataclasses.replace(doc.metadata, url=record.url), doc.format,
+                                 doc.unit_tokens)
+        return doc
+
+    def extract(self, source: str | bytes | ParsedDocument | Document, query: object = None) -> Result:
         started = time.perf_counter()
         settings = self.settings
+        if not isinstance(source, (str, bytes, bytearray, ParsedDocument)):
+            from .many import Document as _Document  # many builds on this module
+
+            if isinstance(source, _Document):
+                source = self._from_record(source)
         query_text = _check_query(query)
         budget = settings.effective_budget
         doc = self._document(source)
@@ -326,7 +346,7 @@ class Extractor:
 
 
 def extract(
-    source: str | bytes | ParsedDocument,
+    source: str | bytes | ParsedDocument | Document,
     query: object = None,
     *,
     tier: str | None = None,
@@ -339,7 +359,8 @@ def extract(
 
     ``budget`` (tokens) overrides ``tier``. Every other option of ``qatbe.Settings`` may be passed by keyword.
     ``source`` may also be a document parsed by ``Extractor.parse`` with the same unit size (``Extractor`` says
-    why: one page, many questions).
+    why: one page, many questions), or a ``qatbe.Document`` (what ``qatbe.fetch`` returns): ``r.metadata.url``
+    is then the page's own URL (canonical link, ``og:url``) when it states one, else the Document's ``url``.
     """
     return Extractor(settings, tier=tier, budget=budget, format=format, **options).extract(source, query)
 

@@ -1,0 +1,242 @@
+"""Load on the service (``qatbe serve``) next to the library called in a loop, over the dev pages of scrapinghub-aeb.
+
+    PYTHONPATH=. python benchmarks/service_load.py [--requests 2000] [--concurrency 32] [--workers 2]
+
+Starts ``qatbe serve`` on a free 127.0.0.1 port (a subprocess, stopped at the end), sends ``--requests`` POST
+/v1/extract requests (each page's text as ``source``, ``tier="summary"``, no query), at most ``--concurrency`` at
+once, cycling over the pages, and stops. Reports errors (any answer but 200, or a text that is not the library's),
+throughput and p50/p99 latency; then the library in a loop over the same request sequence in this process; then
+the service overhead per request at the median page: one request at a time (``--overhead-rounds`` of them), the
+median latency against the median ``qatbe.extract`` time of the same page, and their difference as a share of the
+extract time. The client runs on the same machine and shares its cores with the service.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import gzip
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+import qatbe
+from qatbe.segmentation.decode import decode_bytes
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpora" / "scrapinghub-aeb" / "html"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+async def load(base: str, bodies: list[bytes], expected: list[str], requests: int, concurrency: int
+               ) -> tuple[list[float], int, float]:
+    """``requests`` POSTs, ``concurrency`` at once. The client is aiohttp: httpx's async pool slows down as
+    concurrent requests grow (about 100 trivial requests/s at 32 here, against 1,300 for aiohttp), so it would
+    measure the client."""
+    import aiohttp
+
+    latencies: list[float] = []
+    errors = 0
+    next_index = 0
+    headers = {"content-type": "application/json"}
+    async with aiohttp.ClientSession(base, connector=aiohttp.TCPConnector(limit=concurrency)) as session:
+        async def worker() -> None:
+            nonlocal next_index, errors
+            while next_index < requests:
+                k = next_index % len(bodies)
+                next_index += 1
+                started = time.perf_counter()
+                async with session.post("/v1/extract", data=bodies[k], headers=headers) as answer:
+                    data = await answer.read()
+                    status = answer.status
+                latencies.append(time.perf_counter() - started)
+                if status != 200 or json.loads(data)["text"] != expected[k]:
+                    errors += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return latencies, errors, time.perf_counter() - started
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of process ``pid`` and its children (uvicorn's workers), from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(stat.parent.name) == pid or int(fields[1]) == pid:  # fields[1]: the parent's pid
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+@dataclass
+class Sequential:
+    service_wall: list[float]
+    library_wall: list[float]
+    with_dict_wall: list[float]
+    service_cpu: float  # the service's CPU seconds per request
+    library_cpu: float  # this process's CPU seconds per extract
+
+
+async def one_at_a_time(base: str, body: bytes, page: str, rounds: int, pid: int) -> Sequential:
+    """Requests for ``body`` one at a time, interleaved with the library on the same page (a fresh copy of the text
+    each time, as the service gets one from every request body; a str keeps its UTF-8 form once made, so reusing
+    one object would flatter the library). Wall times, and CPU time per request: on a machine shared with other
+    work, a request's wall time includes waiting for the scheduler at each hand-over (client, event loop, worker
+    thread), which is not work the service does."""
+    import aiohttp
+
+    out = Sequential([], [], [], 0.0, 0.0)
+    headers = {"content-type": "application/json"}
+    library_cpu = 0.0
+    async with aiohttp.ClientSession(base) as session:
+        cpu_before = cpu_seconds(pid)
+        for _ in range(rounds):
+            t = time.perf_counter()
+            async with session.post("/v1/extract", data=body, headers=headers) as answer:
+                await answer.read()
+                assert answer.status == 200
+            out.service_wall.append(time.perf_counter() - t)
+            copy = page.encode().decode()
+            t, c = time.perf_counter(), time.process_time()
+            qatbe.extract(copy, tier="summary")
+            library_cpu += time.process_time() - c
+            out.library_wall.append(time.perf_counter() - t)
+            copy = page.encode().decode()
+            t = time.perf_counter()
+            qatbe.extract(copy, tier="summary").to_dict()
+            out.with_dict_wall.append(time.perf_counter() - t)
+        out.service_cpu = (cpu_seconds(pid) - cpu_before) / rounds
+    out.library_cpu = library_cpu / rounds
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--requests", type=int, default=2000)
+    ap.add_argument("--concurrency", type=int, default=32)
+    ap.add_argument("--workers", type=int, default=2, help="service worker processes")
+    ap.add_argument("--overhead-rounds", type=int, default=300)
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "service_load.json")
+    args = ap.parse_args(argv)
+    if not CORPUS.is_dir():
+        print(f"no corpus at {CORPUS}", file=sys.stderr)
+        return 2
+    pages = [decode_bytes(gzip.decompress(p.read_bytes())) for p in sorted(CORPUS.glob("*.html.gz"))]
+    bodies = [json.dumps({"source": page, "tier": "summary"}).encode() for page in pages]
+    expected = [qatbe.extract(page, tier="summary").text for page in pages]  # also warms the library
+
+    # The library in a loop, over the same request sequence.
+    started = time.perf_counter()
+    for i in range(args.requests):
+        qatbe.extract(pages[i % len(pages)], tier="summary")
+    library_seconds = time.perf_counter() - started
+
+    # Per-page extract time; the median page is the one the overhead is measured at.
+    per_page = []
+    for page in pages:
+        runs = []
+        for _ in range(3):
+            t = time.perf_counter()
+            qatbe.extract(page, tier="summary")
+            runs.append(time.perf_counter() - t)
+        per_page.append(min(runs))
+    median_k = sorted(range(len(pages)), key=lambda k: per_page[k])[len(pages) // 2]
+
+    port = free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("QATBE_API_KEY", None)
+    server = subprocess.Popen([sys.executable, "-m", "qatbe", "serve", "--port", str(port),
+                               "--workers", str(args.workers)], env=env, cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                if httpx.get(f"{base}/healthz", trust_env=False, timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        else:
+            print("the service did not start", file=sys.stderr)
+            return 1
+        asyncio.run(load(base, bodies, expected, len(pages), 8))  # warm-up: every page once
+        latencies, errors, seconds = asyncio.run(load(base, bodies, expected, args.requests, args.concurrency))
+
+        seq = asyncio.run(one_at_a_time(base, bodies[median_k], pages[median_k], args.overhead_rounds, server.pid))
+    finally:
+        server.terminate()
+        server.wait(30)
+
+    svc_med, lib_med = statistics.median(seq.service_wall), statistics.median(seq.library_wall)
+    dict_med = statistics.median(seq.with_dict_wall)
+    report = {
+        "qatbe": qatbe.__version__, "backend": qatbe.BACKEND, "python": platform.python_version(),
+        "cpu": cpu_name(), "cores": os.cpu_count(), "date": dt.date.today().isoformat(),
+        "load_average": os.getloadavg()[0],
+        "pages": len(pages), "requests": args.requests, "concurrency": args.concurrency, "workers": args.workers,
+        "errors": errors,
+        "service_rps": args.requests / seconds,
+        "service_p50_ms": percentile(latencies, 50) * 1000, "service_p99_ms": percentile(latencies, 99) * 1000,
+        "library_rps": args.requests / library_seconds,
+        "median_page_bytes": len(pages[median_k].encode()),
+        "median_page_extract_ms": lib_med * 1000, "median_page_extract_to_dict_ms": dict_med * 1000,
+        "median_page_service_ms": svc_med * 1000,
+        "wall_overhead_share": (svc_med - lib_med) / lib_med,
+        "median_page_extract_cpu_ms": seq.library_cpu * 1000,
+        "median_page_service_cpu_ms": seq.service_cpu * 1000,
+        "cpu_overhead_share": (seq.service_cpu - seq.library_cpu) / seq.library_cpu,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"qatbe {report['qatbe']} ({report['backend']}), Python {report['python']}, {report['cpu']} "
+          f"x{report['cores']}, {report['date']}")
+    print(f"service ({args.workers} workers): {args.requests} requests at {args.concurrency} concurrent over "
+          f"{len(pages)} pages: {errors} errors, {report['service_rps']:.1f} req/s, p50 "
+          f"{report['service_p50_ms']:.1f} ms, p99 {report['service_p99_ms']:.1f} ms")
+    print(f"library in a loop (1 process): {report['library_rps']:.1f} extracts/s")
+    print(f"median page ({report['median_page_bytes']:,} bytes), one request at a time: wall extract "
+          f"{report['median_page_extract_ms']:.2f} ms (with to_dict {report['median_page_extract_to_dict_ms']:.2f}), "
+          f"service {report['median_page_service_ms']:.2f} ms ({100 * report['wall_overhead_share']:+.0f} %); "
+          f"CPU extract {report['median_page_extract_cpu_ms']:.2f} ms, service "
+          f"{report['median_page_service_cpu_ms']:.2f} ms per request ({100 * report['cpu_overhead_share']:+.0f} %)")
+    print(f"load average (1 min) at the end: {report['load_average']:.1f} on {report['cores']} cores")
+    return 0 if errors == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

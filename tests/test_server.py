@@ -1,0 +1,223 @@
+"""The service: a real uvicorn on a free 127.0.0.1 port, called over HTTP with httpx; pages fetched from a real
+local server. What it answers is what the library gives for the same page and options."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from local_http import PAGE, corpus_pages, loopback_only, serve, uvicorn_app
+
+import qatbe
+from qatbe.fetching import FetchOptions
+from qatbe.integrations.server import ServiceConfig, create_app
+
+LOCAL = ("127.0.0.1/32",)
+QUERY = "how much does renewal cost?"
+
+
+def same(answer: dict[str, Any], result: Any) -> None:
+    """The service's JSON equals the library's ``to_dict()`` but for the time it took."""
+    expected = json.loads(json.dumps(result.to_dict()))
+    for d in (answer, expected):
+        d.pop("evaluation_time_ms")
+    assert answer == expected
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    loopback_only(monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def pages() -> Iterator[str]:
+    with serve() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def api() -> Iterator[str]:
+    config = ServiceConfig(fetch=FetchOptions(allowed_networks=LOCAL, timeout=1.0))
+    with uvicorn_app(create_app(config)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def client(api: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=api, timeout=30, trust_env=False) as c:
+        yield c
+
+
+def test_health_openapi_and_docs(client: httpx.Client) -> None:
+    assert client.get("/healthz").json()["status"] == "ok"
+    spec = client.get("/openapi.json").json()
+    assert {"/v1/extract", "/v1/extract_many", "/healthz"} <= set(spec["paths"])
+    assert "swagger" in client.get("/docs").text.lower()
+
+
+def test_extract_of_a_source_is_the_library_s_result(client: httpx.Client) -> None:
+    answer = client.post("/v1/extract", json={"source": PAGE, "query": QUERY, "budget": 60, "render": "text"})
+    assert answer.status_code == 200
+    same(answer.json(), qatbe.extract(PAGE, QUERY, budget=60, render="text"))
+
+
+def test_extract_of_a_url_is_the_library_s_result(client: httpx.Client, pages: str) -> None:
+    answer = client.post("/v1/extract", json={"url": f"{pages}/chain/2", "query": QUERY, "tier": "key_facts"})
+    assert answer.status_code == 200
+    doc = qatbe.fetch(f"{pages}/chain/2", allowed_networks=LOCAL)
+    same(answer.json(), qatbe.extract(doc, QUERY, tier="key_facts"))
+    assert answer.json()["metadata"]["url"] == f"{pages}/page"
+
+
+def test_extract_many_is_the_library_s_result_and_reports_failed_urls(client: httpx.Client, pages: str) -> None:
+    docs = [{"url": f"{pages}/page", "title": "Renewal"}, {"source": "<p>Fees abroad are 101 pounds.</p>", "id": "a"},
+            {"url": f"{pages}/pdf"}]
+    answer = client.post("/v1/extract_many", json={"documents": docs, "query": QUERY, "budget": 300})
+    assert answer.status_code == 200
+    data = answer.json()
+    assert [(e["index"], e["error_type"]) for e in data["errors"]] == [(2, "FetchError")]
+    library = qatbe.extract_many(
+        [qatbe.Document(url=f"{pages}/page", title="Renewal"), qatbe.Document(docs[1]["source"], id="a"),
+         qatbe.Document(url=f"{pages}/pdf")], QUERY, budget=300, fetch_options=FetchOptions(allowed_networks=LOCAL))
+    same(data, library)
+
+
+def test_concurrent_requests_all_answer_the_same(api: str) -> None:
+    body = {"source": PAGE, "query": QUERY, "budget": 80}
+    expected = qatbe.extract(PAGE, QUERY, budget=80).text
+
+    async def run() -> list[httpx.Response]:
+        async with httpx.AsyncClient(base_url=api, timeout=30, trust_env=False) as c:
+            return await asyncio.gather(*(c.post("/v1/extract", json=body) for _ in range(24)))
+
+    answers = asyncio.run(run())
+    assert [a.status_code for a in answers] == [200] * 24
+    assert {a.json()["text"] for a in answers} == {expected}
+
+
+@pytest.mark.parametrize(("body", "status", "message"), [
+    ({"source": PAGE, "query": "q", "colour": "red"}, 422, "unknown option 'colour'"),
+    ({"source": PAGE, "budget": -1}, 422, "budget must be >= 0"),
+    ({"source": PAGE, "tier": "huge"}, 422, "unknown tier"),
+    ({"source": PAGE, "url": "http://127.0.0.1/"}, 422, "exactly one of url"),
+    ({"query": "q"}, 422, "exactly one of url"),
+    ({"url": "not a url"}, 422, "one http(s) URL"),
+    ({"source": 5}, 422, "source must be a string"),
+    ({"url": "http://10.0.0.1/admin"}, 400, "10.0.0.1: a private address"),
+    ({"url": "http://169.254.169.254/latest/"}, 400, "metadata"),
+])
+def test_bad_requests_get_qatbe_s_one_line_message(client: httpx.Client, body: dict[str, Any], status: int,
+                                                     message: str) -> None:
+    answer = client.post("/v1/extract", json=body)
+    assert answer.status_code == status
+    error = answer.json()["error"]
+    assert message in error and "\n" not in error and "Traceback" not in error
+
+
+def test_extract_many_validates_its_documents(client: httpx.Client) -> None:
+    for body, message in (({"documents": []}, "non-empty list"),
+                          ({"documents": [{"source": "x", "colour": 1}]}, "unknown field 'colour'"),
+                          ({"documents": [{"title": "t"}]}, "needs url or source"),
+                          ({"documents": [{"source": "x"}], "dedupe": "yes"}, "dedupe must be True or False")):
+        answer = client.post("/v1/extract_many", json=body)
+        assert answer.status_code == 422 and message in answer.json()["error"]
+
+
+def test_body_that_is_not_json_is_400(client: httpx.Client) -> None:
+    answer = client.post("/v1/extract", content=b"{nope", headers={"content-type": "application/json"})
+    assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
+
+
+def test_an_oversized_body_is_413_declared_or_streamed() -> None:
+    big = json.dumps({"source": "x" * 300_000}).encode()
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+        for i in range(0, len(big), 16_384):
+            yield big[i:i + 16_384]
+
+    with uvicorn_app(create_app(ServiceConfig(max_body_bytes=200_000))) as api, \
+            httpx.Client(base_url=api, trust_env=False, timeout=30) as c:
+        assert c.post("/v1/extract", content=big).status_code == 413
+        assert c.post("/v1/extract", content=chunks()).status_code == 413
+        assert c.post("/v1/extract", json={"source": PAGE}).status_code == 200
+
+
+@pytest.mark.parametrize(("path", "status", "message"), [
+    ("/slow?s=30", 504, "timeout=1"),
+    ("/trickle", 504, "timeout=1"),
+    ("/pdf", 502, "application/pdf"),
+    ("/missing", 502, "HTTP 404"),
+    ("/to-metadata", 400, "169.254.169.254"),
+])
+def test_fetch_failures_map_to_gateway_statuses(client: httpx.Client, pages: str, path: str, status: int,
+                                                message: str) -> None:
+    answer = client.post("/v1/extract", json={"url": pages + path, "query": "q"})
+    assert answer.status_code == status and message in answer.json()["error"]
+
+
+def test_the_request_timeout_holds_for_the_whole_request(pages: str) -> None:
+    config = ServiceConfig(request_timeout=0.5, fetch=FetchOptions(allowed_networks=LOCAL, timeout=30))
+    with uvicorn_app(create_app(config)) as api:
+        answer = httpx.post(f"{api}/v1/extract", json={"url": f"{pages}/slow?s=30"}, timeout=30, trust_env=False)
+    assert answer.status_code == 504
+
+
+def test_the_api_key_is_required_when_set() -> None:
+    with uvicorn_app(create_app(ServiceConfig(api_key="s3cret"))) as api, \
+            httpx.Client(base_url=api, trust_env=False, timeout=30) as c:
+        body = {"source": PAGE, "query": QUERY}
+        assert c.post("/v1/extract", json=body).status_code == 401
+        assert c.post("/v1/extract", json=body, headers={"Authorization": "Bearer wrong"}).status_code == 401
+        assert c.post("/v1/extract", json=body, headers={"Authorization": "Bearer s3cret"}).status_code == 200
+        assert c.post("/v1/extract", json=body, headers={"X-API-Key": "s3cret"}).status_code == 200
+        assert c.get("/healthz").status_code == 200
+
+
+def test_the_key_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QATBE_API_KEY", "from-env")
+    with uvicorn_app(create_app()) as api:
+        assert httpx.post(f"{api}/v1/extract", json={"source": PAGE}, trust_env=False).status_code == 401
+        assert httpx.post(f"{api}/v1/extract", json={"source": PAGE}, headers={"X-API-Key": "from-env"},
+                          trust_env=False).status_code == 200
+
+
+def test_service_config_is_validated() -> None:
+    for bad in ({"max_body_bytes": 0}, {"request_timeout": -1}, {"threads": 0}, {"api_key": ""}):
+        with pytest.raises(qatbe.ConfigError):
+            ServiceConfig(**bad)
+
+
+@pytest.mark.corpora
+def test_service_equals_library_on_every_dev_page_of_two_corpora(corpora: Path, client: httpx.Client) -> None:
+    from qatbe.segmentation.decode import decode_bytes
+
+    for name in ("scrapinghub-aeb", "wcxb"):
+        for stem, data in corpus_pages(corpora, name).items():
+            source = decode_bytes(data)
+            answer = client.post("/v1/extract", json={"source": source, "tier": "summary"})
+            assert answer.status_code == 200, (name, stem, answer.text)
+            got = answer.json()
+            got.pop("evaluation_time_ms")
+            expected = json.loads(json.dumps(qatbe.extract(source, tier="summary").to_dict()))
+            expected.pop("evaluation_time_ms")
+            assert got == expected, (name, stem)
+
+
+def test_a_bug_is_a_500_without_its_details(monkeypatch: pytest.MonkeyPatch,
+                                            caplog: pytest.LogCaptureFixture) -> None:
+    from qatbe.integrations import server
+
+    async def broken(self: server.Service, body: object, deadline: float) -> dict[str, Any]:
+        raise RuntimeError("secret detail of a bug")
+
+    monkeypatch.setattr(server.Service, "extract", broken)  # fault injection: no real input reaches a bug
+    with uvicorn_app(create_app(ServiceConfig())) as api:
+        answer = httpx.post(f"{api}/v1/extract", json={"source": PAGE}, trust_env=False)
+    assert answer.status_code == 500 and answer.json() == {"error": "internal error"}
+    assert "secret" not in answer.text and "Traceback" not in answer.text
+    assert "secret detail of a bug" in caplog.text  # logged on the server's side
