@@ -30,6 +30,8 @@ from .types import ItemError, Metadata, ParsedDocument, Segment, SegmentKind
 # Public names whose modules need optional packages or are heavy to load: imported on first use (PEP 562), so
 # that ``import qatbe`` stays cheap and imports no framework. Name -> module that defines it.
 _LAZY: dict[str, str] = {
+    "Router": "qatbe.router",
+    "RouterResult": "qatbe.router",
 }
 
 
@@ -66,6 +68,8 @@ __all__ = [
     "QatbeError",
     "Query",
     "Result",
+    "Router",
+    "RouterResult",
     "Segment",
     "SegmentKind",
     "Settings",

@@ -64,6 +64,7 @@ def _build_parser() -> argparse.ArgumentParser:
     seg.add_argument("--json", action="store_true", help="JSON lines instead of a table")
 
     sub.add_parser("bench", help="benchmarks: retention, speed, extraction, gate (qatbe bench -h)", add_help=False)
+    sub.add_parser("route", help="the context router: query, validate, cache (qatbe route -h)", add_help=False)
     return parser
 
 
@@ -142,6 +143,10 @@ def _run(argv: list[str]) -> int:
         from .bench.cli import main as bench_main
 
         return bench_main(argv[1:])
+    if argv and argv[0] == "route":
+        from .router.cli import main as route_main
+
+        return route_main(argv[1:])
     args = _build_parser().parse_args(argv)
     if args.command == "extract":
         return _extract(args)
