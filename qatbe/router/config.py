@@ -33,11 +33,26 @@ DEFAULT_TIMEOUT = 10.0
 
 
 class Redactor:
-    """Writes every interpolated value back as its ``${VAR}`` placeholder (longest value first)."""
+    """Writes every interpolated value back as its ``${VAR}`` placeholder (longest value first).
+
+    ``content`` is the variant for document text: it hides only values of ``CONTENT_MIN`` characters or more, so
+    that a short, ordinary value (``${TEAM}`` = "docs") does not rewrite every "docs" of a page, while a token an
+    API echoes back is still hidden."""
+
+    CONTENT_MIN = 8
 
     def __init__(self, secrets: Mapping[str, str]) -> None:
         # Value -> placeholder; empty values hide nothing and are skipped.
         self._pairs = sorted(((v, f"${{{k}}}") for k, v in secrets.items() if v), key=lambda p: -len(p[0]))
+        self._long = [(v, p) for v, p in self._pairs if len(v) >= self.CONTENT_MIN]
+
+    def content(self, text: str | bytes) -> str | bytes:
+        for value, placeholder in self._long:
+            if isinstance(text, str):
+                text = text.replace(value, placeholder)
+            else:  # a file's bytes: its UTF-8 form (the encoding an environment variable's value has)
+                text = text.replace(value.encode(), placeholder.encode())
+        return text
 
     def __bool__(self) -> bool:
         return bool(self._pairs)

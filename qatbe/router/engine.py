@@ -34,7 +34,7 @@ from ..many import Document, ManyResult, extract_many
 from ..query import Query
 from ..types import Segment
 from .cache import CacheStats, FetchCache, cache_key
-from .config import RouterConfig, load_yaml, parse_config
+from .config import Redactor, RouterConfig, load_yaml, parse_config
 from .expressions import Condition, activation, compile_condition
 from .sources import FetchRequest, PathRules, Source, SourceContext, SourceDocument, build_source
 
@@ -275,6 +275,8 @@ class Router:
             log.warning("source %r failed: %s: %s", name, type(exc).__name__, message)
             return _Fetched(name, error=SourceError(name, type(exc).__name__, message))
         visible = _visible(tuple(docs), hidden)
+        if self.config.redact:
+            visible = tuple(_redacted(d, self.config.redact) for d in visible)
         if cache is not None:
             cache.put(key, name, visible)
         return _Fetched(name, visible)
@@ -314,6 +316,13 @@ class Router:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _redacted(doc: SourceDocument, redact: Redactor) -> SourceDocument:
+    """``doc`` with every secret written back as its placeholder: before it is cached or shown."""
+    return SourceDocument(redact.content(doc.content), path=redact(doc.path) if doc.path else doc.path,
+                          title=redact(doc.title) if doc.title else doc.title,
+                          url=redact(doc.url) if doc.url else doc.url, metadata=redact.deep(dict(doc.metadata)))
 
 
 def _visible(documents: tuple[SourceDocument, ...], hidden: PathRules) -> tuple[SourceDocument, ...]:
