@@ -15,6 +15,7 @@ from .errors import (
     ConfigError,
     DataError,
     FetchError,
+    FetchTimeoutError,
     InputError,
     MissingExtraError,
     QatbeError,
@@ -30,6 +31,9 @@ from .types import ItemError, Metadata, ParsedDocument, Segment, SegmentKind
 # Public names whose modules need optional packages or are heavy to load: imported on first use (PEP 562), so
 # that ``import qatbe`` stays cheap and imports no framework. Name -> module that defines it.
 _LAZY: dict[str, str] = {
+    "fetch": "qatbe.fetching",
+    "afetch": "qatbe.fetching",
+    "FetchOptions": "qatbe.fetching",
     "Router": "qatbe.router",
     "RouterResult": "qatbe.router",
 }
@@ -58,6 +62,8 @@ __all__ = [
     "Document",
     "Extractor",
     "FetchError",
+    "FetchOptions",
+    "FetchTimeoutError",
     "InputError",
     "ItemError",
     "ManyResult",
@@ -75,8 +81,10 @@ __all__ = [
     "Settings",
     "SourceReport",
     "__version__",
+    "afetch",
     "extract",
     "extract_many",
+    "fetch",
     "fit_budget",
     "segment",
 ]

@@ -27,6 +27,10 @@ class FetchError(QatbeError):
     """A URL could not be fetched: refused address, timeout, too large, unsupported content type, HTTP error."""
 
 
+class FetchTimeoutError(FetchError):
+    """A fetch did not complete within its total ``timeout`` (connects, redirects and reads together)."""
+
+
 class BlockedAddressError(FetchError):
     """A URL's host resolves to an address the SSRF guard refuses (loopback, private, link-local, reserved)."""
 

@@ -29,7 +29,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -56,6 +56,9 @@ from .select.truncate import truncate
 from .settings import Settings
 from .types import ItemError, Segment, SegmentKind
 
+if TYPE_CHECKING:
+    from .fetching import FetchOptions
+
 _DATE_KEYS = ("date", "published", "modified", "mtime", "updated")
 
 
@@ -66,16 +69,19 @@ class Document:
     ``source`` is what ``extract`` takes (HTML, markdown or text; str or bytes). ``title``, ``url`` and ``id``
     label the citation (the first one set wins, then the page's own title). ``metadata`` is free-form; its
     ``date`` (ISO string, ``datetime``/``date`` or POSIX timestamp) is what ``ranking="recency"`` reads first.
+    A Document with a ``url`` and no ``source`` is fetched by ``extract_many`` (``qatbe.fetch`` makes one).
     """
 
-    source: str | bytes
+    source: str | bytes | None = None
     id: str | None = None
     url: str | None = None
     title: str | None = None
     metadata: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.source, (str, bytes, bytearray)):
+        if self.source is None and self.url is None:
+            raise InputError("a Document needs a source (the page) or a url to fetch it from")
+        if self.source is not None and not isinstance(self.source, (str, bytes, bytearray)):
             raise InputError(f"Document.source must be str or bytes, not {type(self.source).__name__}")
         for name in ("id", "url", "title"):
             value = getattr(self, name)
@@ -362,6 +368,7 @@ def extract_many(
     ranking: str | None = None,
     max_document_tokens: int | None = None,
     settings: Settings | None = None,
+    fetch_options: FetchOptions | None = None,
     **options: Any,
 ) -> ManyResult:
     """One cited context of at most ``budget - reserve_tokens`` tokens from ``documents`` for ``query``.
@@ -369,7 +376,10 @@ def extract_many(
     ``documents``: strings/bytes (HTML, markdown, text) or ``qatbe.Document`` records. ``ranking``:
     ``"relevance"`` (default), ``"recency"``, ``"manual"``. ``max_document_tokens`` caps what one document may
     contribute. Other options as for ``extract`` (``estimator``, ``reserve_tokens``, ``truncation``,
-    ``citations``, ``citation_buffer``, ``partial_note``, ``dedupe``, ...).
+    ``citations``, ``citation_buffer``, ``partial_note``, ``dedupe``, ...). URLs (a ``Document`` with a ``url``
+    and no ``source``, or a string that is exactly one http(s) URL) are fetched with ``fetch_options``
+    (``qatbe.FetchOptions``: timeout, max_bytes, allow_private, concurrency, ...); one that fails is an
+    ``ItemError`` in ``errors`` (``qatbe/fetching.py``).
     """
     started = time.perf_counter()
     settings = resolve_settings(settings, dict(options, tier=tier, budget=budget, ranking=ranking,
@@ -377,7 +387,9 @@ def extract_many(
     if settings.nested:
         raise ConfigError("nested=True applies to extract (one document), not to extract_many")
     q_text = query_text(query)
-    docs_in = _as_documents(documents)
+    from .fetching import fetch_documents  # fetch builds on Document
+
+    docs_in, fetch_errors = fetch_documents(_as_documents(documents), fetch_options)
     extractor = Extractor(settings)
 
     # 1. Parse and pool the main-content segments of every document.
@@ -388,7 +400,7 @@ def extract_many(
     parents_parts: list[np.ndarray] = []
     for k, document in enumerate(docs_in):
         try:
-            parsed = extractor.parse(document.source)
+            parsed = extractor.parse(document.source if document.source is not None else "")
         except InputError as exc:
             raise InputError(f"documents[{k}]: {exc}") from None
         segs = [s for s in parsed.segments
@@ -602,4 +614,5 @@ def extract_many(
         ranking=settings.ranking,
         evaluation_time_ms=(time.perf_counter() - started) * 1000.0,
         pending=tuple(passage(i, numbers.get(int(doc_of[i]), 0)) for i in pending_slots),
+        errors=fetch_errors,
     )

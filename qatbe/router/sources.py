@@ -28,7 +28,7 @@ from urllib.parse import quote, urlsplit
 from .._optional import require
 from ..errors import ConfigError, FetchError, InputError
 from ..query import Query
-from .config import Options, Redactor, SourceSpec, check_globs
+from .config import DEFAULT_TIMEOUT, Options, Redactor, SourceSpec, check_globs
 
 FILE_TYPES: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {"html": (".html", ".htm"), "md": (".md", ".markdown"), "txt": (".txt",)})
@@ -99,6 +99,7 @@ class Source:
     def __init__(self, name: str, options: Options, context: SourceContext) -> None:
         self.name = name
         self.context = context
+        self.timeout = DEFAULT_TIMEOUT  # the source's ``timeout`` option, set once it is built
 
     def fetch(self, request: FetchRequest) -> Awaitable[Sequence[SourceDocument]] | Sequence[SourceDocument]:
         raise NotImplementedError
@@ -135,6 +136,7 @@ def build_source(spec: SourceSpec, context: SourceContext) -> Source:
     options = Options(where, spec.options)
     source = cls(spec.name, options, context)
     options.done()
+    source.timeout = spec.timeout
     return source
 
 
@@ -325,7 +327,7 @@ class HttpApiSource(Source):
     """A JSON API asked with the query: ``url`` (``{query}`` is replaced by the URL-encoded query text),
     ``method`` (GET or POST), ``headers``, ``body`` (POST: JSON, ``{query}`` replaced in its strings),
     ``documents`` (a JSONPath to the documents, default ``$``) and, in each, ``text_field`` (default ``text``),
-    ``title_field`` and ``url_field``. Requests go through ``qatbe.fetch``'s SSRF guard: private and loopback
+    ``title_field`` and ``url_field``. Requests go through the SSRF guard of ``qatbe.fetch`` (``qatbe.fetching.async_http_client``): private and loopback
     addresses are refused unless ``allow_private: true`` or listed in ``allowed_networks``."""
 
     def __init__(self, name: str, options: Options, context: SourceContext) -> None:
@@ -353,12 +355,12 @@ class HttpApiSource(Source):
         self.query_dependent = "{query}" in self.url or "{query}" in json.dumps(self.body)  # type: ignore[misc]
 
     async def fetch(self, request: FetchRequest) -> Sequence[SourceDocument]:
-        from .. import fetch as guarded
+        from .. import fetching
 
         text = request.query.text
         url = self.url.replace("{query}", quote(text, safe=""))
         body = _fill(self.body, text) if self.body is not None else None
-        client = guarded.async_http_client(timeout=None, allow_private=self.allow_private,
+        client = fetching.async_http_client(timeout=self.timeout, allow_private=self.allow_private,
                                            allowed_networks=self.allowed_networks)
         async with client, client.stream(self.method, url, headers=dict(self.headers), json=body) as response:
             if response.status_code >= 400:
@@ -401,7 +403,7 @@ class HttpApiSource(Source):
 
 @register_source("url")
 class UrlSource(Source):
-    """Web pages (``urls``: a list, or ``url``: one), fetched with ``qatbe.fetch`` and its SSRF guard
+    """Web pages (``urls``: a list, or ``url``: one), fetched with ``qatbe.afetch`` and its SSRF guard
     (``allow_private``, ``allowed_networks`` as for ``http_api``; ``max_bytes`` per page)."""
 
     def __init__(self, name: str, options: Options, context: SourceContext) -> None:
@@ -419,11 +421,11 @@ class UrlSource(Source):
         self.max_bytes = options.integer("max_bytes", 20_000_000, 1)
 
     async def fetch(self, request: FetchRequest) -> Sequence[SourceDocument]:
-        from .. import fetch as guarded
+        from .. import fetching
 
         pages = await asyncio.gather(*(
-            guarded.afetch(url, allow_private=self.allow_private, allowed_networks=self.allowed_networks,
-                           max_bytes=self.max_bytes) for url in self.urls))
-        return [SourceDocument(page.source, url=page.url or url, title=page.title,
+            fetching.afetch(url, timeout=self.timeout, allow_private=self.allow_private,
+                            allowed_networks=self.allowed_networks, max_bytes=self.max_bytes) for url in self.urls))
+        return [SourceDocument(page.source or "", url=page.url or url, title=page.title,
                                metadata=dict(page.metadata or {}))
                 for url, page in zip(self.urls, pages)]
