@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from router_helpers import git
+from router_helpers import LocalApi, git
 
 from qatbe import ConfigError, Query
 from qatbe.router import FetchRequest, Options, Router, Source, SourceContext, SourceDocument, register_source
@@ -220,3 +220,68 @@ def test_custom_path_documents_are_filtered_by_deny_paths_after_fetch() -> None:
                      "routes": [{"name": "r", "sources": ["t"]}], "deny_paths": ["tickets/1.txt"]})
     r = router.query("ticket")
     assert "open ticket" in r.text and "secret ticket" not in r.text
+
+
+# -- http_api and url, against a real local server -------------------------------------------------------------
+
+
+@pytest.fixture
+def api() -> Any:
+    server = LocalApi()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def _api_router(api: LocalApi, **options: Any) -> Router:
+    source = {"type": "http_api", "url": api.url + "/search?q={query}", "documents": "$.data.results[*]",
+              "text_field": "body", "title_field": "name", "url_field": "link", **options}
+    return Router({"sources": {"api": source}, "routes": [{"name": "r", "sources": ["api"]}]},
+                  environ={"API_KEY": "k-1234567890"})
+
+
+def test_http_api_is_refused_a_private_address_unless_the_config_allows_it(api: LocalApi) -> None:
+    refused = _api_router(api).query("vpn")
+    assert [(e.source, e.error_type) for e in refused.source_errors] == [("api", "BlockedAddressError")]
+    assert api.requests == []  # refused before any connection
+    for allowed in ({"allow_private": True}, {"allowed_networks": ["127.0.0.0/8"]}):
+        r = _api_router(api, **allowed).query("vpn")
+        assert r.source_errors == () and "the vpn guide says to restart" in r.text
+    assert _api_router(api, allowed_networks=["10.0.0.0/8"]).query("vpn").source_errors[0].error_type == \
+        "BlockedAddressError"
+
+
+def test_http_api_template_method_headers_and_json_path(api: LocalApi) -> None:
+    router = _api_router(api, allow_private=True, headers={"X-Api-Key": "${API_KEY}"})
+    r = router.query("wifi & vpn/2?")
+    method, path, headers = api.requests[-1]
+    assert method == "GET" and path == "/search?q=wifi%20%26%20vpn%2F2%3F"  # the query is URL-encoded
+    assert headers["X-Api-Key"] == "k-1234567890"  # the secret reached the server, and only the server
+    assert "k-1234567890" not in r.to_json()
+    assert {p.label for p in r.sources} == {"Guide to wifi & vpn/2?"}  # two equal results: one kept (dedupe)
+    assert r.chunks[0].source == "api" and r.chunks[0].url == "http://127.0.0.1/0" and r.chunks[0].path is None
+
+    post = Router({"sources": {"p": {"type": "http_api", "url": api.url + "/ask", "method": "POST",
+                                     "body": {"question": "{query}"}, "allow_private": True}},
+                   "routes": [{"name": "r", "sources": ["p"]}]}).query("ferry times")
+    assert "Posted answer for ferry times." in post.text and api.requests[-1][0] == "POST"
+
+
+def test_a_hanging_http_api_is_cut_at_its_timeout(api: LocalApi) -> None:
+    router = Router({"sources": {"hang": {"type": "http_api", "url": api.url + "/hang", "allow_private": True,
+                                          "timeout": 0.5},
+                                 "rules": {"type": "inline", "text": "Be brief."}},
+                     "routes": [{"name": "r", "sources": ["hang", "rules"]}]})
+    r = router.query("anything")
+    assert [e.source for e in r.source_errors] == ["hang"] and "Be brief." in r.text
+
+
+def test_url_source_fetches_pages_through_the_guard(api: LocalApi) -> None:
+    def router(**options: Any) -> Router:
+        return Router({"sources": {"web": {"type": "url", "urls": [api.url + "/page.html"], **options}},
+                       "routes": [{"name": "r", "sources": ["web"]}]})
+
+    assert router().query("ferry").source_errors[0].error_type == "BlockedAddressError"
+    r = router(allowed_networks=["127.0.0.1/32"]).query("when does the ferry leave")
+    assert "ferry to the island leaves at noon" in r.text and r.chunks[0].url == api.url + "/page.html"
