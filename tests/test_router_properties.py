@@ -37,6 +37,18 @@ def marker(source: str, path: str | None) -> str:
     return f"mk{key}zz"
 
 
+FILLER = ("river", "stone", "lamp", "orbit", "maple", "cobalt", "violin", "harbor", "quartz", "tundra", "falcon",
+          "meadow", "ember", "glacier", "saffron", "lantern", "copper", "willow", "canyon", "velvet", "nectar")
+
+
+def distinct(name: str) -> str:
+    """Sentences of words picked by the document's name: no two documents are near-duplicates (which
+    ``extract_many`` would drop, hiding a leak instead of showing it)."""
+    seed = sum(ord(c) * (k + 1) for k, c in enumerate(name))
+    words = [FILLER[(seed * (k + 3) + k * k) % len(FILLER)] + str((seed + k) % 97) for k in range(12)]
+    return " ".join(words) + "."
+
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("router-world")
@@ -44,7 +56,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         for path in FILES:
             file = root / source / path
             file.parent.mkdir(parents=True, exist_ok=True)
-            body = f"{marker(source, path)} apple banana {path} policy cherry page secret"
+            body = f"{marker(source, path)} apple banana policy. " + distinct(f"{source}/{path}")
             if path.endswith(".html"):
                 file.write_text(f"<html><body><p>{body}</p></body></html>")
             elif path.endswith(".md"):
