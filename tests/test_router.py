@@ -15,8 +15,16 @@ from router_helpers import ISSUE_CONFIG, SECRET_WORD, make_handbook
 
 import qatbe
 from qatbe import ConfigError, Query
-from qatbe.router import FetchRequest, Options, Router, RouterResult, Source, SourceContext, SourceDocument
-from qatbe.router import register_source
+from qatbe.router import (
+    FetchRequest,
+    Options,
+    Router,
+    RouterResult,
+    Source,
+    SourceContext,
+    SourceDocument,
+    register_source,
+)
 
 
 @pytest.fixture
