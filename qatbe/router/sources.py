@@ -199,7 +199,8 @@ class DirectorySource(Source):
         out: list[SourceDocument] = []
         root = self.root
         for folder, dirs, files in os.walk(root, followlinks=False):
-            dirs.sort()
+            # A folder that is excluded or hidden is not walked (``.git/``, ``build/``; ``**/secrets/**``).
+            dirs[:] = sorted(d for d in dirs if not self._skipped(os.path.join(folder, d), hidden))
             for file in sorted(files):
                 full = os.path.join(folder, file)
                 rel = PurePosixPath(Path(os.path.relpath(full, root))).as_posix()
@@ -209,6 +210,10 @@ class DirectorySource(Source):
                 if doc is not None:
                     out.append(doc)
         return out
+
+    def _skipped(self, folder: str, hidden: PathRules) -> bool:
+        rel = PurePosixPath(Path(os.path.relpath(folder, self.root))).as_posix() + "/"
+        return self.select.exclude.matches(rel) or hidden.matches(rel)
 
     def _read(self, full: str, rel: str, hidden: PathRules) -> SourceDocument | None:
         real = os.path.realpath(full)
