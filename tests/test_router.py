@@ -132,6 +132,14 @@ def test_every_matching_route_contributes_merged_and_deduplicated() -> None:
     assert [p.id for p in r.sources] == ["a", "b", "c", "d"]
 
 
+def test_a_metadata_value_cel_cannot_hold_is_left_out() -> None:
+    router = Router({"sources": _inline("a", "b"),
+                     "routes": [{"name": "odd", "when": "size(weird) == 2", "sources": ["a"]},
+                                {"name": "fine", "when": 'region == "eu"', "sources": ["b"]}]})
+    d = router.route(Query("x", metadata={"weird": {1, 2}, "region": "eu"}))
+    assert d.matched_routes == ("fine",)
+
+
 def test_a_condition_that_is_not_a_boolean_does_not_match() -> None:
     router = Router({"sources": _inline("a"), "routes": [{"name": "s", "when": '"yes"', "sources": ["a"]},
                                                          {"name": "n", "when": "1 + 1", "sources": ["a"]}]})

@@ -39,6 +39,7 @@ from .expressions import Condition, activation, compile_condition
 from .sources import FetchRequest, PathRules, Source, SourceContext, SourceDocument, build_source
 
 log = logging.getLogger(__name__)
+_AGENTS_KEPT = 1024
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,8 @@ class Router:
         hidden = PathRules([*self.config.deny_paths, *access.hidden])
         found = (allowed, frozenset(every - allowed), hidden)
         with self._access_lock:
+            if len(self._access) >= _AGENTS_KEPT:  # agent names come from callers: keep the memo bounded
+                self._access.clear()
             self._access[agent] = found
         return found
 

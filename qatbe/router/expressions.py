@@ -1,8 +1,8 @@
 """Route conditions in CEL (Common Expression Language), compiled once when the router is built.
 
 The library is ``common-expression-language`` (the ``cel`` module: Rust's cel-interpreter behind a Python
-binding): about 5 µs an evaluation against about 200 µs for the pure-Python ``cel-python``, so ten routes take
-well under the 0.1 ms the router allows itself (``benchmarks/router.py`` times both). Nothing is ever passed to
+binding), chosen over the pure-Python ``cel-python`` for speed: ten routes must take under 0.1 ms, which only the
+former meets (``benchmarks/router.py`` times both; the README has the figures). Nothing is ever passed to
 Python's ``eval``.
 
 An expression sees ``text``, ``agent``, ``tags`` (a list), ``metadata`` (a map), each key of the query's
