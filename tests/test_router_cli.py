@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import runpy
 import shlex
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ import pytest
 from readme_examples import example
 from router_helpers import ISSUE_CONFIG, SECRET_WORD, make_handbook
 
-from qatbe import Query
+from qatbe import ConfigError, Query
 from qatbe.cli import main
 from qatbe.router import Router
 
@@ -26,12 +27,18 @@ def _run(line: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     return code, out, err
 
 
+def _run_example(name: str, tmp: Path) -> dict[str, Any]:
+    """Run the README's Python block ``name`` as a script (as a reader would paste it); its globals."""
+    script = tmp / f"{name}.py"
+    script.write_text(example(name))
+    return runpy.run_path(str(script))
+
+
 def test_readme_config_is_the_issues_and_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert example("router-config") == ISSUE_CONFIG
     make_handbook(tmp_path)
     monkeypatch.chdir(tmp_path)
-    namespace: dict[str, Any] = {}
-    exec(example("router-python"), namespace)
+    namespace = _run_example("router-python", tmp_path)
     r = namespace["r"]
     assert r.matched_routes == ("default", "policy") and r.denied_sources == ()
     assert "three days a week" in r.text and r.query.agent == "hr-assistant"
@@ -39,13 +46,12 @@ def test_readme_config_is_the_issues_and_works(tmp_path: Path, monkeypatch: pyte
 
 
 def test_readme_custom_source(tmp_path: Path) -> None:
-    namespace: dict[str, Any] = {}
-    exec(example("router-custom-source"), namespace)
+    _run_example("router-custom-source", tmp_path)
     router = Router({"sources": {"t": {"type": "tickets", "project": "Payroll"}},
                      "routes": [{"name": "r", "sources": ["t"]}]})
     r = router.query("late payslips")
     assert "Payroll tickets about late payslips" in r.text and r.chunks[0].source == "t"
-    with pytest.raises(Exception, match=r"^sources\.t\.project: is required"):
+    with pytest.raises(ConfigError, match=r"^sources\.t\.project: is required"):
         Router({"sources": {"t": {"type": "tickets"}}})
 
 
