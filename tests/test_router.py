@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 import logging
 import os
@@ -197,6 +198,7 @@ BAD_CONFIGS: list[tuple[dict[str, Any], str]] = [
     ({"sourcez": {}}, r"^sourcez: unknown top-level key"),
     ({"version": 2}, r"^version: "),
     ({"variables": {"text": 1}}, r"^variables\.text: "),
+    ({"variables": {"when": datetime.date(2026, 1, 1)}}, r"^variables\.when: date is not a value"),
     ({"sources": {"a": {"text": "x"}}}, r"^sources\.a\.type: is required"),
     ({"sources": {"a": {"type": "nope"}}}, r"^sources\.a\.type: unknown source type 'nope'"),
     ({"sources": {"a": {"type": "inline"}}}, r"^sources\.a\.text: is required"),

@@ -35,7 +35,7 @@ from ..query import Query
 from ..types import Segment
 from .cache import CacheStats, FetchCache, cache_key
 from .config import Redactor, RouterConfig, load_yaml, parse_config
-from .expressions import Condition, activation, compile_condition
+from .expressions import Condition, activation, check_variables, compile_condition
 from .sources import FetchRequest, PathRules, Source, SourceContext, SourceDocument, build_source
 
 log = logging.getLogger(__name__)
@@ -143,6 +143,7 @@ class Router:
         self.config: RouterConfig = parse_config(config, Path(base_dir or os.getcwd()).resolve(), environ)
         redact = self.config.redact
         try:
+            check_variables(self.config.variables)
             self._conditions: tuple[Condition, ...] = tuple(
                 compile_condition(r.name, f"routes[{k}].when", r.when)
                 for k, r in enumerate(self.config.routes))

@@ -59,6 +59,20 @@ def compile_condition(route: str, where: str, source: str) -> Condition:
     return Condition(route, source, program)
 
 
+def check_variables(variables: Mapping[str, Any]) -> None:
+    """Each config variable must be a value CEL can hold (a YAML date, for one, is not)."""
+    if not variables:
+        return
+    cel = require("cel", "router", "route conditions (CEL)")
+    context = cel.Context()
+    for name, value in variables.items():
+        try:
+            context.add_variable(name, value)
+        except (TypeError, ValueError, RuntimeError):
+            raise ConfigError(f"variables.{name}: {type(value).__name__} is not a value a condition can use "
+                              "(use strings, numbers, booleans, lists and mappings of them)") from None
+
+
 def activation(query: Query, variables: Mapping[str, Any]) -> Any:
     """The names an expression sees for ``query`` (see the module's docstring for the precedence), as one
     ``cel.Context``: its values are converted to CEL's types once for all the conditions (a plain dict would be
