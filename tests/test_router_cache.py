@@ -114,7 +114,7 @@ import sys
 from qatbe import ConfigError, Query
 from qatbe.router import Router
 with Router.from_yaml(sys.argv[1]) as router:
-    for _ in range(15):
+    for _ in range(10):
         r = router.query(Query("remote work policy", agent="hr-assistant"))
         assert "three days" in r.text and not r.source_errors, r.source_errors
 print("ok")
@@ -125,13 +125,19 @@ def test_processes_share_one_cache_directory(tmp_path: Path) -> None:
     config = make_handbook(tmp_path)
     root = Path(__file__).resolve().parents[1]
     children = [subprocess.Popen([sys.executable, "-c", _CHILD, str(config)], cwd=root, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True) for _ in range(3)]
+                                 stderr=subprocess.PIPE, text=True) for _ in range(2)]
     for child in children:
         out, err = child.communicate(timeout=120)
         assert child.returncode == 0 and out.strip() == "ok", err
     with Router.from_yaml(config) as router:
         assert router.cache_stats().entries == 1
         assert router.query(Query("remote work policy", agent="hr-assistant")).cache_hits == ("handbook",)
+
+
+def test_a_cache_that_cannot_be_opened_is_a_config_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(ConfigError, match=r"^cache\.dir: cannot open a cache"):
+        Router({"cache": {"dir": str(tmp_path / "file" / "cache")}})
 
 
 def test_a_router_without_a_cache_says_so() -> None:

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .._optional import require
+from ..errors import ConfigError
 from .config import CacheSpec
 from .sources import SourceDocument
 
@@ -51,10 +53,13 @@ class FetchCache:
     def __init__(self, spec: CacheSpec) -> None:
         diskcache = require("diskcache", "router", "the router's cache")
         self.spec = spec
-        spec.dir.mkdir(parents=True, exist_ok=True)
-        # No size cap of diskcache's own: max_entries is the cap (enforced in ``put``).
-        self._cache: Any = diskcache.Cache(str(spec.dir), size_limit=2**62, cull_limit=0,
-                                           eviction_policy="least-recently-stored", tag_index=True)
+        try:
+            spec.dir.mkdir(parents=True, exist_ok=True)
+            # No size cap of diskcache's own: max_entries is the cap (enforced in ``put``).
+            self._cache: Any = diskcache.Cache(str(spec.dir), size_limit=2**62, cull_limit=0,
+                                               eviction_policy="least-recently-stored", tag_index=True)
+        except (OSError, sqlite3.Error) as exc:
+            raise ConfigError(f"cache.dir: cannot open a cache in {str(spec.dir)!r}: {exc}") from None
 
     def get(self, key: str) -> tuple[SourceDocument, ...] | None:
         value = self._cache.get(key, default=None, retry=True)

@@ -150,11 +150,11 @@ class Router:
             context = SourceContext(self.config.base_dir, redact)
             self._sources: dict[str, Source] = {
                 name: build_source(spec, context) for name, spec in self.config.sources.items()}
+            self._cache: FetchCache | None = FetchCache(self.config.cache) if self.config.cache else None
         except ConfigError as exc:
             raise ConfigError(redact(str(exc))) from None
         self._access: dict[str, tuple[frozenset[str], frozenset[str], PathRules]] = {}
         self._access_lock = threading.Lock()
-        self._cache: FetchCache | None = FetchCache(self.config.cache) if self.config.cache else None
         # Plain (not coroutine) fetch functions of custom sources run here; the router never waits for this pool.
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="qatbe-router")
 
