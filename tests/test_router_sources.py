@@ -140,6 +140,16 @@ def test_git_repo_reads_files_at_a_ref_without_a_checkout(repo: Path) -> None:
     assert git(repo, "status", "--porcelain") == status
 
 
+def test_git_repo_ignores_the_callers_git_environment(repo: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    r = _git_router(repo).query("release train")
+    assert r.source_errors == () and "Thursdays" in r.text
+
+
 def test_git_repo_include_and_a_bad_ref(repo: Path) -> None:
     r = _git_router(repo, include=["docs/**"]).query("train")
     assert {p.id for p in r.sources} == {"g:docs/guide.md"}

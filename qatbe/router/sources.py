@@ -253,7 +253,9 @@ class GitSource(Source):
         self.select = _Selector(options)
 
     async def _git(self, *args: str, stdin: bytes | None = None) -> bytes:
-        env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
+        # The caller's GIT_DIR, GIT_INDEX_FILE and the like would point git at another repository: none is passed.
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
         proc = await asyncio.create_subprocess_exec(
             "git", "-C", str(self.repo), *args, env=env, stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
