@@ -89,6 +89,11 @@ class LocalApi:
                 elif parts.path == "/page.html":
                     self._send(200, b"<html><head><title>Local page</title></head><body><h1>Local page</h1>"
                                     b"<p>The ferry to the island leaves at noon.</p></body></html>", "text/html")
+                elif parts.path == "/moved":
+                    self.send_response(302)
+                    self.send_header("Location", "/search?" + parts.query)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                 elif parts.path == "/hang":
                     api.release.wait(30)
                     self._send(200, b"{}", "application/json")

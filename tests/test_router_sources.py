@@ -278,6 +278,13 @@ def test_http_api_template_method_headers_and_json_path(api: LocalApi) -> None:
     assert "Posted answer for ferry times." in post.text and api.requests[-1][0] == "POST"
 
 
+def test_http_api_follows_a_redirect(api: LocalApi) -> None:
+    router = _api_router(api, allow_private=True, url=api.url + "/moved?q={query}")
+    r = router.query("printer")
+    assert r.source_errors == () and "the printer guide says" in r.text
+    assert [path.split("?")[0] for _, path, _ in api.requests] == ["/moved", "/search"]
+
+
 def test_a_hanging_http_api_is_cut_at_its_timeout(api: LocalApi) -> None:
     router = Router({"sources": {"hang": {"type": "http_api", "url": api.url + "/hang", "allow_private": True,
                                           "timeout": 0.5},

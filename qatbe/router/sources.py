@@ -369,7 +369,9 @@ class HttpApiSource(Source):
         body = _fill(self.body, text) if self.body is not None else None
         client = fetching.async_http_client(timeout=self.timeout, allow_private=self.allow_private,
                                            allowed_networks=self.allowed_networks)
-        async with client, client.stream(self.method, url, headers=dict(self.headers), json=body) as response:
+        # Redirects are followed (at most httpx's 20), each hop through the guard.
+        async with client, client.stream(self.method, url, headers=dict(self.headers), json=body,
+                                         follow_redirects=True) as response:
             if response.status_code >= 400:
                 raise FetchError(f"HTTP {response.status_code} from the API")
             data = bytearray()
