@@ -37,6 +37,8 @@ _LAZY: dict[str, str] = {
     "fetch": "qatbe.fetching",
     "afetch": "qatbe.fetching",
     "FetchOptions": "qatbe.fetching",
+    "Router": "qatbe.router",
+    "RouterResult": "qatbe.router",
 }
 
 
@@ -75,6 +77,8 @@ __all__ = [
     "QatbeError",
     "Query",
     "Result",
+    "Router",
+    "RouterResult",
     "Segment",
     "SegmentKind",
     "Settings",

@@ -68,6 +68,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("bench", help="benchmarks: retention, speed, extraction, gate (qatbe bench -h)", add_help=False)
     sub.add_parser("serve", help="run the HTTP service (qatbe serve -h; needs qatbe[server])", add_help=False)
+    sub.add_parser("route", help="the context router: query, validate, cache (qatbe route -h)", add_help=False)
     return parser
 
 
@@ -155,6 +156,10 @@ def _run(argv: list[str]) -> int:
         from .integrations.server import main as serve_main
 
         return serve_main(argv[1:])
+    if argv and argv[0] == "route":
+        from .router.cli import main as route_main
+
+        return route_main(argv[1:])
     args = _build_parser().parse_args(argv)
     if args.command == "extract":
         return _extract(args)

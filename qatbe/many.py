@@ -36,7 +36,7 @@ import numpy as np
 from ._backend import BACKEND
 from .errors import ConfigError, InputError
 from .pipeline import Extractor, heading_parents, measure, resolve_settings
-from .query import query_text
+from .query import Query, kept_query, query_fields, query_text
 from .records import with_outcome
 from .render import render
 from .render.citations import (
@@ -139,7 +139,7 @@ class ManyResult:
     budget: int
     reserve_tokens: int
     tier: str | None
-    query: str | None
+    query: Query | str | None  # a Query given is kept whole; its text is query_text(query)
     passages: tuple[Passage, ...]
     sources: tuple[SourceReport, ...]
     dropped_count: int
@@ -193,7 +193,7 @@ class ManyResult:
             "budget": self.budget,
             "reserve_tokens": self.reserve_tokens,
             "tier": self.tier,
-            "query": self.query,
+            **query_fields(self.query),
             "ranking": self.ranking,
             "dropped_count": self.dropped_count,
             "dropped_tokens": self.dropped_tokens,
@@ -600,7 +600,7 @@ def extract_many(
         budget=settings.token_budget,
         reserve_tokens=settings.reserve_tokens,
         tier=settings.tier if settings.budget is None else None,
-        query=q_text,
+        query=kept_query(query, q_text),
         passages=passages,
         sources=tuple(reports),
         dropped_count=len(dropped),

@@ -19,6 +19,7 @@ import numpy.typing as npt
 from ._backend import BACKEND
 from .errors import ConfigError, InputError
 from .explain import explain
+from .query import kept_query
 from .records import outcomes, with_outcome
 from .render import SEPARATOR, block, render
 from .result import Result
@@ -326,7 +327,7 @@ class Extractor:
             segments=out,
             budget=settings.token_budget,
             tier=settings.tier if settings.budget is None else None,
-            query=query_text,
+            query=kept_query(query, query_text),
             format=doc.format,
             dropped_count=len(candidates) - len(chosen_set),
             dropped_tokens=sum(costs) - sum([costs[i] for i in chosen_set]),

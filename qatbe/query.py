@@ -56,3 +56,17 @@ def query_text(query: object) -> str | None:
     if isinstance(text, str):
         return text
     raise InputError(f"query must be a string, a qatbe.Query or None, not {type(query).__name__}")
+
+
+def kept_query(query: object, text: str | None) -> Query | str | None:
+    """What a result keeps as its ``query``: a ``Query`` itself, otherwise its text."""
+    return query if isinstance(query, Query) else text
+
+
+def query_fields(query: Query | str | None) -> dict[str, object]:
+    """A result's ``to_dict`` entries for its query: ``query`` (the text), and ``query_context`` (agent, tags,
+    metadata) when it was a ``Query``."""
+    if isinstance(query, Query):
+        return {"query": query.text,
+                "query_context": {"agent": query.agent, "tags": list(query.tags), "metadata": dict(query.metadata)}}
+    return {"query": query}

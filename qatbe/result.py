@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ConfigError
+from .query import Query, query_fields
 from .types import Metadata, Segment
 
 
@@ -28,7 +29,7 @@ class Result:
     segments: tuple[Segment, ...]
     budget: int
     tier: str | None
-    query: str | None
+    query: Query | str | None  # a Query given is kept whole
     format: str
     dropped_count: int
     dropped_tokens: int
@@ -88,7 +89,7 @@ class Result:
             "total_tokens": self.total_tokens,
             "budget": self.budget,
             "tier": self.tier,
-            "query": self.query,
+            **query_fields(self.query),
             "format": self.format,
             "dropped_count": self.dropped_count,
             "dropped_tokens": self.dropped_tokens,

@@ -169,7 +169,7 @@ def test_no_query_keeps_documents_in_reading_order() -> None:
 def test_query_object_and_more() -> None:
     q = qatbe.Query("renew passport fee", agent="a", tags=["x"])
     r = qatbe.extract_many([RELEVANT, *OFF_TOPIC], q, budget=200)
-    assert r.query == "renew passport fee"
+    assert r.query is q  # the full Query is kept (its text: r.to_dict()["query"])
     assert r.text == qatbe.extract_many([RELEVANT, *OFF_TOPIC], "renew passport fee", budget=200).text
     nxt = r.more(100)
     assert nxt and sum(p.segment.tokens for p in nxt) <= 100 + 200 - r.total_tokens

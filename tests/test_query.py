@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import qatbe
@@ -34,10 +36,29 @@ def test_bad_fields_are_input_errors(kwargs: dict[str, object]) -> None:
 def test_accepted_by_extract_and_extract_many() -> None:
     q = Query("renewal fee", agent="bot", tags=("t",))
     r = qatbe.extract(PAGE, q, budget=20)
-    assert r.query == "renewal fee" and r.text == qatbe.extract(PAGE, "renewal fee", budget=20).text
+    assert r.query is q and r.text == qatbe.extract(PAGE, "renewal fee", budget=20).text
     assert "75 crowns" in r.text
     m = qatbe.extract_many([PAGE], q, budget=200)
-    assert m.query == "renewal fee" and "75 crowns" in m.text
+    assert m.query is q and "75 crowns" in m.text
+
+
+def test_results_keep_the_full_query() -> None:
+    q = Query("renewal fee", agent="hr-assistant", tags=["onboarding"], metadata={"department": "travel"})
+    context = {"agent": "hr-assistant", "tags": ["onboarding"], "metadata": {"department": "travel"}}
+    for result in (qatbe.extract(PAGE, q, budget=50), qatbe.extract_many([PAGE], q, budget=200),
+                   qatbe.Extractor(budget=50).extract(PAGE, q)):
+        assert result.query is q and result.query.agent == "hr-assistant"  # type: ignore[union-attr]
+        d = result.to_dict()
+        assert d["query"] == "renewal fee" and d["query_context"] == context
+        json.dumps(d)
+
+
+def test_a_string_query_stays_a_string() -> None:
+    for result in (qatbe.extract(PAGE, "renewal fee", budget=50), qatbe.extract_many([PAGE], "renewal fee")):
+        assert result.query == "renewal fee" and isinstance(result.query, str)
+        d = result.to_dict()
+        assert d["query"] == "renewal fee" and "query_context" not in d
+    assert qatbe.extract(PAGE, None).to_dict()["query"] is None
 
 
 def test_query_text_helper() -> None:
