@@ -27,10 +27,10 @@ def _run(line: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     return code, out, err
 
 
-def _run_example(name: str, tmp: Path) -> dict[str, Any]:
-    """Run the README's Python block ``name`` as a script (as a reader would paste it); its globals."""
-    script = tmp / f"{name}.py"
-    script.write_text(example(name))
+def _run_example(code: str, tmp: Path) -> dict[str, Any]:
+    """Run a README Python block as a script (as a reader would paste it); its globals."""
+    script = tmp / "example.py"
+    script.write_text(code)
     return runpy.run_path(str(script))
 
 
@@ -38,7 +38,7 @@ def test_readme_config_is_the_issues_and_works(tmp_path: Path, monkeypatch: pyte
     assert example("router-config") == ISSUE_CONFIG
     make_handbook(tmp_path)
     monkeypatch.chdir(tmp_path)
-    namespace = _run_example("router-python", tmp_path)
+    namespace = _run_example(example("router-python"), tmp_path)
     r = namespace["r"]
     assert r.matched_routes == ("default", "policy") and r.denied_sources == ()
     assert "three days a week" in r.text and r.query.agent == "hr-assistant"
@@ -46,7 +46,7 @@ def test_readme_config_is_the_issues_and_works(tmp_path: Path, monkeypatch: pyte
 
 
 def test_readme_custom_source(tmp_path: Path) -> None:
-    _run_example("router-custom-source", tmp_path)
+    _run_example(example("router-custom-source"), tmp_path)
     router = Router({"sources": {"t": {"type": "tickets", "project": "Payroll"}},
                      "routes": [{"name": "r", "sources": ["t"]}]})
     r = router.query("late payslips")
