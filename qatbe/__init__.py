@@ -30,6 +30,10 @@ from .types import ItemError, Metadata, ParsedDocument, Segment, SegmentKind
 # Public names whose modules need optional packages or are heavy to load: imported on first use (PEP 562), so
 # that ``import qatbe`` stays cheap and imports no framework. Name -> module that defines it.
 _LAZY: dict[str, str] = {
+    "BatchResult": "qatbe.batch",
+    "extract_batch": "qatbe.batch",
+    "WarcReader": "qatbe.warc",
+    "read_warc": "qatbe.warc",
 }
 
 
@@ -47,6 +51,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "BACKEND",
+    "BatchResult",
     "DEFAULT_WEIGHTS",
     "TIERS",
     "BlockedAddressError",
@@ -70,9 +75,12 @@ __all__ = [
     "SegmentKind",
     "Settings",
     "SourceReport",
+    "WarcReader",
     "__version__",
     "extract",
+    "extract_batch",
     "extract_many",
     "fit_budget",
+    "read_warc",
     "segment",
 ]
