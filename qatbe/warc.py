@@ -184,6 +184,8 @@ def looks_like_warc(path: str) -> bool:
     """A WARC file, by name (``.warc``, ``.warc.gz``, ...) or, for any other name, by its first bytes."""
     if path.lower().endswith((".warc", ".warc.gz", ".warc.zst", ".warc.lz4")):
         return True
+    if not os.path.isfile(path):  # a pipe or a device is read once, by whoever reads the page: never sniffed
+        return False
     try:
         with open(path, "rb") as stream:
             head = stream.read(4096)
