@@ -51,9 +51,9 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "BACKEND",
-    "BatchResult",
     "DEFAULT_WEIGHTS",
     "TIERS",
+    "BatchResult",
     "BlockedAddressError",
     "ConfigError",
     "ContextWindowWarning",

@@ -123,9 +123,10 @@ def _task(index: int, item: object, query: str | None) -> _Task:
     """``item`` (a source, a ``Document`` or a ``(source, query)`` pair) as a task; a bad one is an InputError."""
     item_query = query
     if isinstance(item, tuple):
-        if len(item) != 2:
-            raise InputError(f"a tuple item must be a (source, query) pair, not {len(item)} values")
-        item, item_query = item[0], _check_query(item[1])
+        pair: tuple[Any, ...] = item
+        if len(pair) != 2:
+            raise InputError(f"a tuple item must be a (source, query) pair, not {len(pair)} values")
+        item, item_query = pair[0], _check_query(pair[1])
     doc_id: str | None = None
     if isinstance(item, Document):
         doc_id = item.id or item.url

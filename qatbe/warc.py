@@ -90,7 +90,8 @@ class WarcReader:
             offset: int | None = 0
             in_bad_region = False
             while offset is not None:
-                stream.seek(offset)
+                start: int = offset
+                stream.seek(start)
                 last: int | None = None
                 try:
                     for record in warc.ArchiveIterator(stream, record_types=warc.WarcRecordType.any_type,
@@ -98,13 +99,20 @@ class WarcReader:
                         last = record.stream_pos
                         in_bad_region = False
                         self.records += 1
-                        page = self._page(record, warc.WarcRecordType.response)
+                        try:
+                            page = self._page(record, warc.WarcRecordType.response)
+                        except (OSError, ValueError, EOFError):
+                            raise  # the stream's: resumed below
+                        except Exception as exc:  # noqa: BLE001 - one malformed record (FastWARC let it through) only
+                            self._error(self.records - 1, record.headers.get("WARC-Record-ID"),
+                                        f"malformed record: {type(exc).__name__}: {exc}")
+                            continue
                         if page is not None:
                             self.documents += 1
                             yield page
                     offset = None
                 except (OSError, ValueError, EOFError) as exc:  # FastWARC's read, inflate and parse errors
-                    where = offset if last is None else last
+                    where = start if last is None else last
                     if not in_bad_region:
                         self.errors.append(ItemError(self.records, f"{name}@{where}", "InputError",
                                                      f"unreadable bytes after offset {where} ({exc}); reading "
@@ -128,7 +136,11 @@ class WarcReader:
         if http is None:
             self.skipped[NOT_HTTP] += 1
             return None
-        if not 200 <= http.status_code < 300:
+        status = http.status_code
+        if status is None:  # a status line that did not parse
+            self.skipped[NOT_HTTP] += 1
+            return None
+        if not 200 <= status < 300:
             self.skipped[HTTP_STATUS] += 1
             return None
         content_type = record.http_content_type

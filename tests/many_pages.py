@@ -44,7 +44,7 @@ def warc_bytes(pages: Sequence[Page], *, compress: bool = True) -> list[bytes]:
         http = StatusAndHeaders(page.status, [("Content-Type", page.content_type), *page.headers],
                                 protocol="HTTP/1.1")
         writer.write_record(writer.create_warc_record(page.url, "response", payload=io.BytesIO(page.body),
-                                                      http_headers=http))
+                                                      length=len(page.body), http_headers=http))
         out.append(buffer.getvalue())
     return out
 

@@ -96,7 +96,7 @@ def _extract_batches(fields: dict[str, Any], source_col: str, query_col: str | N
                 row.update(text=result.text, total_tokens=result.total_tokens, no_match=result.no_match,
                            dropped_count=result.dropped_count,
                            segments=json.dumps([s.to_dict() for s in result.segments], ensure_ascii=False))
-            except Exception as exc:  # one bad row must not fail the job; its error column says why
+            except Exception as exc:  # noqa: BLE001 - one bad row must not fail the job; its error column says why
                 row["error"] = f"{type(exc).__name__}: {exc}"
             for name, value in row.items():
                 out[name].append(value)
