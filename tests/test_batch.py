@@ -4,6 +4,8 @@ options checked before anything runs."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -143,6 +145,12 @@ def test_progress_shows_pages_per_second(capsys: pytest.CaptureFixture[str]) -> 
 def test_the_top_level_names_are_lazy() -> None:
     assert qatbe.extract_batch is __import__("qatbe.batch").batch.extract_batch
     assert "extract_batch" in qatbe.__all__ and "read_warc" in qatbe.__all__
+    code = ("import sys, qatbe, qatbe.cli; qatbe.extract_batch; qatbe.read_warc; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'tqdm', 'fastwarc', 'warcio', 'pyspark', "
+            "'pyarrow', 'pandas'}))")
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           cwd=Path(__file__).resolve().parents[1])
+    assert found.stdout.strip() == "[]"
 
 
 @settings(max_examples=15, deadline=None)
