@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from many_pages import plain
+from readme_examples import example
 
 import qatbe
 from qatbe.batch import _CHUNKS_PER_WORKER, BatchResult
@@ -163,3 +164,10 @@ def test_in_process_batches_match_the_loop_and_keep_the_budget(picks: list[int],
     assert [o.index for o in out] == list(range(len(chosen)))
     assert all(isinstance(o, BatchResult) and o.result.total_tokens <= budget for o in out)
     assert results(iter(out)) == [plain(qatbe.extract(p, "opening fee", budget=budget)) for p in chosen]
+
+
+def test_the_readme_batch_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    exec(example("many-pages-batch"), {})  # noqa: S102 - the README example, run as written
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and lines[0].startswith("0 ") and "92 crowns" in lines[0]
+    assert lines[1].startswith("1 ") and lines[2].startswith("2 failed: InputError")

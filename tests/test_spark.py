@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from many_pages import WCXB_QUERY, Page, plain, wcxb_loop, wcxb_pages, wcxb_warc, write_warc
+from readme_examples import example
 from test_batch import fixture_pages
 
 import qatbe
@@ -131,3 +132,14 @@ def test_every_wcxb_page_from_a_warc_is_the_loops(spark: Any, corpora: Path,
     assert [_row_dict(got[p.url]) for p in pages] == [
         {k: v for k, v in json.loads(e).items() if k in ("text", "total_tokens", "no_match", "dropped_count",
                                                          "segments")} for e in loop]
+
+
+def test_the_readme_spark_example_runs(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pages = fixture_pages()[:3]
+    spark.createDataFrame([(p, "chess openings") for p in pages], "html binary, question string") \
+        .write.parquet(str(tmp_path / "pages.parquet"))
+    monkeypatch.chdir(tmp_path)
+    exec(example("many-pages-spark"), {})  # noqa: S102 - the README example, run as written
+    rows = spark.read.parquet(str(tmp_path / "extracts.parquet")).collect()
+    assert sorted(r.qatbe_text for r in rows) == sorted(qatbe.extract(p, "chess openings", budget=500).text
+                                                        for p in pages)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import shlex
 import tempfile
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from many_pages import WCXB_QUERY, Page, plain, warc_bytes, wcxb_loop, wcxb_pages, wcxb_warc, write_warc
+from readme_examples import example
 
 import qatbe
 from qatbe.batch import BatchResult
@@ -206,3 +208,25 @@ def test_every_wcxb_page_is_the_loops_through_warc_batch_and_cli(corpora: Path, 
     for row in rows:
         del row["id"], row["date"], row["evaluation_time_ms"]
     assert [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in rows] == loop
+
+
+def test_the_readme_warc_examples_run(crawl: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "crawl.warc.gz").write_bytes(crawl.read_bytes())
+    monkeypatch.chdir(work)
+    exec(example("many-pages-warc"), {})  # noqa: S102 - the README example, run as written
+    assert capsys.readouterr().out.strip() == (
+        "3 pages; {'not a response record': 2, 'not HTML': 1, 'HTTP status not 2xx': 1, 'empty payload': 1} "
+        "skipped; 0 errors")
+    docs = list(qatbe.read_warc(crawl))
+    (work / "questions.jsonl").write_text(json.dumps({"url": docs[0].url, "query": "fee"}) + "\n")
+    (command,) = example("many-pages-cli").strip().splitlines()
+    args, target = command.split(" > ")
+    assert args.startswith("qatbe ")
+    assert main(shlex.split(args)[1:]) == 0
+    (work / target).write_text(capsys.readouterr().out)
+    rows = [json.loads(line) for line in (work / "extracts.jsonl").read_text().splitlines()]
+    assert [r["query"] for r in rows] == ["fee", None, None]
+    assert rows[0]["text"] == qatbe.extract(docs[0].source, "fee", budget=500).text
