@@ -134,12 +134,20 @@ def test_every_wcxb_page_from_a_warc_is_the_loops(spark: Any, corpora: Path,
                                                          "segments")} for e in loop]
 
 
-def test_the_readme_spark_example_runs(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pages = fixture_pages()[:3]
-    spark.createDataFrame([(p, "chess openings") for p in pages], "html binary, question string") \
-        .write.parquet(str(tmp_path / "pages.parquet"))
-    monkeypatch.chdir(tmp_path)
-    exec(example("many-pages-spark"), {})  # noqa: S102 - the README example, run as written
-    rows = spark.read.parquet(str(tmp_path / "extracts.parquet")).collect()
+def test_the_readme_spark_example_runs(spark: Any) -> None:
+    # Spark resolves relative paths against the JVM's working directory, the one the session started in.
+    here = Path(spark.sparkContext._jvm.java.lang.System.getProperty("user.dir"))
+    pages, out = here / "pages.parquet", here / "extracts.parquet"
+    if pages.exists() or out.exists():
+        pytest.skip(f"{here} already holds pages.parquet or extracts.parquet; not overwritten")
+    try:
+        sources = fixture_pages()[:3]
+        frame = spark.createDataFrame([(p, "chess openings") for p in sources], "html binary, question string")
+        frame.write.parquet(str(pages))
+        exec(example("many-pages-spark"), {})  # noqa: S102 - the README example, run as written
+        rows = spark.read.parquet(str(out)).collect()
+    finally:
+        shutil.rmtree(pages, ignore_errors=True)
+        shutil.rmtree(out, ignore_errors=True)
     assert sorted(r.qatbe_text for r in rows) == sorted(qatbe.extract(p, "chess openings", budget=500).text
-                                                        for p in pages)
+                                                        for p in sources)
