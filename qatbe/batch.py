@@ -14,10 +14,11 @@ and holds the GIL for most of its time.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import os
 import sys
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from functools import partial
@@ -28,9 +29,10 @@ from ._optional import require
 from .errors import ConfigError, InputError
 from .many import Document
 from .pipeline import Extractor, _check_query
+from .records import new_segment
 from .result import Result
 from .settings import Settings
-from .types import ItemError
+from .types import ItemError, Segment, SegmentKind
 
 # Chunks submitted ahead per worker: two keep a worker busy while its last chunk's results travel back.
 _CHUNKS_PER_WORKER = 2
@@ -93,16 +95,40 @@ def _init_worker(fields: dict[str, Any]) -> None:
     _worker = extractor_from(fields)
 
 
-def _run_chunk(chunk: list[_Task], strict: bool) -> list[BatchResult | ItemError]:
-    """A worker's share: results without their explanation closure (it does not pickle; the caller's process
-    attaches one that extracts again, see ``_explained``)."""
+# A result crosses from a worker as plain tuples (``_pack``), not as pickled records: a page's result holds some
+# sixty ``Segment`` records (chosen and pending), and pickling them as objects cost as much as a fifth of the
+# extraction, in the worker and again in this process, which is the batch's one serial part.
+_SEGMENT_FIELDS = tuple(f.name for f in dataclasses.fields(Segment))
+_segment_values = operator.attrgetter(*_SEGMENT_FIELDS[1:])
+_RESULT_FIELDS = tuple(f.name for f in dataclasses.fields(Result) if f.name not in ("segments", "pending", "_explain"))
+_result_values = operator.attrgetter(*_RESULT_FIELDS)
+_KINDS = {kind.value: kind for kind in SegmentKind}
+_Packed = tuple[tuple[Any, ...], tuple[tuple[Any, ...], ...], tuple[tuple[Any, ...], ...]]
+
+
+def _pack_segments(segments: tuple[Segment, ...]) -> tuple[tuple[Any, ...], ...]:
+    return tuple((s.kind.value, *_segment_values(s)) for s in segments)
+
+
+def _pack(result: Result) -> _Packed:
+    """``result`` as tuples of plain values (its explanation closure, which does not pickle, left out)."""
+    return _result_values(result), _pack_segments(result.segments), _pack_segments(result.pending)
+
+
+def _unpack(packed: _Packed, explain: Callable[[], list[Any]]) -> Result:
+    values, chosen, pending = packed
+    return Result(**dict(zip(_RESULT_FIELDS, values)),
+                  segments=tuple(new_segment(_KINDS[s[0]], *s[1:]) for s in chosen),
+                  pending=tuple(new_segment(_KINDS[s[0]], *s[1:]) for s in pending), _explain=explain)
+
+
+def _run_chunk(chunk: list[_Task], strict: bool) -> list[_Packed | ItemError]:
+    """A worker's share: each result packed (the caller's process attaches an explanation that extracts again)."""
     assert _worker is not None, "the pool initializer builds the worker's extractor"
-    out: list[BatchResult | ItemError] = []
+    out: list[_Packed | ItemError] = []
     for task in chunk:
         outcome = _one(_worker, task, strict)
-        if isinstance(outcome, BatchResult):
-            outcome = dataclasses.replace(outcome, result=dataclasses.replace(outcome.result, _explain=None))
-        out.append(outcome)
+        out.append(_pack(outcome.result) if isinstance(outcome, BatchResult) else outcome)
     return out
 
 
@@ -233,7 +259,7 @@ class _Pending:
     """One submitted chunk: its tasks (kept to attach explanations) and the future of their results, or the item
     errors found before submission (they need no worker)."""
 
-    def __init__(self, chunk: list[_Task | ItemError], future: Future[list[BatchResult | ItemError]] | None):
+    def __init__(self, chunk: list[_Task | ItemError], future: Future[list[_Packed | ItemError]] | None):
         self.chunk = chunk
         self.future = future
 
@@ -245,10 +271,11 @@ class _Pending:
                 out.append(task)
                 continue
             outcome = next(done)
-            if isinstance(outcome, BatchResult):
+            if isinstance(outcome, ItemError):
+                out.append(outcome)
+            else:
                 again = partial(_explain_again, extractor, task.source, task.query)
-                outcome = dataclasses.replace(outcome, result=dataclasses.replace(outcome.result, _explain=again))
-            out.append(outcome)
+                out.append(BatchResult(task.index, task.id, _unpack(outcome, again)))
         return out
 
 
