@@ -8,6 +8,7 @@ import gzip
 import io
 import json
 import shlex
+import sys
 import tempfile
 from pathlib import Path
 
@@ -230,3 +231,18 @@ def test_the_readme_warc_examples_run(crawl: Path, tmp_path: Path, monkeypatch: 
     rows = [json.loads(line) for line in (work / "extracts.jsonl").read_text().splitlines()]
     assert [r["query"] for r in rows] == ["fee", None, None]
     assert rows[0]["text"] == qatbe.extract(docs[0].source, "fee", budget=500).text
+
+
+def test_a_terminal_gets_a_progress_bar(crawl: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, rows, err = _cli(["extract", str(crawl), "--budget", "40"], capsys)
+    assert code == 0 and len(rows) == 3
+    assert "3 pages [" in err and "pages/s]" in err  # tqdm's count of pages, then their rate
+    assert "8 records, 3 pages" in err  # the summary, written above the bar
+    pages = [tmp_path / "a.html", tmp_path / "b.html"]
+    for page in pages:
+        page.write_bytes(FEES)
+    assert main(["extract", *map(str, pages), "-q", "fee", "--jobs", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "2/2 [" in err and "pages/s]" in err and f"[qatbe: {pages[1]}:" in err
