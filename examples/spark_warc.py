@@ -16,28 +16,50 @@ import argparse
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 
 import qatbe
 from qatbe.spark import extract_dataframe
 
 SCHEMA = "warc string, url string, record_id string, date string, html binary"
+ROWS_PER_BATCH = 64
 
 
-def pages(path: str) -> Iterator[tuple[str, str | None, str | None, str | None, bytes]]:
-    """The HTML pages of one WARC file as rows. A page decoded by its HTTP charset is passed on as UTF-8, which
-    qatbe reads back to the same text (valid multi-byte UTF-8 wins over a page's legacy declaration)."""
-    for doc in qatbe.read_warc(path):
-        html = doc.source.encode("utf-8") if isinstance(doc.source, str) else doc.source
-        date = doc.metadata.get("date") if doc.metadata else None
-        yield path, doc.url, doc.id, date, html
+def pages(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The HTML pages of each WARC file named in ``batches`` (column ``warc``), as Arrow batches of rows. A page
+    decoded by its HTTP charset is passed on as UTF-8, which qatbe reads back to the same text (valid multi-byte
+    UTF-8 wins over a page's legacy declaration). Why Arrow here too: the pages reach the extraction without
+    being converted to Spark rows one by one."""
+    for batch in batches:
+        for path in batch.column("warc").to_pylist():
+            rows: dict[str, list[Any]] = {"warc": [], "url": [], "record_id": [], "date": [], "html": []}
+            for doc in qatbe.read_warc(path):
+                rows["warc"].append(path)
+                rows["url"].append(doc.url)
+                rows["record_id"].append(doc.id)
+                rows["date"].append(doc.metadata.get("date") if doc.metadata else None)
+                rows["html"].append(doc.source.encode("utf-8") if isinstance(doc.source, str) else doc.source)
+                if len(rows["url"]) == ROWS_PER_BATCH:
+                    yield _batch(rows)
+            if rows["url"]:
+                yield _batch(rows)
+
+
+def _batch(rows: dict[str, list[Any]]) -> pa.RecordBatch:
+    batch = pa.RecordBatch.from_pydict(rows, schema=pa.schema([
+        ("warc", pa.string()), ("url", pa.string()), ("record_id", pa.string()), ("date", pa.string()),
+        ("html", pa.binary())]))
+    for column in rows.values():
+        column.clear()
+    return batch
 
 
 def extracts(spark: SparkSession, warcs: Sequence[str], *, partitions: int | None = None,
              **options: Any) -> DataFrame:
     """The pages of ``warcs`` with their extracts (``options``: those of ``extract_dataframe``)."""
-    rows = spark.sparkContext.parallelize(list(warcs), max(1, len(warcs))).flatMap(pages)
-    frame = spark.createDataFrame(rows, SCHEMA)
+    listing = spark.sparkContext.parallelize([(w,) for w in warcs], max(1, len(warcs))).toDF("warc string")
+    frame = listing.mapInArrow(pages, SCHEMA)
     if partitions:
         frame = frame.repartition(partitions)
     return extract_dataframe(frame, source_col="html", **options).drop("html")
