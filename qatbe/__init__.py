@@ -39,6 +39,10 @@ _LAZY: dict[str, str] = {
     "FetchOptions": "qatbe.fetching",
     "Router": "qatbe.router",
     "RouterResult": "qatbe.router",
+    "BatchResult": "qatbe.batch",
+    "extract_batch": "qatbe.batch",
+    "WarcReader": "qatbe.warc",
+    "read_warc": "qatbe.warc",
 }
 
 
@@ -58,6 +62,7 @@ __all__ = [
     "BACKEND",
     "DEFAULT_WEIGHTS",
     "TIERS",
+    "BatchResult",
     "BlockedAddressError",
     "ConfigError",
     "ContextWindowWarning",
@@ -83,11 +88,14 @@ __all__ = [
     "SegmentKind",
     "Settings",
     "SourceReport",
+    "WarcReader",
     "__version__",
     "afetch",
     "extract",
+    "extract_batch",
     "extract_many",
     "fetch",
     "fit_budget",
+    "read_warc",
     "segment",
 ]

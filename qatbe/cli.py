@@ -16,13 +16,26 @@ from collections.abc import Sequence
 
 from . import __version__
 from ._backend import BACKEND
-from .cli_batch import Options, extractor_for, many_status, run_each, run_many, show, show_many, status_line
+from .cli_batch import (
+    Options,
+    bar_available,
+    extractor_for,
+    many_status,
+    note,
+    run_each,
+    run_many,
+    show,
+    show_many,
+    status_line,
+)
 from .cli_fetch import fetch_all, fetch_one, is_url, options_for
 from .cli_input import STDIN, demo_page, read_source
+from .cli_warc import read_queries, run_warc
 from .errors import QatbeError
 from .pipeline import Extractor
 from .segmentation.listing import listing_line
 from .settings import TIERS
+from .warc import looks_like_warc
 
 DEMO_QUERY = "how do I renew my passport and what does it cost?"
 EXIT_USAGE = 2
@@ -58,6 +71,8 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="one cited context from all the files (extract_many) instead of one extract each")
     ex.add_argument("--allow-private-networks", action="store_true",
                     help="let URLs reach loopback and private addresses (refused by default: SSRF guard)")
+    ex.add_argument("--queries", default=None, metavar="FILE.jsonl",
+                    help='WARC input: a question per page, lines {"id" or "url": ..., "query": ...} (else -q)')
 
     seg = sub.add_parser("segment", help="list every typed segment of a document")
     seg.add_argument("path", nargs="?", help="file ('-' for stdin)")
@@ -109,6 +124,14 @@ def _extract(args: argparse.Namespace) -> int:
     options = Options(query, choices, args.format, args.explain, lines=len(paths) > 1 and not args.many)
     extractor = extractor_for(choices)  # the options are checked here, before any file is read
     fetch = options_for(args.allow_private_networks)
+    bar = sys.stderr.isatty() and bar_available()  # a progress bar over many pages, on a terminal only
+    if paths and any(looks_like_warc(p) for p in paths):
+        if not all(looks_like_warc(p) for p in paths) or args.many or args.explain:
+            raise QatbeError("WARC files are read on their own: no other files, --many or --explain with them")
+        queries = read_queries(args.queries) if args.queries else {}
+        return run_warc(paths, options, queries, args.jobs, bar)
+    if args.queries:
+        raise QatbeError("--queries names the questions of WARC pages; give -q for files")
     if args.many:
         if not paths:
             raise QatbeError("--many combines files: give their PATHs")
@@ -128,10 +151,10 @@ def _extract(args: argparse.Namespace) -> int:
             print(f"\n[qatbe: {status_line(result)}]", file=sys.stderr)
         return 0
     failed = 0
-    for n, done in enumerate(run_each(paths, options, args.jobs, fetch_all(paths, fetch))):
+    for n, done in enumerate(run_each(paths, options, args.jobs, fetched=fetch_all(paths, fetch), progress=bar)):
         if done.error:
             failed += 1
-            print(f"qatbe: error: {done.path}: {done.error}", file=sys.stderr)
+            note(f"qatbe: error: {done.path}: {done.error}", bar)
             if options.lines and args.format == "json":
                 print(json.dumps({"source": done.path, "error": done.error}, ensure_ascii=False))
             continue
@@ -141,7 +164,7 @@ def _extract(args: argparse.Namespace) -> int:
             gap = "\n" if n else ""  # head(1)'s way of telling files apart: a blank line, then "==> path <=="
             print(f"{gap}==> {done.path} <==\n{done.out}")
             if not args.explain:
-                print(f"[qatbe: {done.path}: {done.status}]", file=sys.stderr)
+                note(f"[qatbe: {done.path}: {done.status}]", bar)
     if failed:
         print(f"qatbe: {failed} of {len(paths)} files failed", file=sys.stderr)
     return EXIT_ERROR if failed else 0

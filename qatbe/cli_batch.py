@@ -1,22 +1,24 @@
 """``qatbe extract`` on one file or many: what is printed for a result, and how many files are run.
 
-Several files are extracted each on its own, in the order given, optionally in worker processes (``--jobs``);
-the output is the same whatever the number of workers (each file's output is made in full by one call and
-printed in input order). A file that cannot be read or extracted is reported on standard error and the others
-go on; the exit code says that something failed. ``--many`` makes one cited context of all of them instead
-(``extract_many``). Why workers return text and not ``Result`` objects: a result holds its explanation as a
-closure, which does not pickle, and the text is what is printed anyway.
+Several files are extracted each on its own by ``extract_batch``, in the order given, optionally in worker
+processes (``--jobs``); the output is the same whatever the number of workers (each file's result is made in
+full by one call and printed in input order). A file that cannot be read or extracted is reported on standard
+error and the others go on; the exit code says that something failed. ``--many`` makes one cited context of all
+of them instead (``extract_many``).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+import sys
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .batch import extract_batch
 from .cli_fetch import Fetched, is_url
 from .cli_input import STDIN, read_source
 from .errors import InputError, QatbeError
@@ -25,6 +27,7 @@ from .many import Document, ManyResult, extract_many
 from .pipeline import Extractor
 from .result import Result
 from .settings import Settings
+from .types import ItemError
 
 
 @dataclass(frozen=True)
@@ -88,36 +91,66 @@ def extractor_for(options: tuple[tuple[str, str | int | None], ...]) -> Extracto
     return Extractor(None, **dict(options))
 
 
-def _run_file(task: tuple[str, bytes | Fetched | None, Options]) -> Done:
-    path, data, options = task
-    try:
-        if isinstance(data, Fetched):  # a URL, fetched already (cli_fetch)
-            if data.error:
-                return Done(path, error=data.error)
-            source: bytes | Document = data.document()
-        else:
-            source = read_source(path, options.settings.max_input_bytes) if data is None else data
-        result = extractor_for(options.extractor).extract(source, options.query)
-        return Done(path, show(result, options, path), status_line(result))
-    except QatbeError as exc:
-        return Done(path, error=str(exc))
-    except OSError as exc:
-        return Done(path, error=exc.strerror or str(exc))
-
-
-def run_each(paths: Sequence[str], options: Options, jobs: int = 1,
-             fetched: Mapping[str, Fetched] | None = None) -> Iterator[Done]:
-    """Every file on its own, outcomes in the order of ``paths``; standard input ('-') is read here, once;
-    URLs come ``fetched`` (``cli_fetch.fetch_all``)."""
-    stdin = read_source(STDIN, options.settings.max_input_bytes) if STDIN in paths else None
+def run_each(paths: Sequence[str], options: Options, jobs: int = 1, *, fetched: Mapping[str, Fetched] | None = None,
+             progress: bool = False) -> Iterator[Done]:
+    """Every file on its own (``extract_batch``), outcomes in the order of ``paths``; standard input ('-') is read
+    here, once; URLs come ``fetched`` (``cli_fetch.fetch_all``). Files are read here as the batch asks for them;
+    one that cannot be read (or a URL that could not be fetched) is reported in its place."""
+    limit = options.settings.max_input_bytes
+    stdin = read_source(STDIN, limit) if STDIN in paths else None
     got = fetched or {}
-    tasks = [(p, stdin if p == STDIN else got.get(p), options) for p in paths]
-    if jobs <= 1 or len(tasks) < 2:
-        yield from map(_run_file, tasks)
-        return
-    with ProcessPoolExecutor(min(jobs, len(tasks))) as pool:
-        # map keeps the input order; chunks of a few files spare a round trip per file
-        yield from pool.map(_run_file, tasks, chunksize=max(1, min(16, len(tasks) // (4 * jobs))))
+    unreadable: dict[int, str] = {}
+    fed: deque[int] = deque()  # positions in ``paths`` of the files handed to the batch and not yet done
+
+    def documents() -> Iterator[Document]:
+        for i, path in enumerate(paths):
+            page = got.get(path)
+            if page is not None:  # a URL, fetched already
+                if page.error:
+                    unreadable[i] = page.error
+                    continue
+                fed.append(i)
+                yield Document(page.source, id=path, url=page.url)
+                continue
+            try:
+                data = stdin if path == STDIN and stdin is not None else read_source(path, limit)
+            except QatbeError as exc:
+                unreadable[i] = str(exc)
+                continue
+            except OSError as exc:
+                unreadable[i] = exc.strerror or str(exc)
+                continue
+            fed.append(i)
+            yield Document(data, id=path)
+
+    done = 0
+    for outcome in extract_batch(documents(), options.query, workers=max(1, min(jobs, len(paths))),
+                                 progress=progress, settings=options.settings):
+        i = fed.popleft()
+        for j in range(done, i):
+            yield Done(paths[j], error=unreadable.pop(j))
+        done = i + 1
+        if isinstance(outcome, ItemError):
+            yield Done(paths[i], error=outcome.message)
+        else:
+            yield Done(paths[i], show(outcome.result, options, paths[i]), status_line(outcome.result))
+    for j in range(done, len(paths)):
+        yield Done(paths[j], error=unreadable.pop(j))
+
+
+def bar_available() -> bool:
+    """Whether a progress bar can be shown (tqdm, from ``qatbe[batch]``, is installed)."""
+    return importlib.util.find_spec("tqdm") is not None
+
+
+def note(line: str, bar: bool) -> None:
+    """A line on standard error; with a progress bar on screen, written above it (tqdm redraws the bar)."""
+    if bar:
+        import tqdm
+
+        tqdm.tqdm.write(line, file=sys.stderr)
+    else:
+        print(line, file=sys.stderr)
 
 
 _DOCUMENT_ERROR = re.compile(r"documents\[(\d+)\]: ")

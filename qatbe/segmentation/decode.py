@@ -1,4 +1,5 @@
-"""Bytes to text for web pages: BOM, then the page's own charset declaration, then detection.
+"""Bytes to text for web pages: BOM, then the charset it was served with (when known, e.g. from a WARC record),
+then the page's own charset declaration, then detection.
 
 Why this order: a BOM is unambiguous; a ``<meta charset>`` or HTTP-equiv declaration is what a browser would
 obey; detection (charset-normalizer) is a guess for pages that declare nothing. Two deliberate departures from a
@@ -111,12 +112,15 @@ def _is_multibyte_utf8(data: bytes) -> bool:
     return not text.isascii()
 
 
-def decode_bytes(data: bytes) -> str:
-    """Decode a web page's bytes to text without ever raising on bad bytes."""
+def decode_bytes(data: bytes, charset: str | None = None) -> str:
+    """Decode a web page's bytes to text without ever raising on bad bytes.
+
+    ``charset`` is the label the page was served with (HTTP ``Content-Type``, as a WARC record keeps it): as in a
+    browser, it beats the page's own declaration and yields to a BOM; an unknown label is ignored."""
     for bom, codec in _BOMS:
         if data.startswith(bom):
             return data[len(bom) :].decode(codec, errors="replace")
-    declared = _declared(data)
+    declared = (_codec(charset) if charset else None) or _declared(data)
     if declared is not None:
         if not declared.startswith("utf") and _is_multibyte_utf8(data):
             return data.decode("utf-8")
