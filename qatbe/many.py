@@ -49,11 +49,12 @@ from .render.citations import (
     one_line,
 )
 from .score import score_segments
+from .score.dense import rerank
 from .select.dedupe import find_duplicates
 from .select.knapsack import priority_order
 from .select.plan import wordless
 from .select.truncate import truncate
-from .settings import Settings
+from .settings import DENSE_RANKINGS, Settings
 from .types import ItemError, Segment, SegmentKind
 
 if TYPE_CHECKING:
@@ -374,7 +375,8 @@ def extract_many(
     """One cited context of at most ``budget - reserve_tokens`` tokens from ``documents`` for ``query``.
 
     ``documents``: strings/bytes (HTML, markdown, text) or ``qatbe.Document`` records. ``ranking``:
-    ``"relevance"`` (default), ``"recency"``, ``"manual"``. ``max_document_tokens`` caps what one document may
+    ``"relevance"`` (default), ``"recency"``, ``"manual"``, ``"embedding"`` or ``"hybrid"`` (with ``embedder=``:
+    ``qatbe/score/dense.py``). ``max_document_tokens`` caps what one document may
     contribute. Other options as for ``extract`` (``estimator``, ``reserve_tokens``, ``truncation``,
     ``citations``, ``citation_buffer``, ``partial_note``, ``dedupe``, ...). URLs (a ``Document`` with a ``url``
     and no ``source``, or a string that is exactly one http(s) URL) are fetched with ``fetch_options``
@@ -430,13 +432,19 @@ def extract_many(
     live_idx = np.flatnonzero(live)
     raw = np.zeros(n, dtype=np.float64)
     scores = score_segments([pool[i] for i in live_idx], q_text, settings)
-    raw[live_idx] = scores.raw
+    live_raw, live_relevant = scores.raw, scores.relevant
+    if settings.ranking in DENSE_RANKINGS and scores.query_terms:
+        assert settings.embedder is not None and q_text is not None  # Settings and the terms say so
+        live_raw, live_relevant = rerank(settings.ranking, settings.embedder, settings.dense_weight,
+                                         settings.relevance_floor, q_text, [pool[i].text for i in live_idx],
+                                         live_raw)
+    raw[live_idx] = live_raw
     weights = np.array([settings.weights[s.kind] for s in pool], dtype=np.float64)
     weighted = raw * weights if n else np.zeros(0)
     matched_mask = (weighted > 0.0) & live
-    if scores.relevant is not None:  # the relative floor, as in extract: weaker matches may only fill
+    if live_relevant is not None:  # the relative floor, as in extract: weaker matches may only fill
         relevant = np.zeros(n, dtype=bool)
-        relevant[live_idx] = scores.relevant
+        relevant[live_idx] = live_relevant
         matched_mask &= relevant
 
     # 4. Budget: less reserve, citation buffer and the partial note at its widest.
@@ -454,7 +462,7 @@ def extract_many(
 
     # 5. Priority order of the matched segments, by the ranking strategy.
     order = priority_order(weighted, costs, matched_mask, settings.cost_exponent)
-    if settings.ranking != "relevance":
+    if settings.ranking in ("recency", "manual"):
         rank_of = {d: r for r, d in enumerate(_doc_rank(docs, settings.ranking))}
         position = {i: p for p, i in enumerate(order)}
         order.sort(key=lambda i: (rank_of[int(doc_of[i])], position[i]))
@@ -469,7 +477,7 @@ def extract_many(
         return packer
 
     packer = run(None)
-    if settings.ranking == "relevance" and order:
+    if settings.ranking not in ("recency", "manual") and order:
         # Best-single guard (as in the one-document knapsack): never below half the optimum matched score.
         fits = [i for i in order if int(costs[i]) <= room]
         if fits:
@@ -533,7 +541,7 @@ def extract_many(
     first_pick: dict[int, int] = {}
     for p, i in enumerate(packer.order):
         first_pick.setdefault(int(doc_of[i]), p)
-    if settings.ranking == "relevance":
+    if settings.ranking not in ("recency", "manual"):  # relevance and the dense rankings
         doc_order = sorted(first_pick, key=lambda d: (first_pick[d], d))
     else:
         doc_order = [d for d in _doc_rank(docs, settings.ranking) if d in first_pick]

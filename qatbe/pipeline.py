@@ -25,9 +25,10 @@ from .render import SEPARATOR, block, render
 from .result import Result
 from .score import score_segments
 from .score.bm25 import PageView
+from .score.dense import rerank
 from .segmentation import parse
 from .select.plan import plan_prepared, prepare
-from .settings import Settings
+from .settings import DENSE_RANKINGS, Settings
 from .source import load_source
 from .tokens import chars_div4
 from .types import ParsedDocument, Segment, SegmentKind
@@ -270,12 +271,17 @@ class Extractor:
         if settings.language is None and doc.metadata.language:
             score_settings = self._with_language(doc.metadata.language)
         scores = score_segments(candidates, query_text, score_settings, _page_view(doc, candidates, settings))
+        raw, relevant = scores.raw, scores.relevant
+        if settings.ranking in DENSE_RANKINGS and scores.query_terms:
+            assert settings.embedder is not None and query_text is not None  # Settings and the terms say so
+            raw, relevant = rerank(settings.ranking, settings.embedder, settings.dense_weight,
+                                   settings.relevance_floor, query_text, [s.text for s in candidates], raw)
         kind_weight = settings.weights
         # The selector works on lists of Python floats; a float64 product is the same in Python as in numpy.
-        weighted: list[float] = [r * kind_weight[s.kind] for r, s in zip(scores.raw.tolist(), candidates)]
+        weighted: list[float] = [r * kind_weight[s.kind] for r, s in zip(raw.tolist(), candidates)]
         # Only segments above the relative floor compete as matches; the rest may still fill leftover budget.
-        if scores.relevant is not None:
-            matched_mask = [w > 0.0 and r for w, r in zip(weighted, scores.relevant.tolist())]
+        if relevant is not None:
+            matched_mask = [w > 0.0 and r for w, r in zip(weighted, relevant.tolist())]
         else:
             matched_mask = [w > 0.0 for w in weighted]
         prepared = prepare(candidates, weighted, costs, parent_slots(candidates), matched_mask, settings)

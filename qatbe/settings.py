@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -39,14 +39,15 @@ RenderFormat = Literal["markdown", "text"]
 Fill = Literal["neighbors", "none"]
 BM25Variant = Literal["lucene", "okapi", "plus", "l"]
 Truncation = Literal["drop", "truncate_end", "truncate_middle"]
-Ranking = Literal["relevance", "recency", "manual"]
+Ranking = Literal["relevance", "recency", "manual", "embedding", "hybrid"]
 
 INPUT_FORMATS = ("auto", "html", "markdown", "text")
 RENDER_FORMATS = ("markdown", "text")
 FILLS = ("neighbors", "none")
 BM25_VARIANTS = ("lucene", "okapi", "plus", "l")
 TRUNCATIONS = ("drop", "truncate_end", "truncate_middle")
-RANKINGS = ("relevance", "recency", "manual")
+RANKINGS = ("relevance", "recency", "manual", "embedding", "hybrid")
+DENSE_RANKINGS = ("embedding", "hybrid")
 
 
 def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
@@ -135,6 +136,10 @@ class Settings:
     partial_note: bool = False
     max_document_tokens: int | None = None
     dedupe: bool = True
+    # Dense ranking (``ranking="embedding"`` or ``"hybrid"``, ``qatbe/score/dense.py``): the embedder, a callable
+    # list[str] -> array (texts x dims), and the dense score's share of the hybrid's normalised sum.
+    embedder: Callable[[list[str]], Any] | None = None
+    dense_weight: float = 0.5
 
     def __post_init__(self) -> None:
         if not isinstance(self.tier, str) or self.tier not in TIERS:
@@ -183,6 +188,12 @@ class Settings:
         _check_int("reserve_tokens", self.reserve_tokens, 0)
         _check_choice("truncation", self.truncation, TRUNCATIONS)
         _check_choice("ranking", self.ranking, RANKINGS)
+        if self.ranking in DENSE_RANKINGS and not callable(self.embedder):
+            raise ConfigError(f"ranking={self.ranking!r} needs embedder=, a callable list[str] -> array "
+                              "(e.g. qatbe.score.embedders.SentenceTransformerEmbedder())")
+        if self.embedder is not None and self.ranking not in DENSE_RANKINGS:
+            raise ConfigError("embedder= is used only with ranking='embedding' or ranking='hybrid'")
+        _check_number("dense_weight", self.dense_weight, 0.0, 1.0)
         _check_int("citation_buffer", self.citation_buffer, 0)
         if self.max_document_tokens is not None:
             _check_int("max_document_tokens", self.max_document_tokens, 0)

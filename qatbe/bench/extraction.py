@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .args import ArgumentParser, count, default_corpora, positive_int, subset_of
+from .folds import halves, over_folds
 from .loaders import jsonl_rows
 
 DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "readability-testpages", "conditionalqa-dev",
@@ -499,7 +500,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--jobs", type=positive_int, default=1, help="processes for trafilatura")
     parser.add_argument("--segment-speed", action="store_true",
                         help="only time segment_html and extract against the Lexbor parse (and trafilatura)")
+    parser.add_argument("--folds", type=positive_int, default=None,
+                        help="also report the headline metric over K random halves of each dataset's pages "
+                             "(mean ± sd, worst fold)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the --folds draws (default: %(default)s)")
     return parser
+
+
+def fold_table(name: str, scores: dict[str, list[PageScore]], folds: int, seed: int) -> tuple[str, dict[str, Any]]:
+    """The dataset's headline metric (F1, or answer survival) per system over ``folds`` random halves of its
+    pages: the markdown table and the numbers (``qatbe.bench.folds``; the same halves for every system)."""
+    metric = "survival" if _COLUMNS[name][0] == "survival" else "f1"
+    draws = halves([s.page.id for s in next(iter(scores.values()))], folds, seed)
+    lines = [f"### {name}: {metric} over {folds} random halves of the pages (mean ± sd, worst fold)", "",
+             "| system | " + metric + " |", "|---|--:|"]
+    numbers: dict[str, Any] = {}
+    for system, page_scores in scores.items():
+        stats = over_folds({s.page.id: [s] for s in page_scores},
+                           lambda members: summarize(members).get(metric), draws)
+        if stats is not None:
+            lines.append(f"| {system} | {stats.cell(scale=1.0, digits=3)} |")
+            numbers[system] = {"metric": metric, **stats.to_dict(), "seed": seed}
+    return "\n".join(lines), numbers
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -540,6 +562,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print()
             entry["by_type"] = {f"{t}/{s}": summarize([x for x in scores[s] if x.page.page_type == t])
                                 for t in types for s in systems}
+        if args.folds:
+            text, entry["folds"] = fold_table(name, scores, args.folds, args.seed)
+            print(text)
+            print()
         if args.worst and "qatbe" in scores:
             print(_worst(name, scores, args.worst))
             print()

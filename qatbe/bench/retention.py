@@ -24,11 +24,13 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from .args import ArgumentParser, default_corpora, parse_budgets, positive_int
 from .env import describe
+from .folds import FoldStats, halves, over_folds
 from .loaders import Dataset, load, resolve_dataset
 from .metrics import ItemScore, score_item, summarize
 from .report import full_table, pivot, plot_retention
@@ -45,6 +47,8 @@ class RetentionReport:
     skipped_systems: dict[str, str]
     env: dict[str, object]
     items: list[dict[str, Any]] = field(default_factory=list)
+    # One row per dataset × system × budget × metric when folds were asked for (``fold_rows``).
+    fold_rows: list[dict[str, Any]] = field(default_factory=list)
 
     def table(self) -> str:
         parts = []
@@ -55,6 +59,14 @@ class RetentionReport:
             parts.append(pivot(self.rows, "evidence_recall"))
             parts.append("\n\nmedian ms per call (preparation charged to every call)\n")
             parts.append(pivot(self.rows, "ms_median", lambda v: f"{float(v):.2f}"))  # type: ignore[arg-type]
+        if self.fold_rows:
+            k = self.fold_rows[0]["folds"]
+            for metric, title in (("answer_retention", "answer retention"), ("evidence_recall", "evidence recall")):
+                rows = [r for r in self.fold_rows if r["metric"] == metric]
+                if rows:
+                    parts.append(f"\n\n{title}, % over {k} random halves of the dev documents: "
+                                 "mean ± sd (worst fold)\n")
+                    parts.append(pivot(rows, "cell", str))
         for name, reason in self.skipped_systems.items():
             parts.append(f"\nskipped system {name}: {reason}")
         return "".join(parts)
@@ -71,6 +83,11 @@ class RetentionReport:
         written["table"].write_text(
             f"{machine}\n\n{self.table()}\n\n## All measurements\n\n{full_table(self.rows)}\n", encoding="utf-8"
         )
+        if self.fold_rows:
+            written["folds"] = out / "retention-folds.jsonl"
+            with written["folds"].open("w", encoding="utf-8") as fh:
+                for row in self.fold_rows:
+                    fh.write(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n")
         if self.items:
             written["items"] = out / "retention-items.jsonl"
             with written["items"].open("w", encoding="utf-8") as fh:
@@ -157,8 +174,13 @@ def run_retention(
     *,
     progress: bool = False,
     keep_items: bool = False,
+    folds: int = 0,
+    seed: int = 0,
 ) -> RetentionReport:
-    """Runs every available system on every dataset at every budget; systems with a missing peer are skipped."""
+    """Runs every available system on every dataset at every budget; systems with a missing peer are skipped.
+
+    ``folds=K`` also reports each metric over K random halves of each dataset's documents (``qatbe.bench.folds``;
+    the same halves for every system and budget)."""
     env = describe()
     skipped: dict[str, str] = {}
     runnable: list[System] = []
@@ -170,13 +192,19 @@ def run_retention(
             runnable.append(system)
     rows: list[dict[str, Any]] = []
     items: list[dict[str, Any]] = []
+    fold_rows: list[dict[str, Any]] = []
     total = sum(len(d.items) for d in datasets) * len(runnable) * len(budgets)
     with _progress(total, progress) as bar:
         for dataset in datasets:
+            dataset_folds = halves([item.document_id for item in dataset.items], folds, seed) if folds else []
             for system in runnable:
                 bar.set_description(f"{dataset.name} · {system.name}")
                 per_budget = run_dataset(dataset, system, budgets, bar)
                 for budget, scores in per_budget.items():
+                    for metric, stats in _fold_metrics(dataset, scores, dataset_folds).items():
+                        fold_rows.append({"dataset": dataset.name, "system": system.name, "budget": budget,
+                                          "metric": metric, "cell": stats.cell(), **stats.to_dict(),
+                                          "seed": seed})
                     summary = summarize(scores)
                     rows.append({
                         "benchmark": "retention",
@@ -196,7 +224,28 @@ def run_retention(
                              **{k: getattr(s, k) for k in s.__slots__}}
                             for s in scores
                         )
-    return RetentionReport(rows, skipped, env, items)
+    return RetentionReport(rows, skipped, env, items, fold_rows)
+
+
+def _fold_metrics(dataset: Dataset, scores: Sequence[ItemScore],
+                  folds: Sequence[frozenset[str]]) -> dict[str, FoldStats]:
+    """Answer retention and evidence recall of ``scores`` (in ``dataset.items`` order) over ``folds``."""
+    if not folds:
+        return {}
+    by_doc: dict[str, list[ItemScore]] = {}
+    for item, score in zip(dataset.items, scores):
+        by_doc.setdefault(item.document_id, []).append(score)
+    out: dict[str, FoldStats] = {}
+    for metric in ("answer_retention", "evidence_recall"):
+        stats = over_folds(by_doc, partial(_summary_value, metric), folds)
+        if stats is not None:
+            out[metric] = stats
+    return out
+
+
+def _summary_value(metric: str, scores: list[ItemScore]) -> float | None:
+    value: float | None = getattr(summarize(scores), metric)
+    return value
 
 
 def build_parser() -> ArgumentParser:
@@ -219,6 +268,9 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--prefer", choices=("html", "markdown"), default="html",
                         help="document field to use when a dataset has both (default: %(default)s)")
     parser.add_argument("--items", action="store_true", help="also write per-question scores")
+    parser.add_argument("--folds", type=positive_int, default=None,
+                        help="also report each metric over K random halves of the documents (mean ± sd, worst)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the --folds draws (default: %(default)s)")
     parser.add_argument("--no-plot", action="store_true", help="do not draw the PNG")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -230,7 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     systems = [make_system(spec) for spec in split_specs(args.systems)]
     corpora = args.corpora or default_corpora()
     datasets = [load(resolve_dataset(spec, corpora), limit=args.limit, prefer=args.prefer) for spec in args.datasets]
-    report = run_retention(datasets, systems, budgets, progress=not args.no_progress, keep_items=args.items)
+    report = run_retention(datasets, systems, budgets, progress=not args.no_progress, keep_items=args.items,
+                           folds=args.folds or 0, seed=args.seed)
     print(report.table())
     if args.out is not None:
         written = report.write(args.out, plot=not args.no_plot)

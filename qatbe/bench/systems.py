@@ -253,8 +253,29 @@ def _coerce(name: str, raw: str, annotation: str) -> object:
     return raw.strip()
 
 
+class BundledEmbedder:
+    """``embedder=minilm`` in a system spec: the bundled all-MiniLM-L6-v2 (``qatbe[embed]``), loaded on first
+    use and shared by every system of the run (its vector cache too)."""
+
+    _shared: Any = None
+
+    def missing(self) -> str | None:
+        return _missing_modules("sentence_transformers", "all_minilm_l6_v2")
+
+    def __call__(self, texts: list[str]) -> Any:
+        if BundledEmbedder._shared is None:
+            from ..score.embedders import SentenceTransformerEmbedder
+
+            BundledEmbedder._shared = SentenceTransformerEmbedder()
+        return BundledEmbedder._shared(texts)
+
+
+EMBEDDERS: dict[str, Callable[[], Any]] = {"minilm": BundledEmbedder}
+
+
 def parse_options(text: str) -> dict[str, object]:
-    """``"fill=none,bm25=okapi"`` → ``{"fill": "none", "bm25": "okapi"}``, typed after ``qatbe.Settings``."""
+    """``"fill=none,bm25=okapi"`` → ``{"fill": "none", "bm25": "okapi"}``, typed after ``qatbe.Settings``.
+    ``embedder=minilm`` names the bundled embedding model (``EMBEDDERS``)."""
     from ..settings import Settings
 
     annotations = {f.name: str(f.type) for f in fields(Settings)}
@@ -268,6 +289,11 @@ def parse_options(text: str) -> dict[str, object]:
             raise ConfigError(f"qatbe option {key!r} is set by the benchmark's --budgets")
         if key not in annotations:
             raise ConfigError(f"unknown qatbe option {key!r}; options are Settings fields: {', '.join(annotations)}")
+        if key == "embedder":
+            if value.strip() not in EMBEDDERS:
+                raise ConfigError(f"embedder must be one of {', '.join(EMBEDDERS)}, not {value!r}")
+            options[key] = EMBEDDERS[value.strip()]()
+            continue
         options[key] = _coerce(key, value, annotations[key])
     Settings(**options)  # type: ignore[arg-type]  # validate once, here, with qatbe's own messages
     return options
@@ -287,6 +313,9 @@ class Qatbe:
         qatbe = importlib.import_module("qatbe")
         if not callable(getattr(qatbe, "extract", None)):
             return "qatbe.extract is not available in this build"
+        embedder = self.options.get("embedder")
+        if isinstance(embedder, BundledEmbedder):
+            return embedder.missing()
         return None
 
     def prepare(self, document: BenchDocument) -> BenchDocument:
