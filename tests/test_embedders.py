@@ -3,7 +3,9 @@ OpenAI-compatible endpoint (a real HTTP server on 127.0.0.1 that answers like on
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import subprocess
 import sys
@@ -144,3 +146,16 @@ def test_the_bundled_model_in_hybrid_ranking(minilm: Any) -> None:
             + "\n\nOur physician sees patients on Mondays and Thursdays.\n")
     r = qatbe.extract(page, "when can I see a doctor?", budget=30, ranking="embedding", embedder=minilm)
     assert "physician" in r.text and r.total_tokens <= 30
+
+
+def test_readme_hybrid_example(minilm: Any) -> None:
+    from readme_examples import example
+
+    namespace: dict[str, Any] = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(example("quickstart"), "README.md", "exec"), namespace)  # noqa: S102 - the README's own code
+        exec(compile(example("hybrid"), "README.md", "exec"), namespace)  # noqa: S102
+    r = namespace["r"]
+    assert r.total_tokens <= 200 and "crowns" in r.text
+    assert out.getvalue().endswith(r.text + "\n")
