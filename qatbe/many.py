@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ._backend import BACKEND
-from .errors import ConfigError, InputError
+from .errors import ConfigError, InputError, QatbeError
 from .pipeline import Extractor, heading_parents, measure, resolve_settings
 from .query import query_text
 from .records import with_outcome
@@ -362,6 +362,7 @@ def extract_many(
     ranking: str | None = None,
     max_document_tokens: int | None = None,
     settings: Settings | None = None,
+    strict: bool = False,
     **options: Any,
 ) -> ManyResult:
     """One cited context of at most ``budget - reserve_tokens`` tokens from ``documents`` for ``query``.
@@ -370,7 +371,13 @@ def extract_many(
     ``"relevance"`` (default), ``"recency"``, ``"manual"``. ``max_document_tokens`` caps what one document may
     contribute. Other options as for ``extract`` (``estimator``, ``reserve_tokens``, ``truncation``,
     ``citations``, ``citation_buffer``, ``partial_note``, ``dedupe``, ...).
+
+    A document that cannot be read (binary bytes, an undecodable page: any ``QatbeError`` from parsing) is
+    recorded in ``ManyResult.errors`` as an ``ItemError`` and the others go on; ``strict=True`` raises that
+    error instead (``InputError`` naming ``documents[k]``).
     """
+    if not isinstance(strict, bool):
+        raise ConfigError(f"strict must be True or False, not {strict!r}")
     started = time.perf_counter()
     settings = resolve_settings(settings, dict(options, tier=tier, budget=budget, ranking=ranking,
                                                max_document_tokens=max_document_tokens))
@@ -386,11 +393,20 @@ def extract_many(
     doc_of_list: list[int] = []
     costs_parts: list[np.ndarray] = []
     parents_parts: list[np.ndarray] = []
+    errors: list[ItemError] = []
     for k, document in enumerate(docs_in):
         try:
             parsed = extractor.parse(document.source)
-        except InputError as exc:
-            raise InputError(f"documents[{k}]: {exc}") from None
+        except QatbeError as exc:
+            if strict:
+                raise type(exc)(f"documents[{k}]: {exc}") from None
+            errors.append(ItemError.of(k, document.id or document.url, exc))
+            # An unreadable document takes part as an empty one, so that positions and reports stay aligned.
+            docs.append(_Doc(k, document, one_line(document.title or document.id or document.url
+                                                   or f"document {k + 1}"), None, None, None, []))
+            costs_parts.append(np.zeros(0, dtype=np.int64))
+            parents_parts.append(np.zeros(0, dtype=np.int64))
+            continue
         segs = [s for s in parsed.segments
                 if settings.include_navigation or s.kind is not SegmentKind.NAVIGATION]
         label = one_line(document.title or parsed.metadata.title or document.id or document.url or f"document {k + 1}")
@@ -602,4 +618,5 @@ def extract_many(
         ranking=settings.ranking,
         evaluation_time_ms=(time.perf_counter() - started) * 1000.0,
         pending=tuple(passage(i, numbers.get(int(doc_of[i]), 0)) for i in pending_slots),
+        errors=tuple(errors),
     )

@@ -184,7 +184,7 @@ def test_bad_input_is_typed() -> None:
     with pytest.raises(InputError):
         Document(RELEVANT, url=5)  # type: ignore[arg-type]
     with pytest.raises(InputError, match=r"documents\[1\]"):
-        qatbe.extract_many([RELEVANT, b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8], "q")
+        qatbe.extract_many([RELEVANT, b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8], "q", strict=True)
     with pytest.raises(ConfigError):
         qatbe.extract_many([RELEVANT], "q", nested=True)
     with pytest.raises(ConfigError):
