@@ -24,7 +24,7 @@ from .many import Document, ManyResult, Passage, SourceReport, extract_many
 from .pipeline import Extractor, extract, segment
 from .query import Query
 from .result import Result
-from .settings import DEFAULT_WEIGHTS, TIERS, Settings
+from .settings import DEFAULT_WEIGHTS, TIERS, Settings, supported_languages
 from .types import ItemError, Metadata, ParsedDocument, Segment, SegmentKind
 
 # Public names whose modules need optional packages or are heavy to load: imported on first use (PEP 562), so
@@ -75,4 +75,5 @@ __all__ = [
     "extract_many",
     "fit_budget",
     "segment",
+    "supported_languages",
 ]

@@ -370,7 +370,8 @@ def extract_many(
     ``documents``: strings/bytes (HTML, markdown, text) or ``qatbe.Document`` records. ``ranking``:
     ``"relevance"`` (default), ``"recency"``, ``"manual"``. ``max_document_tokens`` caps what one document may
     contribute. Other options as for ``extract`` (``estimator``, ``reserve_tokens``, ``truncation``,
-    ``citations``, ``citation_buffer``, ``partial_note``, ``dedupe``, ...).
+    ``citations``, ``citation_buffer``, ``partial_note``, ``dedupe``, ...). With ``citations`` on, a budget (less
+    ``reserve_tokens``) that the ``citation_buffer`` would take whole is a ``ConfigError``.
 
     A document that cannot be read (binary bytes, an undecodable page: any ``QatbeError`` from parsing) is
     recorded in ``ManyResult.errors`` as an ``ItemError`` and the others go on; ``strict=True`` raises that
@@ -383,6 +384,9 @@ def extract_many(
                                                max_document_tokens=max_document_tokens))
     if settings.nested:
         raise ConfigError("nested=True applies to extract (one document), not to extract_many")
+    if settings.citations and settings.effective_budget <= settings.citation_buffer:
+        raise ConfigError(f"a budget of {settings.effective_budget} tokens (after reserve_tokens) leaves nothing "
+                          f"after citation_buffer={settings.citation_buffer}; raise the budget or lower the buffer")
     q_text = query_text(query)
     docs_in = _as_documents(documents)
     extractor = Extractor(settings)
