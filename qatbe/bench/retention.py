@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .args import ArgumentParser, default_corpora, parse_budgets, positive_int
+from .args import ArgumentParser, can_plot, default_corpora, parse_budgets, positive_int
 from .env import describe
 from .loaders import Dataset, load, resolve_dataset
 from .metrics import ItemScore, score_item, summarize
@@ -233,7 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = run_retention(datasets, systems, budgets, progress=not args.no_progress, keep_items=args.items)
     print(report.table())
     if args.out is not None:
-        written = report.write(args.out, plot=not args.no_plot)
+        plot = not args.no_plot and can_plot("qatbe bench retention")
+        written = report.write(args.out, plot=plot)
         for kind, path in written.items():
             print(f"{kind}: {path}")
     return 0
