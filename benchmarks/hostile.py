@@ -12,18 +12,23 @@ gzip case, of the bytes the reader may hold: the decompressed input up to ``max_
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from hostile import CASES
-
 from qatbe.bench.env import describe
+
+ROOT = Path(__file__).resolve().parents[1]
+# tests/hostile.py under another name: this script's own module name is "hostile" too.
+_SPEC = importlib.util.spec_from_file_location("hostile_corpus", ROOT / "tests" / "hostile.py")
+assert _SPEC is not None and _SPEC.loader is not None
+corpus = importlib.util.module_from_spec(_SPEC)
+sys.modules["hostile_corpus"] = corpus  # dataclasses look their module up there
+_SPEC.loader.exec_module(corpus)
+CASES = corpus.CASES
 
 _CHILD = """
 import json, sys
