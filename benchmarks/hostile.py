@@ -2,8 +2,9 @@
 
     PYTHONPATH=. python benchmarks/hostile.py [--cases nesting,table] [--timeout 900] [--json benchmarks/results/hostile.json]
 
-Each case (``tests/hostile.py``) runs in its own interpreter, twice: at its full size and at an eighth of it, so
-that the ratio of CPU times says whether time grows linearly (about 8) or worse (64 for quadratic). Memory is the
+Each case (``tests/hostile.py``) runs in its own interpreter, twice: at its full size and at a ``step``-th of it
+(an eighth; a third of the table's rows, a ninth of its cells), and the ratio of CPU times is divided by the ratio
+of input sizes: about 1 when time grows linearly, about 8 when it grows quadratically. Memory is the
 peak resident set above what was resident once the input was built (``VmHWM`` after resetting it), so it counts
 the decoded text, the parsed tree and the segments, and it is given as a multiple of the input's bytes (for the
 gzip case, of the bytes the reader may hold: the decompressed input up to ``max_input_chars`` x 4).
@@ -61,24 +62,28 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the rows (and the machine) here")
     args = parser.parse_args()
     rows = []
-    print("| case | size | input MB | outcome | CPU s | CPU s at size/8 | ratio | peak MB | peak / input |")
+    print("| case | size | input MB | outcome | CPU s | CPU s, smaller input | time ratio / input ratio | peak MB "
+          "| peak / input |")
     print("|---|---:|---:|---|---:|---:|---:|---:|---:|")
     for name in args.cases.split(","):
         case = CASES[name]
         full = run_one(name, case.full, args.timeout)
-        eighth = run_one(name, case.full // 8, args.timeout)
+        eighth = run_one(name, case.full // case.step, args.timeout)
         row = {"case": name, "size": case.full, "full": full, "eighth": eighth}
         rows.append(row)
         seconds, small = full.get("seconds"), eighth.get("seconds")
-        ratio = seconds / small if isinstance(seconds, float) and isinstance(small, float) and small > 0 else None
-        size = full.get("input_bytes")
+        size, small_size = full.get("input_bytes"), eighth.get("input_bytes")
+        ratio = None
+        if (isinstance(seconds, float) and isinstance(small, float) and small > 0 and isinstance(size, int)
+                and isinstance(small_size, int) and small_size > 0):
+            ratio = (seconds / small) / (size / small_size)
         peak = full.get("peak")
         mb = f"{size / 1e6:.1f}" if isinstance(size, int) else "-"
         peak_mb = f"{peak / 1e6:.0f}" if isinstance(peak, int) else "-"
         multiple = f"{peak / size:.1f}" if isinstance(peak, int) and isinstance(size, int) and size else "-"
         print(f"| {name} | {case.full:,} | {mb} | {full['outcome']} | "
               f"{seconds if seconds is None else f'{seconds:.2f}'} | {small if small is None else f'{small:.2f}'} | "
-              f"{'-' if ratio is None else f'{ratio:.1f}'} | {peak_mb} | {multiple} |", flush=True)
+              f"{'-' if ratio is None else f'{ratio:.2f}'} | {peak_mb} | {multiple} |", flush=True)
     if args.json is not None:
         args.json.write_text(json.dumps({"machine": describe(), "rows": rows}, indent=2) + "\n", encoding="utf-8")
     return 0
