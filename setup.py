@@ -10,6 +10,8 @@ same bytecode-level semantics without the interpreter loop; for the scorer's glu
 Build options are environment variables, read strictly:
   QATBE_NO_EXTENSION=1  skip the extension (the pure-Python twin is then used, with a warning at import).
   QATBE_OPTIONAL_EXTENSION=1  a compiler failure falls back to the twin instead of failing the install.
+  QATBE_SANITIZE=1  every extension built with AddressSanitizer and UndefinedBehaviorSanitizer, for fuzz/ (never
+                    for a release; fuzz/README.md says how to run Python with the sanitizer runtime preloaded).
 """
 
 from __future__ import annotations
@@ -82,4 +84,17 @@ if not _flag("QATBE_NO_EXTENSION"):
         compiler_directives={"language_level": "3", "annotation_typing": False},
     )
 
-setup(ext_modules=ext_modules, cmdclass={"build_ext": _OptionalBuildExt})
+
+
+def _sanitized(modules: list[Extension]) -> list[Extension]:
+    """With QATBE_SANITIZE=1, ``modules`` compiled and linked with ASan and UBSan (-O1 -g: readable reports)."""
+    if not _flag("QATBE_SANITIZE"):
+        return modules
+    for ext in modules:
+        ext.extra_compile_args = [a for a in ext.extra_compile_args if not a.startswith("-O")] + [
+            "-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
+        ext.extra_link_args = [*ext.extra_link_args, "-fsanitize=address,undefined"]
+    return modules
+
+
+setup(ext_modules=_sanitized(ext_modules), cmdclass={"build_ext": _OptionalBuildExt})

@@ -25,7 +25,7 @@ from .many import Document, ManyResult, Passage, SourceReport, extract_many
 from .pipeline import Extractor, extract, segment
 from .query import Query
 from .result import Result
-from .settings import DEFAULT_WEIGHTS, TIERS, Settings
+from .settings import DEFAULT_WEIGHTS, TIERS, Settings, supported_languages
 from .types import ItemError, Metadata, ParsedDocument, Segment, SegmentKind
 
 if TYPE_CHECKING:  # the lazy names' types, for type checkers (nothing is imported at run time)
@@ -98,4 +98,5 @@ __all__ = [
     "fit_budget",
     "read_warc",
     "segment",
+    "supported_languages",
 ]

@@ -887,8 +887,8 @@ cdef inline Py_ssize_t _find_slot(const _Vocab* v, const uint32_t* key, Py_ssize
         if idx < 0:
             return j
         if (v.hashes[j] == h and v.length[idx] == length and v.simple[idx] == simple
-                and memcmp(v.chars + v.start[idx], key, length * sizeof(uint32_t)) == 0):
-            return j
+                and (length == 0 or memcmp(v.chars + v.start[idx], key, length * sizeof(uint32_t)) == 0)):
+            return j  # (length 0: chars may still be NULL, and memcmp/memcpy on NULL is undefined even for 0 bytes)
         j = (j + 1) & (v.table_size - 1)
 
 
@@ -913,7 +913,8 @@ cdef int32_t _intern(_Vocab* v, const uint32_t* key, Py_ssize_t length, bint sim
         i = v.cap
         _grow(<void**> &v.length, &i, v.n + 1, sizeof(int32_t))
         _grow(<void**> &v.simple, &v.cap, v.n + 1, sizeof(char))
-    memcpy(v.chars + v.n_chars, key, length * sizeof(uint32_t))
+    if length:  # the empty key: nothing to copy, and chars may still be NULL (UBSan, fuzz/README.md)
+        memcpy(v.chars + v.n_chars, key, length * sizeof(uint32_t))
     idx = <int32_t> v.n
     v.start[idx] = v.n_chars
     v.length[idx] = <int32_t> length
@@ -4489,7 +4490,7 @@ cdef inline long long _find(const _Table* t, const uint32_t* key, Py_ssize_t len
         if w < 0:
             return -1
         if (t.starts[w + 1] - t.starts[w] == length
-                and memcmp(t.chars + t.starts[w], key, length * sizeof(uint32_t)) == 0):
+                and (length == 0 or memcmp(t.chars + t.starts[w], key, length * sizeof(uint32_t)) == 0)):
             return t.values[w]
         j = (j + 1) & t.mask
 

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from . import __version__
 from ._backend import BACKEND
@@ -38,12 +39,21 @@ from .settings import TIERS
 from .warc import looks_like_warc
 
 DEMO_QUERY = "how do I renew my passport and what does it cost?"
-EXIT_USAGE = 2
-EXIT_ERROR = 1
+EXIT_USAGE = 2  # the command line cannot be parsed (unknown option, bad choice, missing argument)
+EXIT_ERROR = 1  # anything else: an unreadable or empty input, a bad option value, a failed file
+
+
+class _UsageError(Exception):
+    """argparse's complaint, as one line (its usage block is what ``--help`` is for)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{message} (see '{self.prog} --help')")
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="qatbe", description="Query-aware, token-budgeted extraction.")
+    parser = _Parser(prog="qatbe", description="Query-aware, token-budgeted extraction.")
     parser.add_argument("--version", action="version", version=f"qatbe {__version__} ({BACKEND} core)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -137,8 +147,8 @@ def _extract(args: argparse.Namespace) -> int:
             raise QatbeError("--many combines files: give their PATHs")
         many = run_many(paths, options, fetch)
         print(show_many(many, options))
-        for error in many.errors:
-            print(f"qatbe: error: {error.id}: {error.message}", file=sys.stderr)
+        for item in many.errors:  # the files it could not read; the context is made of the others
+            print(f"qatbe: error: {paths[item.index]}: {item.message}", file=sys.stderr)
         if args.format != "json":
             print(f"\n[qatbe: {many_status(many)}]", file=sys.stderr)
         return EXIT_ERROR if many.errors else 0
@@ -204,10 +214,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in args
     try:
         return _run([a for a in args if a != "--debug"])
+    except _UsageError as exc:
+        print(f"qatbe: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except QatbeError as exc:
         if debug:
             raise
-        print(f"qatbe: error: {exc}", file=sys.stderr)
+        print(f"qatbe: error: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         # The reader went away (``qatbe segment page.html | head``): stop quietly, as the Python docs advise, with
@@ -226,8 +239,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("qatbe: interrupted", file=sys.stderr)
         return 130
-    except SystemExit as exc:  # argparse: usage errors already printed one line of usage + the error
+    except SystemExit as exc:  # --help and --version (usage errors raise _UsageError)
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    except Exception as exc:  # a bug: still one line (the report needs --debug's traceback)
+        if debug:
+            raise
+        print(f"qatbe: error: internal error ({type(exc).__name__}: {_one_line(str(exc))}); rerun with --debug "
+              "to see where", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) or "unknown error"
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ def read_source(path: str, limit: int) -> bytes:
 
     Why bounded reads: ``yes | qatbe extract -`` or ``qatbe extract /dev/zero`` would otherwise read until memory
     ran out. Why any readable path, not only regular files: ``qatbe extract <(curl -s URL)`` hands over a pipe
-    (``/dev/fd/63``), and a named pipe or a device is as good a source as a file."""
+    (``/dev/fd/63``), and a named pipe or a device is as good a source as a file. An empty input is an
+    ``InputError``: on the command line it is nearly always a mistake (a failed download, a wrong redirect)."""
     if path == STDIN:
         return _bounded(sys.stdin.buffer, limit, "standard input holds")
     file = Path(path)
@@ -48,6 +49,8 @@ def _bounded(stream: BinaryIO | io.BufferedIOBase, limit: int, refusal: str) -> 
     data = stream.read(limit + 1)
     if len(data) > limit:
         raise InputError(f"{refusal} more than {limit:,} bytes; the limit is max_input_chars x 4")
+    if not data:
+        raise InputError(f"{refusal} nothing (an empty input)")
     return data
 
 

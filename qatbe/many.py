@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._backend import BACKEND
-from .errors import ConfigError, InputError
+from .errors import ConfigError, FetchError, InputError, QatbeError
 from .pipeline import Extractor, heading_parents, measure, resolve_settings
 from .query import Query, kept_query, query_fields, query_text
 from .records import with_outcome
@@ -370,6 +370,7 @@ def extract_many(
     max_document_tokens: int | None = None,
     settings: Settings | None = None,
     fetch_options: FetchOptions | None = None,
+    strict: bool = False,
     **options: Any,
 ) -> ManyResult:
     """One cited context of at most ``budget - reserve_tokens`` tokens from ``documents`` for ``query``.
@@ -381,13 +382,23 @@ def extract_many(
     ``citations``, ``citation_buffer``, ``partial_note``, ``dedupe``, ...). URLs (a ``Document`` with a ``url``
     and no ``source``, or a string that is exactly one http(s) URL) are fetched with ``fetch_options``
     (``qatbe.FetchOptions``: timeout, max_bytes, allow_private, concurrency, ...); one that fails is an
-    ``ItemError`` in ``errors`` (``qatbe/fetching.py``).
+    ``ItemError`` in ``errors`` (``qatbe/fetching.py``). With ``citations`` on, a budget (less ``reserve_tokens``)
+    that the ``citation_buffer`` would take whole is a ``ConfigError``.
+
+    A document that cannot be read (binary bytes, an undecodable page: any ``QatbeError`` from parsing) is
+    recorded in ``ManyResult.errors`` as an ``ItemError`` and the others go on; ``strict=True`` raises that
+    error instead (naming ``documents[k]``), and a URL that could not be fetched as a ``FetchError``.
     """
+    if not isinstance(strict, bool):
+        raise ConfigError(f"strict must be True or False, not {strict!r}")
     started = time.perf_counter()
     settings = resolve_settings(settings, dict(options, tier=tier, budget=budget, ranking=ranking,
                                                max_document_tokens=max_document_tokens))
     if settings.nested:
         raise ConfigError("nested=True applies to extract (one document), not to extract_many")
+    if settings.citations and settings.effective_budget <= settings.citation_buffer:
+        raise ConfigError(f"a budget of {settings.effective_budget} tokens (after reserve_tokens) leaves nothing "
+                          f"after citation_buffer={settings.citation_buffer}; raise the budget or lower the buffer")
     q_text = query_text(query)
     from .fetching import fetch_documents  # fetch builds on Document
 
@@ -400,11 +411,27 @@ def extract_many(
     doc_of_list: list[int] = []
     costs_parts: list[np.ndarray] = []
     parents_parts: list[np.ndarray] = []
+    errors: list[ItemError] = list(fetch_errors)
+    fetch_failed = {e.index for e in fetch_errors}
+    if strict and fetch_errors:
+        first = fetch_errors[0]
+        raise FetchError(f"documents[{first.index}]: {first.message}")
     for k, document in enumerate(docs_in):
         try:
             parsed = extractor.parse(document.source if document.source is not None else "")
-        except InputError as exc:
-            raise InputError(f"documents[{k}]: {exc}") from None
+        except QatbeError as exc:
+            if k in fetch_failed:  # already recorded as the URL that failed
+                pass
+            elif strict:
+                raise type(exc)(f"documents[{k}]: {exc}") from None
+            else:
+                errors.append(ItemError.of(k, document.id or document.url, exc))
+            # An unreadable document takes part as an empty one, so that positions and reports stay aligned.
+            docs.append(_Doc(k, document, one_line(document.title or document.id or document.url
+                                                   or f"document {k + 1}"), None, None, None, []))
+            costs_parts.append(np.zeros(0, dtype=np.int64))
+            parents_parts.append(np.zeros(0, dtype=np.int64))
+            continue
         segs = [s for s in parsed.segments
                 if settings.include_navigation or s.kind is not SegmentKind.NAVIGATION]
         label = one_line(document.title or parsed.metadata.title or document.id or document.url or f"document {k + 1}")
@@ -622,5 +649,5 @@ def extract_many(
         ranking=settings.ranking,
         evaluation_time_ms=(time.perf_counter() - started) * 1000.0,
         pending=tuple(passage(i, numbers.get(int(doc_of[i]), 0)) for i in pending_slots),
-        errors=fetch_errors,
+        errors=tuple(sorted(errors, key=lambda e: e.index)),
     )

@@ -22,6 +22,7 @@ from .explain import explain
 from .query import kept_query
 from .records import outcomes, with_outcome
 from .render import SEPARATOR, block, render
+from .render.citations import note_reserve, note_text
 from .result import Result
 from .score import score_segments
 from .score.bm25 import PageView
@@ -188,20 +189,26 @@ def _page_view(doc: ParsedDocument, candidates: list[Segment], settings: Setting
 
 
 class Extractor:
-    """Validated settings, reused across many documents (a scrape or search pipeline)."""
+    """Validated settings, reused across many documents (a scrape or search pipeline).
+
+    Thread safety: one ``Extractor`` may be shared by any number of threads, and a ``ParsedDocument`` too. Its
+    settings are frozen; its only mutable state is a cache of per-language settings, whose entries are equal
+    whichever thread builds them, and the process-wide caches below it (term analysis, boilerplate rules, the
+    compiled walk's memos) hold values that depend only on their keys. So concurrent calls give results identical,
+    byte for byte, to the same calls made one after another (``tests/test_concurrency.py`` checks it, in threads
+    and in worker processes). The Python parts of a call hold the GIL, so threads mostly take turns; for
+    parallel speed use processes (one ``Extractor`` per process).
+    """
 
     def __init__(self, settings: Settings | None = None, **options: Any) -> None:
-        self.settings, self._key = _resolve(settings, options)
+        self.settings = _resolve(settings, options)[0]
         self._by_language: dict[str, Settings] = {}
 
     def _with_language(self, language: str) -> Settings:
         """These settings for a page that declares ``language`` (built once per language, not once per page)."""
         found = self._by_language.get(language)
         if found is None:
-            if self._key is not None:
-                found = _default_with(self._key + (("language", "str", language),))
-            else:
-                found = self.settings.with_(language=language)
+            found = self.settings.with_page_language(language)
             if len(self._by_language) < _LANGUAGES_KEPT:
                 self._by_language[language] = found
         return found
@@ -253,6 +260,7 @@ class Extractor:
     def extract(self, source: str | bytes | ParsedDocument | Document, query: object = None) -> Result:
         started = time.perf_counter()
         settings = self.settings
+        _check_one_document(settings)
         if not isinstance(source, (str, bytes, bytearray, ParsedDocument)):
             from .many import Document as _Document  # many builds on this module
 
@@ -285,6 +293,11 @@ class Extractor:
         else:
             matched_mask = [w > 0.0 for w in weighted]
         prepared = prepare(candidates, weighted, costs, parent_slots(candidates), matched_mask, settings)
+        full_budget = budget
+        if settings.partial_note:  # room for the note at its widest, when it fits (as extract_many does)
+            widest = note_reserve(len(candidates), int(sum(costs)), settings)
+            if widest <= budget:
+                budget -= widest
         chosen_plan = plan_prepared(prepared, budget)
         if chosen_plan.cut:  # truncated copies stand in for the whole segments
             costs = list(costs)  # the plan keeps the list it was given (its drop order reads the original costs)
@@ -309,6 +322,8 @@ class Extractor:
             chosen.remove(worst)
             given_up.append(worst)
             text = render([candidates[i] for i in chosen], settings.render)
+        if budget < full_budget and text and len(chosen) < len(candidates):
+            text = _with_note(text, chosen, costs, full_budget, settings)
 
         chosen_set = set(chosen)
         matched = chosen_plan.matched
@@ -350,6 +365,31 @@ class Extractor:
 
     def _measured(self, segments: Sequence[Segment]) -> list[Segment]:
         return [with_outcome(s, c, s.score, s.matched) for s, c in zip(segments, costs_of(segments, self.settings))]
+
+
+# Options that only a call over several documents uses, each with its default: extract refuses a change to one.
+# (The dense rankings score segments, so they apply to one document too; recency and manual order documents.)
+_MANY_ONLY = (("citations", True), ("citation_buffer", 64), ("max_document_tokens", None), ("dedupe", True))
+_MANY_RANKINGS = ("recency", "manual")
+
+
+def _check_one_document(settings: Settings) -> None:
+    if settings.ranking in _MANY_RANKINGS:
+        raise ConfigError(f"ranking={settings.ranking!r} orders documents: it applies to extract_many, not to "
+                          "extract")
+    for name, default in _MANY_ONLY:
+        if getattr(settings, name) != default:
+            raise ConfigError(f"{name} applies to extract_many (several documents), not to extract; leave it unset")
+
+
+def _with_note(text: str, chosen: list[int], costs: Sequence[int], budget: int, settings: Settings) -> str:
+    """``text`` under the ``partial_note`` line (how many segments were left out). The plan kept the note's cost
+    at its widest free, so the whole fits ``budget`` with the built-in estimators; with an estimator that does not
+    add up, the note is left out rather than the budget broken."""
+    kept = set(chosen)
+    left = [c for i, c in enumerate(costs) if i not in kept]
+    noted = note_text(len(left), len(costs), int(sum(left))) + SEPARATOR + text
+    return noted if settings.estimate(noted) <= budget else text
 
 
 def extract(

@@ -6,8 +6,10 @@ Every option of ``extract`` lives here, is validated once in ``__post_init__``, 
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -61,6 +63,34 @@ def _check_number(name: str, value: object, low: float, high: float = math.inf) 
     if not low <= value <= high:
         raise ConfigError(f"{name} must be between {low} and {high}, not {value!r}")
     return float(value)
+
+
+def supported_languages() -> dict[str, str | None]:
+    """The codes ``language=`` accepts, each with its Snowball stemmer's name (None: matched on whole words; the
+    language's stopwords and word frequencies are still used). Codes are ISO 639-1, plus ``no``/``nn`` for
+    Norwegian; a region (``en-GB``) is ignored."""
+    from .score.languages import LEXICONS, STEMMERS  # the scorer's tables; loaded only when asked
+
+    return {code: STEMMERS.get(code) for code in sorted(set(STEMMERS) | LEXICONS | {"nn"})}
+
+
+# Languages whose words barely inflect, or are not split by spaces: no stemmer is no loss there, so no warning.
+_UNINFLECTED = frozenset({"zh", "ja", "ko"})
+
+
+def _check_language(value: object) -> None:
+    if not isinstance(value, str):
+        raise ConfigError(f"language must be a language code such as 'en', not {value!r}")
+    from .score.languages import normalize_code
+
+    code = normalize_code(value)
+    known = supported_languages()
+    if code not in known:
+        raise ConfigError(f"language {value!r} is not supported; qatbe.supported_languages() lists the codes "
+                          "(or leave language unset to let qatbe guess it from the page)")
+    if known[code] is None and code not in _UNINFLECTED:
+        warnings.warn(f"language {value!r} has no stemmer in qatbe: query words match only the same word forms",
+                      UserWarning, stacklevel=4)
 
 
 def _check_int(name: str, value: object, low: int) -> int:
@@ -186,6 +216,9 @@ class Settings:
             _check_int("max_segment_tokens", self.max_segment_tokens, 8)
         _check_int("max_input_chars", self.max_input_chars, 1)
         _check_int("reserve_tokens", self.reserve_tokens, 0)
+        if self.reserve_tokens and self.reserve_tokens >= self.token_budget:
+            raise ConfigError(f"reserve_tokens={self.reserve_tokens} leaves nothing of the {self.token_budget}-token "
+                              "budget for the text; reserve less or raise the budget")
         _check_choice("truncation", self.truncation, TRUNCATIONS)
         _check_choice("ranking", self.ranking, RANKINGS)
         if self.ranking in DENSE_RANKINGS and not callable(self.embedder):
@@ -203,8 +236,8 @@ class Settings:
         if self.nested and self.truncation != "drop":
             # A cut segment depends on the space left at one budget, so it cannot be part of every larger tier.
             raise ConfigError("nested=True needs truncation='drop': a truncated segment is not nested across tiers")
-        if self.language is not None and not isinstance(self.language, str):
-            raise ConfigError(f"language must be a language code such as 'en', not {self.language!r}")
+        if self.language is not None:
+            _check_language(self.language)
 
     @property
     def segment_tokens(self) -> int:
@@ -258,3 +291,11 @@ class Settings:
 
     def with_(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
+
+    def with_page_language(self, language: str) -> Settings:
+        """These settings for a page that declares ``language`` (``<html lang>``). Not validated as the option is:
+        a page may declare a code qatbe has no resources for, and its declaration still beats a guess (the words
+        are then analysed without language rules)."""
+        page = copy.copy(self)
+        object.__setattr__(page, "language", language)
+        return page

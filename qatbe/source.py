@@ -1,15 +1,26 @@
 """Turns what the caller passed into text plus a format name, or a typed error.
 
 Bytes are decoded by ``qatbe.segmentation.decode`` (BOM, declared charset, detection). Binary data is refused with a
-clear message rather than segmented into garbage; NUL bytes inside text are dropped.
+clear message rather than segmented into garbage, and so is a byte-order mark followed by bytes that do not decode
+to text in its encoding (``_implausible``).
+
+Control characters never reach segments: U+0000-U+0008, U+000E-U+001B, U+007F and the C1 controls U+0080-U+009F
+are dropped, and the separators that Python's ``str.splitlines`` treats as line breaks (U+000B, U+000C,
+U+001C-U+001E, U+0085) become a newline, U+001F a space, so that words on either side stay apart. C1 controls are
+dropped rather than kept because no web text uses them: they appear when a page is decoded in the wrong legacy
+charset. Numeric character references to the same characters (``&#1;``) are removed from HTML and markdown before
+parsing, since the HTML parser would otherwise turn them back into control characters.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
+import unicodedata
 
 from ._backend import kernel
 from .errors import InputError
+from .segmentation.decode import strip_controls
 from .segmentation.front_matter import read_front_matter
 from .settings import Settings
 
@@ -24,6 +35,20 @@ _MD_SIGNAL = re.compile(
 _SNIFF_CHARS = 8192
 _BINARY = "input looks like binary data (many control bytes near the start), not HTML, markdown or text"
 _FORMAT_CHARS = 20_000
+_BOM_PREFIXES = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # UTF-32's BOMs start with UTF-16's
+_NOT_TEXT = "input starts with a byte-order mark but the bytes after it are not text in that encoding (binary data?)"
+
+# What strip_controls changes, and lone surrogates (a str can hold them; they cannot be written out as UTF-8).
+_ANY_CONTROL = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\ud800-\\udfff]")
+# Numeric references of at most three digits: the control characters are all below U+00A0.
+_CHAR_REF = re.compile(r"&#(?:[xX]0*([0-9a-fA-F]{1,2})(?![0-9a-fA-F])|0*([0-9]{1,3})(?![0-9]));?")
+# Reference values whose character must not appear, with what replaces the reference. 0x80-0x9F refer to
+# windows-1252 letters (HTML's table), except the five code points that table leaves unassigned; &#0; becomes
+# U+FFFD in the parser and is left to it.
+_REF_OUT: dict[int, str] = {
+    **{v: "" for v in (*range(1, 9), *range(14, 28), 127, 129, 141, 143, 144, 157)},
+    **{v: " " for v in (11, 12, 28, 29, 30, 31)},
+}
 
 
 def _decode(data: bytes) -> str:
@@ -41,6 +66,8 @@ def load_source(source: object, settings: Settings) -> tuple[str, str]:
         if not data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16/32 text is full of NUL bytes
             looks_binary(data[:_SNIFF_CHARS].decode("latin-1"))
         text = _decode(data)
+        if data.startswith(_BOM_PREFIXES) and _implausible(text[:4096]):
+            raise InputError(_NOT_TEXT)
     elif isinstance(source, str):
         text = source
     else:
@@ -53,10 +80,32 @@ def load_source(source: object, settings: Settings) -> tuple[str, str]:
     nul, controls = kernel.control_scan(text, _SNIFF_CHARS)
     if controls > max(8, min(len(text), _SNIFF_CHARS) // 10):
         raise InputError(_BINARY)
-    if nul:
-        text = text.replace("\x00", "")
+    if nul or _ANY_CONTROL.search(text):
+        text = strip_controls(text)
     fmt = settings.format if settings.format != "auto" else detect_format(text)
+    if fmt != "text" and "&#" in text:
+        text = _CHAR_REF.sub(_ref, text)
     return text, fmt
+
+
+def _ref(match: re.Match[str]) -> str:
+    hex_digits, digits = match.groups()
+    value = int(hex_digits, 16) if hex_digits is not None else int(digits)
+    return _REF_OUT.get(value, match.group(0))
+
+
+def _implausible(sample: str) -> bool:
+    """Is text decoded after a BOM not text? Unassigned, private-use, surrogate or control code points (or U+FFFD)
+    in more than one character in twenty, or a long stretch without a space, line break or CJK sentence mark:
+    ASCII bytes read as UTF-16 pair up into ideographs and never into whitespace."""
+    bad = 0
+    for ch in sample:
+        if ch == "\ufffd" or (unicodedata.category(ch) in ("Cn", "Co", "Cs", "Cc") and ch not in "\t\n\r"):
+            bad += 1
+    if bad * 20 > len(sample):
+        return True
+    return len(sample) >= 256 and not any(ch.isspace() or ch in "\u3001\u3002\uff0c\uff01\uff1f\uff1a\uff1b"
+                                          for ch in sample)
 
 
 def looks_binary(sample: str) -> None:

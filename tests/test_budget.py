@@ -46,6 +46,10 @@ def measured(name: str, text: str) -> int:
        st.sampled_from(["neighbors", "none"]))
 def test_output_never_exceeds_budget_less_reserve(doc: str, q: object, budget: int, reserve: int, est: str,
                                                   truncation: str, render: str, fill: str) -> None:
+    if reserve and reserve >= budget:  # nothing left for the text: refused, not an empty result
+        with pytest.raises(ConfigError, match="reserve_tokens"):
+            qatbe.extract(doc, q, budget=budget, reserve_tokens=reserve)
+        return
     r = qatbe.extract(doc, q, budget=budget, reserve_tokens=reserve, estimator=spec(est), truncation=truncation,
                       render=render, fill=fill)
     assert measured(est, r.text) == r.total_tokens <= max(budget - reserve, 0)
@@ -130,7 +134,8 @@ def test_reserve_tokens_is_subtracted_from_the_budget() -> None:
     reserved = qatbe.extract(DOC, "renewal", budget=300, reserve_tokens=150)
     assert reserved.total_tokens <= 150 < full.total_tokens
     assert reserved.budget == 300 and reserved.reserve_tokens == 150
-    assert qatbe.extract(DOC, "renewal", budget=300, reserve_tokens=500).text == ""
+    with pytest.raises(ConfigError, match="reserve_tokens=500 leaves nothing"):
+        qatbe.extract(DOC, "renewal", budget=300, reserve_tokens=500)
 
 
 def test_reserve_and_options_are_validated() -> None:

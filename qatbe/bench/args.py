@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import NoReturn
@@ -30,6 +31,16 @@ class ArgumentParser(argparse.ArgumentParser):
         if status:
             raise UsageError((message or f"{self.prog}: error").strip())
         raise SystemExit(0)  # --help: argparse has already printed it
+
+
+def can_plot(command: str) -> bool:
+    """Is matplotlib importable? If not, say on stderr that the plot is skipped (the tables are still written)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print(f"{command}: plot skipped: matplotlib is not installed (pip install 'qatbe[bench]')", file=sys.stderr)
+        return False
+    return True
 
 
 def default_corpora() -> Path:

@@ -28,7 +28,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from .args import ArgumentParser, default_corpora, parse_budgets, positive_int
+from .args import ArgumentParser, can_plot, default_corpora, parse_budgets, positive_int
 from .env import describe
 from .folds import FoldStats, halves, over_folds
 from .loaders import Dataset, load, resolve_dataset
@@ -286,7 +286,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                            folds=args.folds or 0, seed=args.seed)
     print(report.table())
     if args.out is not None:
-        written = report.write(args.out, plot=not args.no_plot)
+        plot = not args.no_plot and can_plot("qatbe bench retention")
+        written = report.write(args.out, plot=plot)
         for kind, path in written.items():
             print(f"{kind}: {path}")
     return 0

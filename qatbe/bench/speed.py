@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, DataError
-from .args import ArgumentParser, default_corpora, positive_int
+from .args import ArgumentParser, can_plot, default_corpora, positive_int
 from .env import describe
 from .report import markdown_table
 
@@ -537,6 +537,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = run_speed(pages, names=names, repeat=args.repeat, progress=not args.no_progress)
     print(report.table())
     if args.out is not None:
-        for kind, path in report.write(args.out, plot=not args.no_plot).items():
+        for kind, path in report.write(args.out, plot=not args.no_plot and can_plot("qatbe bench speed")).items():
             print(f"{kind}: {path}")
     return 0

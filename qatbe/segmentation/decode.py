@@ -13,7 +13,8 @@ strict reading of the declaration, both to keep the output free of mojibake:
 Detection is charset-normalizer's, narrowed to what a browser could decode a page in, with windows-1252 (the web's
 default legacy encoding) winning its ties (``_guess`` says why).
 
-Nothing here raises on bad bytes: the last resort is ``errors="replace"``.
+Nothing here raises on bad bytes: the last resort is ``errors="replace"``. ``strip_controls`` takes control
+characters out of decoded text (``qatbe.source`` says which and why).
 """
 
 from __future__ import annotations
@@ -80,6 +81,41 @@ _MULTIBYTE = frozenset(codecs.lookup(name).name for name in (
     "shift_jis_2004", "shift_jisx0213", "cp932", "euc_kr", "cp949",
 ))
 _HIGH_RUN = re.compile(rb"[\x80-\xff]+")
+
+# Control characters to drop, and the separators Python's str.splitlines breaks lines at, to become a newline.
+_DROP = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]+")
+_LINE = re.compile("[\x0b\x0c\x1c-\x1e\x85]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# UTF-8 read as Latin-1 ("doubly encoded" pages): a lead byte's letter followed by continuation bytes, at least one
+# of them a C1 control ("\u00e2\u0080\u0099" for a right quote). Written out by hand rather than with ftfy: this
+# one repair, of sequences that contain control characters and so would otherwise be dropped, is all qatbe needs.
+_MOJIBAKE = re.compile("[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+_C1 = re.compile("[\x80-\x9f]")
+
+
+def _utf8_again(match: re.Match[str]) -> str:
+    """A doubly encoded character, decoded once more, when the sequence holds a C1 control and is valid UTF-8."""
+    found = match.group(0)
+    if _C1.search(found) is None:
+        return found
+    try:
+        return found.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:
+        return found
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without C0/C1 control characters other than tab, LF and CR; the line separators among them
+    (U+000B, U+000C, U+001C-U+001E, U+0085) become a newline and U+001F a space, so words stay apart. A
+    doubly encoded UTF-8 sequence that holds a C1 control is decoded once more ("\u00e2\u0080\u0099" -> a right
+    quote) rather than losing its controls. A lone
+    surrogate (only a ``str`` built in Python can hold one; it cannot be written out as UTF-8) becomes U+FFFD."""
+    if _C1.search(text):
+        text = _MOJIBAKE.sub(_utf8_again, text)
+    text = _DROP.sub("", text)
+    text = _SURROGATE.sub("\ufffd", text)
+    text = _LINE.sub("\n", text)
+    return text.replace("\x1f", " ")
 
 
 def _codec(label: str) -> str | None:

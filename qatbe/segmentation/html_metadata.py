@@ -39,6 +39,13 @@ _MAX_JSONLD_CHARS = 1_000_000
 # JSON-LD types that say the page is a discussion: its comments and answers are the content.
 _DISCUSSION_TYPES = ("qapage", "discussionforumposting", "socialmediaposting")
 _MAX_JSONLD_NODES = 5_000
+# A JSON escape of a control character (backslash, u0001) or of a surrogate: the source's own control characters
+# are gone (``qatbe.source``), the ones JSON writes as escapes are taken out here, with the same replacements; a
+# surrogate escape becomes U+FFFD unless it is half of a pair. An escaped backslash before the "u" is no escape.
+_JSON_ESCAPE = re.compile(
+    r"(?<!\\)((?:\\\\)*)\\u(00[01][0-9a-fA-F]|007[fF]|008[0-9a-fA-F]|009[0-9a-fA-F]"
+    r"|[dD][89abAB][0-9a-fA-F]{2}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?|[dD][c-fC-F][0-9a-fA-F]{2})"
+)
 # "Does the type name one of these?" as one regex search (the same substring test as a loop over the tuple).
 _ARTICLE_KIND = re.compile("|".join(_ARTICLE_TYPES))
 _DISCUSSION_KIND = re.compile("|".join(_DISCUSSION_TYPES))
@@ -133,11 +140,27 @@ def _name(value: object) -> str | None:
     return _clean(value)
 
 
+def _json_escape(match: re.Match[str]) -> str:
+    lead, code = match.groups()
+    if len(code) > 4:  # a surrogate pair: one character, kept
+        return match.group(0)
+    value = int(code, 16)
+    if value in (0x09, 0x0A, 0x0D):
+        return match.group(0)
+    if value in (0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x85):
+        return lead + "\\n"
+    if value == 0x1F:
+        return lead + " "
+    return lead + ("\\ufffd" if value >= 0xD800 else "")
+
+
 def jsonld_objects(raw: str) -> list[dict[str, Any]]:
     """Every JSON object in one JSON-LD script, flattened out of lists, ``@graph`` and a single ``mainEntity`` (the
     page's main thing: a forum thread's posting, a Q&A page's question), iteratively and bounded."""
     if len(raw) > _MAX_JSONLD_CHARS:
         return []
+    if "\\u" in raw:
+        raw = _JSON_ESCAPE.sub(_json_escape, raw)
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):

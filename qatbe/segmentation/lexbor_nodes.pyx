@@ -187,6 +187,8 @@ cdef int _find_offsets(void* root) except -1:
     cdef char* p
     cdef list found
     _api.direct = False
+    if not _direct_allowed():
+        return 0
     fields = []
     for name, step in (("first_child", sizeof(void*)), ("next", sizeof(void*)), ("parent", sizeof(void*)),
                        ("type", sizeof(int)), ("tag", sizeof(uintptr_t))):
@@ -230,6 +232,16 @@ cdef int _find_offsets(void* root) except -1:
     _api.html_ns = _word_at(html[0], found[0])
     _api.direct = True
     return 0
+
+
+def _direct_allowed() -> bool:
+    """``QATBE_LEXBOR_DIRECT=0`` makes the offset probe fail, as on a Lexbor whose layout it does not recognise
+    (the walks then call the exported functions: tests check that path gives the same segments). Parsed strictly:
+    anything but unset, "0" or "1" is refused (and the Python walk used, with ``reason()`` saying why)."""
+    value = os.environ.get("QATBE_LEXBOR_DIRECT", "").strip()
+    if value not in ("", "0", "1"):
+        raise ValueError(f"QATBE_LEXBOR_DIRECT must be 0 or 1, not {value!r}")
+    return value != "0"
 
 
 cdef uintptr_t _word_at(uintptr_t address, Py_ssize_t offset):
