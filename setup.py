@@ -1,11 +1,15 @@
-"""Build the compiled kernel, qatbe/_core.pyx, the Segment constructors, qatbe/_segment.pyx, and the compiled
-segmenter stages.
+"""Build the compiled kernel (qatbe/_core.pyx and its .pxi/.h parts), the Segment constructors
+(qatbe/_segment.pyx), the Lexbor walks, and the Python modules in ``_COMPILED_PY``.
 
-The Python modules in ``_COMPILED_PY`` (the segmenter's stages, the scorer, the selector, the renderer and the
-pipeline) are compiled as they are, those with a .pxd beside them with its C types (Cython's "augmenting .pxd"):
-one source, so the pure-Python fallback and the compiled module cannot disagree. Compiled plain Python runs the
-same bytecode-level semantics without the interpreter loop; for the scorer's glue that is 7% of its time. The walk over Lexbor's nodes (lexbor_nodes.pyx, html_fastwalk.pyx) and the metadata walk
-(lexbor_dom.pyx) exist only compiled; without them the Python walk and the CSS-selector metadata reader are used.
+The modules in ``_COMPILED_PY`` are compiled as they are, those with a .pxd beside them with its C types (Cython's
+"augmenting .pxd"): one source, so the pure-Python fallback and the compiled module cannot disagree. Only the
+modules where compiling measurably pays are listed (docs/BUILD.md has each one's measured gain); every other
+module runs as plain Python. The walk over Lexbor's nodes (lexbor_nodes.pyx, html_fastwalk.pyx) and the metadata
+walk (lexbor_dom.pyx) exist only compiled; without them the Python walk and the CSS-selector metadata reader are
+used.
+
+Extensions are cythonized and compiled in parallel (one job per CPU unless ``build_ext -j N`` says otherwise).
+Compiler flags are computed in one place, ``_compile_args``.
 
 Build options are environment variables, read strictly:
   QATBE_NO_EXTENSION=1  skip the extension (the pure-Python twin is then used, with a warning at import).
@@ -32,11 +36,71 @@ def _flag(name: str) -> bool:
     raise SystemExit(f"{name} must be '0' or '1', not {value!r}")
 
 
-class _OptionalBuildExt(build_ext):
-    """Turn a compiler failure into a loud warning when QATBE_OPTIONAL_EXTENSION=1."""
+def _compile_args(compiler_type: str, native: bool) -> list[str]:
+    """Extra compiler flags for one extension (after Python's own CFLAGS, so these win).
+
+    GCC and Clang: -g0, since a release build carries no debug information and generating it is about a third of
+    the compile time of Cython's output; -O3 for the native kernels (``_NATIVE``), whose loops are written for
+    its vectoriser and inliner, and -O2 for the compiled Python modules, whose code is calls into the CPython API
+    that -O3 makes larger and slower to compile without making faster (docs/BUILD.md has the figures).
+    MSVC keeps its release defaults (/O2)."""
+    if compiler_type == "msvc":
+        return []
+    if _flag("QATBE_SANITIZE"):  # -O1 -g: reports that name lines
+        return ["-O1", "-g", "-fno-omit-frame-pointer", *_SANITIZE, "-fno-sanitize-recover=undefined"]
+    return ["-O3" if native else "-O2", "-g0"]
+
+
+_SANITIZE = ("-fsanitize=address,undefined",)
+
+
+# Python modules compiled as they are (see the module docstring), a literal that tests/test_kernel_backend.py reads.
+# Each is here because compiling it measurably speeds up extract, or because a native module cimports its
+# classes (html_walk: html_fastwalk; builder: html_emit), or because the BM25 bench's scoring path runs through
+# it (score.*); docs/BUILD.md has the figures. Every other module runs as plain Python.
+_COMPILED_PY = (
+    "segmentation.html_walk", "segmentation.builder", "segmentation.html_emit", "segmentation.html_decide",
+    "segmentation.html_boilerplate", "segmentation.html_metadata",
+    "score.bm25", "score.analyze", "score.languages",
+)
+
+# The native modules: name -> sources (the .pxi and .h files they include are found by Cython and the compiler).
+_NATIVE = {
+    "qatbe._core": "qatbe/_core.pyx",
+    "qatbe._segment": "qatbe/_segment.pyx",
+    "qatbe.segmentation.lexbor_nodes": "qatbe/segmentation/lexbor_nodes.pyx",
+    "qatbe.segmentation.html_fastwalk": "qatbe/segmentation/html_fastwalk.pyx",
+    "qatbe.segmentation.lexbor_dom": "qatbe/segmentation/lexbor_dom.pyx",
+}
+
+_NATIVE_DIRECTIVES = {"language_level": "3", "boundscheck": False, "wraparound": False, "cdivision": True,
+                      "initializedcheck": False}
+# annotation_typing=False: the .py's type hints are for mypy (``int`` there may hold a bool); the C types come from
+# the .pxd only, so the compiled module keeps Python semantics.
+_PY_DIRECTIVES = {"language_level": "3", "annotation_typing": False}
+
+
+class _BuildExt(build_ext):
+    """Cythonizes when the extensions are built (so that egg_info and sdist need no Cython and ship the sources,
+    not generated C) and compiles in parallel by default, with the flags of ``_compile_args``; with
+    QATBE_OPTIONAL_EXTENSION=1 a compiler failure becomes a loud warning."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = os.cpu_count() or 1
+
+    def build_extensions(self) -> None:
+        for ext in self.extensions:
+            ext.extra_compile_args = [*ext.extra_compile_args,
+                                      *_compile_args(self.compiler.compiler_type, ext.name in _NATIVE)]
+            if _flag("QATBE_SANITIZE") and self.compiler.compiler_type != "msvc":
+                ext.extra_link_args = [*ext.extra_link_args, *_SANITIZE]
+        super().build_extensions()
 
     def run(self) -> None:
         try:
+            self._cythonize()
             super().run()
         except Exception as exc:
             if not _flag("QATBE_OPTIONAL_EXTENSION"):
@@ -44,57 +108,26 @@ class _OptionalBuildExt(build_ext):
             print(f"WARNING: qatbe._core could not be compiled ({exc}); the pure-Python twin will be used",
                   file=sys.stderr)
 
+    def _cythonize(self) -> None:
+        """.pyx/.py -> .c, in worker processes (the Cython compiler is Python: threads would not overlap). The
+        extensions are updated in place: setuptools has annotated them already."""
+        from Cython.Build import cythonize
 
-# Python modules compiled as they are (see the module docstring), a literal that tests/test_kernel_backend.py reads:
-# the segmenter's stages, the scorer, the selector, the renderer and the pipeline around them.
-_COMPILED_PY = (
-    "segmentation.html_walk", "segmentation.builder", "segmentation.html_emit", "segmentation.html_decide",
-    "segmentation.html_boilerplate", "segmentation.html_metadata", "segmentation.dates",
-    "score.bm25", "score.analyze", "score.languages", "score.question", "score.expand",
-    "select.knapsack", "select.plan", "select.dedupe", "select.nested", "select.truncate",
-    "render.blocks", "pipeline", "tokens",
-)
-
-ext_modules = []
-if not _flag("QATBE_NO_EXTENSION"):
-    from Cython.Build import cythonize
-
-    ext_modules = cythonize(
-        [Extension("qatbe._core", ["qatbe/_core.pyx"], extra_compile_args=["-O3"]),
-         Extension("qatbe._segment", ["qatbe/_segment.pyx"], extra_compile_args=["-O3"]),
-         Extension("qatbe.segmentation.lexbor_nodes", ["qatbe/segmentation/lexbor_nodes.pyx"],
-                   extra_compile_args=["-O3"]),
-         Extension("qatbe.segmentation.html_fastwalk", ["qatbe/segmentation/html_fastwalk.pyx"],
-                   extra_compile_args=["-O3"]),
-         Extension("qatbe.segmentation.lexbor_dom", ["qatbe/segmentation/lexbor_dom.pyx"],
-                   extra_compile_args=["-O3"])],
-        compiler_directives={
-            "language_level": "3",
-            "boundscheck": False,
-            "wraparound": False,
-            "cdivision": True,
-            "initializedcheck": False,
-        },
-    )
-    # annotation_typing=False: the .py's type hints are for mypy (``int`` there may hold a bool); the C types
-    # come from the .pxd only, so the compiled module keeps Python semantics.
-    ext_modules += cythonize(
-        [Extension(f"qatbe.{name}", [f"qatbe/{name.replace('.', '/')}.py"], extra_compile_args=["-O3"])
-         for name in _COMPILED_PY],
-        compiler_directives={"language_level": "3", "annotation_typing": False},
-    )
+        jobs = 0 if os.name == "nt" else int(self.parallel or 1)  # no worker processes where they are spawned
+        native = [ext for ext in self.extensions if ext.name in _NATIVE]
+        compiled_py = [ext for ext in self.extensions if ext.name not in _NATIVE]
+        done = (cythonize(native, compiler_directives=_NATIVE_DIRECTIVES, nthreads=jobs, quiet=True)
+                + cythonize(compiled_py, compiler_directives=_PY_DIRECTIVES, nthreads=jobs, quiet=True))
+        by_name = {ext.name: ext for ext in done}
+        for ext in self.extensions:
+            ext.sources, ext.include_dirs = by_name[ext.name].sources, by_name[ext.name].include_dirs
 
 
-
-def _sanitized(modules: list[Extension]) -> list[Extension]:
-    """With QATBE_SANITIZE=1, ``modules`` compiled and linked with ASan and UBSan (-O1 -g: readable reports)."""
-    if not _flag("QATBE_SANITIZE"):
-        return modules
-    for ext in modules:
-        ext.extra_compile_args = [a for a in ext.extra_compile_args if not a.startswith("-O")] + [
-            "-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
-        ext.extra_link_args = [*ext.extra_link_args, "-fsanitize=address,undefined"]
-    return modules
+def _extensions() -> list[Extension]:
+    if _flag("QATBE_NO_EXTENSION"):
+        return []
+    return ([Extension(name, [source]) for name, source in _NATIVE.items()]
+            + [Extension(f"qatbe.{name}", [f"qatbe/{name.replace('.', '/')}.py"]) for name in _COMPILED_PY])
 
 
-setup(ext_modules=_sanitized(ext_modules), cmdclass={"build_ext": _OptionalBuildExt})
+setup(ext_modules=_extensions(), cmdclass={"build_ext": _BuildExt})

@@ -147,9 +147,9 @@ class Selection:
     order: tuple[int, ...] = ()  # the matched slots in the greedy's priority order (``priority_order``)
 
 
-# Budgets are compared as ``min(budget, SUM_CAP)``: compiled (knapsack.pxd), spent tokens and costs are C integers,
-# and a budget may be any Python int. Any sum of a page's costs lies far below it (2**62 tokens), so a budget above
-# it admits exactly what the budget itself would.
+# Budgets are compared as ``min(budget, SUM_CAP)``, so that the sums stay within 64-bit integers whatever budget
+# is given. Any sum of a page's costs lies far below it (2**62 tokens), so a budget above it admits exactly what
+# the budget itself would.
 SUM_CAP = 1 << 62
 
 

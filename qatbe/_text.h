@@ -1,0 +1,221 @@
+/* Whole-text scans over a str's storage or a page's bytes (used by _core_text.pxi): a zero unit, control
+   characters, two spaces side by side, the count of one byte value, and a case-blind ASCII search. Each runs
+   AVX2 and SSE2 steps where _simd.h allows them and finishes with a scalar loop, which alone does the whole
+   scan where there is no SSE2. */
+#ifndef QATBE_TEXT_H
+#define QATBE_TEXT_H
+
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+#include "_simd.h"
+
+/* A zero unit in a str's two- or four-byte storage: 64 bytes a step (SSE2), compared with zero and OR-ed,
+   stopping at the first block that holds one. Written out because compilers leave the plain loop scalar,
+   and the binary check reads every character of a page. */
+#if QATBE_SSE2
+static inline __m128i qatbe_zero_units(__m128i v, int width) {
+    return width == 2 ? _mm_cmpeq_epi16(v, _mm_setzero_si128()) : _mm_cmpeq_epi32(v, _mm_setzero_si128());
+}
+#endif
+#if defined(QATBE_AVX2)
+QATBE_TARGET_AVX2 static int qatbe_has_zero_avx2(const char* s, Py_ssize_t size, int width, Py_ssize_t* at) {
+    Py_ssize_t i = 0;
+    const __m256i zero = _mm256_setzero_si256();
+    for (; i + 128 <= size; i += 128) {
+        const __m256i* v = (const __m256i*) (s + i);
+        __m256i hit = _mm256_setzero_si256();
+        for (int k = 0; k < 4; k++) {
+            __m256i u = _mm256_loadu_si256(v + k);
+            hit = _mm256_or_si256(hit, width == 2 ? _mm256_cmpeq_epi16(u, zero) : _mm256_cmpeq_epi32(u, zero));
+        }
+        if (_mm256_movemask_epi8(hit)) return 1;
+    }
+    *at = i;
+    return 0;
+}
+#endif
+static int qatbe_has_zero(const void* data, Py_ssize_t n, int width) {
+    const char* s = (const char*) data;
+    Py_ssize_t i = 0, size = n * width;
+#if defined(QATBE_AVX2)
+    if (qatbe_avx2 && qatbe_has_zero_avx2(s, size, width, &i)) return 1;
+#endif
+#if QATBE_SSE2
+    for (; i + 64 <= size; i += 64) {
+        const __m128i* v = (const __m128i*) (s + i);
+        __m128i hit = _mm_or_si128(
+            _mm_or_si128(qatbe_zero_units(_mm_loadu_si128(v), width), qatbe_zero_units(_mm_loadu_si128(v + 1), width)),
+            _mm_or_si128(qatbe_zero_units(_mm_loadu_si128(v + 2), width), qatbe_zero_units(_mm_loadu_si128(v + 3), width)));
+        if (_mm_movemask_epi8(hit)) return 1;
+    }
+#endif
+    for (i /= width; i < n; i++)
+        if (width == 2 ? ((const uint16_t*) data)[i] == 0 : ((const uint32_t*) data)[i] == 0) return 1;
+    return 0;
+}
+/* How many of s[:n] are control characters or U+FFFD ([\x00-\x08\x0e-\x1f\ufffd]), sixteen (eight) a step:
+   c <= 8 is a saturating c - 8 of zero, 0x0e <= c <= 0x1f a wrapping c - 0x0e at most 0x11. */
+static inline Py_ssize_t qatbe_is_control(uint32_t c) {
+    return c <= 8 || (c >= 0x0e && c <= 0x1f) || c == 0xfffd;
+}
+static Py_ssize_t qatbe_controls8(const uint8_t* s, Py_ssize_t n) {
+    Py_ssize_t i = 0, count = 0;
+#if QATBE_SSE2
+    const __m128i zero = _mm_setzero_si128(), eight = _mm_set1_epi8(8), low = _mm_set1_epi8(0x0e),
+                  span = _mm_set1_epi8(0x11);
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i*) (s + i));
+        __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(_mm_subs_epu8(v, eight), zero),
+                                   _mm_cmpeq_epi8(_mm_subs_epu8(_mm_sub_epi8(v, low), span), zero));
+        count += qatbe_popcount32(_mm_movemask_epi8(hit));
+    }
+#endif
+    for (; i < n; i++) count += qatbe_is_control(s[i]);
+    return count;
+}
+static Py_ssize_t qatbe_controls16(const uint16_t* s, Py_ssize_t n) {
+    Py_ssize_t i = 0, count = 0;
+#if QATBE_SSE2
+    const __m128i zero = _mm_setzero_si128(), eight = _mm_set1_epi16(8), low = _mm_set1_epi16(0x0e),
+                  span = _mm_set1_epi16(0x11), fffd = _mm_set1_epi16((short) 0xfffd);
+    for (; i + 8 <= n; i += 8) {
+        __m128i v = _mm_loadu_si128((const __m128i*) (s + i));
+        __m128i hit = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi16(_mm_subs_epu16(v, eight), zero),
+                         _mm_cmpeq_epi16(_mm_subs_epu16(_mm_sub_epi16(v, low), span), zero)),
+            _mm_cmpeq_epi16(v, fffd));
+        count += qatbe_popcount32(_mm_movemask_epi8(hit)) / 2;
+    }
+#endif
+    for (; i < n; i++) count += qatbe_is_control(s[i]);
+    return count;
+}
+
+/* Two spaces side by side in a str's storage (one or two bytes a character): sixteen (eight) positions a step,
+   each compared with the next (SSE2), then the tail one by one. */
+static int qatbe_double_space8(const uint8_t* s, Py_ssize_t n) {
+    Py_ssize_t i = 0;
+#if QATBE_SSE2
+    const __m128i sp = _mm_set1_epi8(' ');
+    for (; i + 17 <= n; i += 16) {
+        __m128i a = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*) (s + i)), sp);
+        __m128i b = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*) (s + i + 1)), sp);
+        if (_mm_movemask_epi8(_mm_and_si128(a, b))) return 1;
+    }
+#endif
+    for (; i + 1 < n; i++) if (s[i] == ' ' && s[i + 1] == ' ') return 1;
+    return 0;
+}
+static int qatbe_double_space16(const uint16_t* s, Py_ssize_t n) {
+    Py_ssize_t i = 0;
+#if QATBE_SSE2
+    const __m128i sp = _mm_set1_epi16(' ');
+    for (; i + 9 <= n; i += 8) {
+        __m128i a = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*) (s + i)), sp);
+        __m128i b = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*) (s + i + 1)), sp);
+        if (_mm_movemask_epi8(_mm_and_si128(a, b))) return 1;
+    }
+#endif
+    for (; i + 1 < n; i++) if (s[i] == ' ' && s[i + 1] == ' ') return 1;
+    return 0;
+}
+
+/* How many bytes of s[:n] equal value: sixteen a step (SSE2), each lane's matches gathered in a byte (at most
+   255 steps a block), the block's bytes summed by psadbw. */
+#if defined(QATBE_AVX2)
+QATBE_TARGET_AVX2 static Py_ssize_t qatbe_byte_count_avx2(const uint8_t* s, Py_ssize_t n, uint8_t value,
+                                                           Py_ssize_t* at) {
+    Py_ssize_t i = 0, count = 0;
+    const __m256i want = _mm256_set1_epi8((char) value), zero = _mm256_setzero_si256();
+    while (i + 32 <= n) {
+        __m256i lanes = zero;
+        for (int step = 0; step < 255 && i + 32 <= n; step++, i += 32)
+            lanes = _mm256_sub_epi8(lanes, _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i*) (s + i)), want));
+        __m256i sums = _mm256_sad_epu8(lanes, zero);
+        count += _mm256_extract_epi64(sums, 0) + _mm256_extract_epi64(sums, 1) + _mm256_extract_epi64(sums, 2)
+            + _mm256_extract_epi64(sums, 3);
+    }
+    *at = i;
+    return count;
+}
+#endif
+static Py_ssize_t qatbe_byte_count(const uint8_t* s, Py_ssize_t n, uint8_t value) {
+    Py_ssize_t i = 0, count = 0;
+#if defined(QATBE_AVX2)
+    if (qatbe_avx2) count = qatbe_byte_count_avx2(s, n, value, &i);
+#endif
+#if QATBE_SSE2
+    const __m128i want = _mm_set1_epi8((char) value), zero = _mm_setzero_si128();
+    while (i + 16 <= n) {
+        __m128i lanes = zero;
+        for (int step = 0; step < 255 && i + 16 <= n; step++, i += 16)
+            lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*) (s + i)), want));
+        __m128i sums = _mm_sad_epu8(lanes, zero);
+        count += _mm_cvtsi128_si32(sums) + _mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+    }
+#endif
+    for (; i < n; i++) count += s[i] == value;
+    return count;
+}
+
+/* Whether s[:n] holds needle[:m] with its ASCII letters in either case (needle given in lower case, m >= 1):
+   candidates where the first and the last bytes match (either case), sixteen start positions a step (SSE2),
+   then the bytes between compared case-blind. */
+static inline uint8_t qatbe_up(uint8_t c) { return (c >= 'a' && c <= 'z') ? (uint8_t) (c - 32) : c; }
+static inline uint8_t qatbe_lo(uint8_t c) { return (c >= 'A' && c <= 'Z') ? (uint8_t) (c + 32) : c; }
+static int qatbe_same_ci(const uint8_t* s, const uint8_t* needle, size_t m) {
+    size_t k;
+    for (k = 0; k < m; k++) if (qatbe_lo(s[k]) != needle[k]) return 0;
+    return 1;
+}
+#if defined(QATBE_AVX2)
+QATBE_TARGET_AVX2 static int qatbe_contains_ci_avx2(const uint8_t* s, size_t n, const uint8_t* needle,
+                                                    size_t m, size_t* at) {
+    size_t i = 0;
+    const __m256i f1 = _mm256_set1_epi8((char) needle[0]), f2 = _mm256_set1_epi8((char) qatbe_up(needle[0]));
+    const __m256i l1 = _mm256_set1_epi8((char) needle[m - 1]);
+    const __m256i l2 = _mm256_set1_epi8((char) qatbe_up(needle[m - 1]));
+    for (; i + m - 1 + 32 <= n; i += 32) {
+        __m256i a = _mm256_loadu_si256((const __m256i*) (s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i*) (s + i + m - 1));
+        unsigned mask = (unsigned) _mm256_movemask_epi8(_mm256_and_si256(
+            _mm256_or_si256(_mm256_cmpeq_epi8(a, f1), _mm256_cmpeq_epi8(a, f2)),
+            _mm256_or_si256(_mm256_cmpeq_epi8(b, l1), _mm256_cmpeq_epi8(b, l2))));
+        while (mask) {
+            unsigned bit = (unsigned) qatbe_ctz32(mask);
+            if (qatbe_same_ci(s + i + bit, needle, m)) return 1;
+            mask &= mask - 1;
+        }
+    }
+    *at = i;
+    return 0;
+}
+#endif
+static int qatbe_contains_ci(const uint8_t* s, size_t n, const uint8_t* needle, size_t m) {
+    size_t i = 0;
+    if (n < m) return 0;
+#if defined(QATBE_AVX2)
+    if (qatbe_avx2 && qatbe_contains_ci_avx2(s, n, needle, m, &i)) return 1;
+#endif
+#if QATBE_SSE2
+    const __m128i f1 = _mm_set1_epi8((char) needle[0]), f2 = _mm_set1_epi8((char) qatbe_up(needle[0]));
+    const __m128i l1 = _mm_set1_epi8((char) needle[m - 1]), l2 = _mm_set1_epi8((char) qatbe_up(needle[m - 1]));
+    for (; i + m - 1 + 16 <= n; i += 16) {
+        __m128i a = _mm_loadu_si128((const __m128i*) (s + i));
+        __m128i b = _mm_loadu_si128((const __m128i*) (s + i + m - 1));
+        unsigned mask = (unsigned) _mm_movemask_epi8(_mm_and_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(a, f1), _mm_cmpeq_epi8(a, f2)),
+            _mm_or_si128(_mm_cmpeq_epi8(b, l1), _mm_cmpeq_epi8(b, l2))));
+        while (mask) {
+            unsigned bit = (unsigned) qatbe_ctz32(mask);
+            if (qatbe_same_ci(s + i + bit, needle, m)) return 1;
+            mask &= mask - 1;
+        }
+    }
+#endif
+    for (; i + m <= n; i++) if (qatbe_same_ci(s + i, needle, m)) return 1;
+    return 0;
+}
+
+#endif
