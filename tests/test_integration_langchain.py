@@ -172,6 +172,10 @@ def test_pieces_are_held_to_the_budget_even_when_the_estimator_does_not_add_up()
 def test_returned_tokens_never_exceed_the_budget(chosen: list[int], budget: int, reserve: int,
                                                  estimator: object, query: str) -> None:
     docs = [Document(page_content=PAGES[k].html, id=f"{PAGES[k].name}-{n}") for n, k in enumerate(chosen)]
+    if reserve and reserve >= budget:  # a reserve that leaves nothing is refused when the compressor is built
+        with pytest.raises(qatbe.ConfigError, match="reserve_tokens"):
+            QatbeCompressor(budget=budget, reserve_tokens=reserve, estimator=estimator)
+        return
     compressor = QatbeCompressor(budget=budget, reserve_tokens=reserve, estimator=estimator)
     out = compressor.compress_documents(docs, query)
     estimate = qatbe.Settings(estimator=estimator).estimate  # type: ignore[arg-type]

@@ -172,9 +172,21 @@ def _qatbe(words: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 
 
 def test_quickstart_cli(capsys: pytest.CaptureFixture[str]) -> None:
-    [words] = _commands(example("quickstart-cli"))
-    code, out, err = _qatbe(words, capsys)
+    """One line: an install (checked, not run: see the module docstring), then the demo, run as written."""
+    [line] = [x for x in example("quickstart-cli").splitlines() if x.strip()]
+    install, demo = (part.strip() for part in line.split("&&"))
+    assert install in INSTALL_COMMANDS
+    code, out, err = _qatbe(shlex.split(demo), capsys)
     assert code == 0 and "92.50 crowns" in out and "[qatbe:" in err
+
+
+def test_the_test_command_is_the_one_ci_runs() -> None:
+    """The README's test command is checked, not run (it would reinstall the project under test): CI's script
+    must run exactly it."""
+    [line] = [x for x in example("tests").splitlines() if x.strip()]
+    assert line == 'pip install -e ".[test]" && python -m pytest'
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert line in ci
 
 
 def test_cli_lines(cli_files: Path, capsys: pytest.CaptureFixture[str]) -> None:
