@@ -522,19 +522,33 @@ def fetch_with(client: httpx.Client, url: str, options: FetchOptions) -> Documen
             with client.stream("GET", url, follow_redirects=True, headers=_ACCEPT,
                                extensions={"timeout": _timeouts(options)}) as response:
                 _check_response(url, response, options)
-                body = bytearray()
+                body = _Body(url, options)
                 for chunk in response.iter_raw(_CHUNK):
-                    body += chunk
-                    if len(body) > options.max_bytes:
-                        raise _too_large(url, options)
-                    _check_deadline(url, options)
-                return _document(url, response, _decoded(response, bytes(body), url, options))
+                    body.add(chunk)
+                return _document(url, response, _decoded(response, body.bytes(), url, options))
         except FetchError:
             raise
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             raise _translate(url, exc, options) from None
         except _TimeoutErrors as exc:
             raise _translate(url, httpx.TimeoutException(str(exc)), options) from None
+
+
+class _Body:
+    """A response body read chunk by chunk (by ``fetch_with`` and its async twin): refused past ``max_bytes`` and
+    past the deadline, as it arrives, so that a server that streams forever is cut off."""
+
+    def __init__(self, url: str, options: FetchOptions) -> None:
+        self._url, self._options, self._data = url, options, bytearray()
+
+    def add(self, chunk: bytes) -> None:
+        self._data += chunk
+        if len(self._data) > self._options.max_bytes:
+            raise _too_large(self._url, self._options)
+        _check_deadline(self._url, self._options)
+
+    def bytes(self) -> bytes:
+        return bytes(self._data)
 
 
 def _check_deadline(url: str, options: FetchOptions) -> None:
@@ -616,13 +630,10 @@ async def afetch_with(client: httpx.AsyncClient, url: str, options: FetchOptions
             async with client.stream("GET", url, follow_redirects=True, headers=_ACCEPT,
                                      extensions={"timeout": _timeouts(options)}) as response:
                 _check_response(url, response, options)
-                body = bytearray()
+                body = _Body(url, options)
                 async for chunk in response.aiter_raw(_CHUNK):
-                    body += chunk
-                    if len(body) > options.max_bytes:
-                        raise _too_large(url, options)
-                    _check_deadline(url, options)
-                return _document(url, response, _decoded(response, bytes(body), url, options))
+                    body.add(chunk)
+                return _document(url, response, _decoded(response, body.bytes(), url, options))
         except FetchError:
             raise
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
