@@ -36,6 +36,12 @@ class Segment:
 
     ``tokens`` and ``score`` are 0 as the segmenter emits a segment and are filled in by ``extract``; ``matched``
     says whether the segment was chosen for matching the query (True) or only to fill space (False).
+
+    ``source[start:end]`` is where the segment was read, in the decoded source string (``start`` is the field
+    ``position``, kept under that name): for HTML from the first to the last character of the element text it
+    came from (a merged or split unit: its run of elements or rows; a formula's TeX: the formula's markup), for
+    markdown the block's lines, for plain text the paragraph. Segments in document order have non-decreasing
+    ``start``. A segment built by hand has ``end`` 0.
     """
 
     kind: SegmentKind
@@ -52,6 +58,12 @@ class Segment:
     tokens: int = 0
     score: float = 0.0
     matched: bool = False
+    end: int = 0
+
+    @property
+    def start(self) -> int:
+        """Where the segment's source span starts: ``position``."""
+        return self.position
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -59,6 +71,8 @@ class Segment:
             "text": self.text,
             "markdown": self.markdown,
             "position": self.position,
+            "start": self.position,
+            "end": self.end,
             "index": self.index,
             "level": self.level,
             "heading_path": list(self.heading_path),

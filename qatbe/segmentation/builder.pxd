@@ -11,6 +11,7 @@ cdef class ListItem:
     cdef readonly bint ordered
     cdef readonly object number
     cdef readonly Py_ssize_t position
+    cdef readonly Py_ssize_t end
 
 
 cdef class SegmentBuilder:
@@ -23,17 +24,18 @@ cdef class SegmentBuilder:
     cdef Py_ssize_t _group
     cdef bint _navigation
     cdef bint _clean
+    cdef object _stream
     cdef Py_ssize_t _count
 
     cdef Py_ssize_t _next_group(self)
 
-    cpdef add_heading(self, str text, Py_ssize_t level, Py_ssize_t position, bint boilerplate)
-    cpdef add_paragraph(self, str text, Py_ssize_t position, kind, bint boilerplate)
-    cpdef add_list(self, items, Py_ssize_t position, bint boilerplate)
+    cpdef add_heading(self, str text, Py_ssize_t level, Py_ssize_t position, bint boilerplate, Py_ssize_t end=*)
+    cpdef add_paragraph(self, str text, Py_ssize_t position, kind, bint boilerplate, Py_ssize_t end=*)
+    cpdef add_list(self, items, Py_ssize_t position, bint boilerplate, Py_ssize_t end=*)
 
-    @cython.locals(path=tuple, index=Py_ssize_t)
+    @cython.locals(path=tuple, index=Py_ssize_t, start=Py_ssize_t)
     cpdef _add(self, kind, str text, str markdown, Py_ssize_t position, Py_ssize_t group, Py_ssize_t part=*,
-               Py_ssize_t level=*, language=*, header=*)
+               Py_ssize_t level=*, language=*, header=*, Py_ssize_t end=*)
 
 
 cpdef str clean_inline(str text)

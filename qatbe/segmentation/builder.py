@@ -4,6 +4,12 @@ Both segmenters (HTML and markdown) walk their trees and call one builder, so th
 a unit that is larger than ``settings.segment_tokens`` is split where a reader would split it, never inside a table
 row or a code line. Paragraphs split into runs of whole sentences, lists into runs of whole items, tables into row
 groups that each repeat the header row, code into runs of whole lines (preferring blank lines as cut points).
+
+Source spans: a segmenter gives each unit its span in the source (``start``, ``end``); the parts of a split unit
+get their own sub-ranges: a list run from its first item to its last, a table's row group from its first row to
+its last (the first group from the caption or header on; later groups repeat the header in their text, not in
+their span), a sentence run or a code line block where ``stream`` (``spans.Stream``) finds it inside the unit.
+Without a stream, every part carries the unit's span.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from ..records import new_segment
 from ..settings import Settings
 from ..tokens import chars_div4
 from ..types import Segment, SegmentKind
+from .spans import Stream
 
 # The kinds the builder tests and assigns, read once: a member of an Enum class is a descriptor lookup on the
 # class (about 90 ns on Python 3.11), and the builder reads two or three of them per segment.
@@ -81,20 +88,23 @@ def _escape_pipes(text: str) -> str:
 
 
 class ListItem:
-    """One list item as a segmenter hands it to the builder: its text, nesting depth, numbering and position.
+    """One list item as a segmenter hands it to the builder: its text, nesting depth, numbering and source span
+    (``position`` to ``end``; -1 when unknown).
 
     A plain class, compiled to an extension type with read-only fields (builder.pxd): the HTML emit stage makes one
     per item of every list on a page, menus included, and a frozen dataclass cost 1.5 us each to build.
     """
 
-    __slots__ = ("depth", "number", "ordered", "position", "text")
+    __slots__ = ("depth", "end", "number", "ordered", "position", "text")
 
-    def __init__(self, text: str, depth: int = 0, ordered: bool = False, number: int = 1, position: int = -1) -> None:
+    def __init__(self, text: str, depth: int = 0, ordered: bool = False, number: int = 1, position: int = -1,
+                 end: int = -1) -> None:
         self.text = text
         self.depth = depth
         self.ordered = ordered
         self.number = number
         self.position = position
+        self.end = end
 
 
 # A pause inside a sentence: a comma, semicolon or colon, or a dash with a space on either side; the cut goes
@@ -182,7 +192,8 @@ class SegmentBuilder:
     a segment's place in ``qatbe.segment``'s listing.
     """
 
-    def __init__(self, settings: Settings, navigation: bool = True, clean: bool = True) -> None:
+    def __init__(self, settings: Settings, navigation: bool = True, clean: bool = True,
+                 stream: Stream | None = None) -> None:
         # Split sizes are a layout decision, so they use chars/4 whatever estimator the budget is counted in.
         self._estimate = chars_div4
         self._max = settings.segment_tokens
@@ -196,6 +207,7 @@ class SegmentBuilder:
         # clean=False: the caller's inline texts are collapsed already (the HTML walk's are: html_tables.visible_text),
         # so clean_inline would return each unchanged after scanning it twice.
         self._clean = clean
+        self._stream = stream  # where the parts of a split unit are found (see the module docstring)
 
     # -- public API ---------------------------------------------------------------------------------------
 
@@ -203,20 +215,20 @@ class SegmentBuilder:
     def segments(self) -> list[Segment]:
         return self._segments
 
-    def heading(self, text: str, level: int, position: int, *, boilerplate: bool = False) -> None:
-        self.add_heading(text, level, position, boilerplate)
+    def heading(self, text: str, level: int, position: int, *, boilerplate: bool = False, end: int = -1) -> None:
+        self.add_heading(text, level, position, boilerplate, end)
 
     # The add_* methods are the public ones with positional arguments only: compiled, the HTML emit stage calls
     # them as C methods (keyword arguments make every call a Python one, and emit makes one per block).
 
-    def add_heading(self, text: str, level: int, position: int, boilerplate: bool) -> None:
+    def add_heading(self, text: str, level: int, position: int, boilerplate: bool, end: int = -1) -> None:
         text = clean_inline(text) if self._clean else _tidy(text)
         if _shows_nothing(text):
             return
         level = min(max(level, 1), 6)
         if boilerplate:
             if self._navigation:
-                self._add(_NAVIGATION, text, text, position, self._next_group())
+                self._add(_NAVIGATION, text, text, position, self._next_group(), end=end)
             else:
                 self._next_group()
                 self._count += 1
@@ -226,16 +238,17 @@ class SegmentBuilder:
             while headings and headings[-1][0] >= level:
                 headings.pop()
             self._path = tuple([t for _, t in headings])
-        self._add(_HEADING, text, "#" * level + " " + text, position, self._next_group(), level=level)
+        self._add(_HEADING, text, "#" * level + " " + text, position, self._next_group(), level=level, end=end)
         headings.append((level, text))
         self._path += (text,)
 
     def paragraph(
-        self, text: str, position: int, *, kind: SegmentKind = SegmentKind.PARAGRAPH, boilerplate: bool = False
+        self, text: str, position: int, *, kind: SegmentKind = SegmentKind.PARAGRAPH, boilerplate: bool = False,
+        end: int = -1,
     ) -> None:
-        self.add_paragraph(text, position, kind, boilerplate)
+        self.add_paragraph(text, position, kind, boilerplate, end)
 
-    def add_paragraph(self, text: str, position: int, kind: SegmentKind, boilerplate: bool) -> None:
+    def add_paragraph(self, text: str, position: int, kind: SegmentKind, boilerplate: bool, end: int = -1) -> None:
         text = clean_inline(text) if self._clean else _tidy(text)
         if _shows_nothing(text):
             return
@@ -249,24 +262,24 @@ class SegmentBuilder:
         prefix = "> " if kind is _QUOTE else ""
         group = self._next_group()
         if (len(text) + 3) // 4 <= self._max:  # fits whole (chars_div4, as in _pack_text): the common case
-            self._add(kind, text, prefix + text, position, group)
+            self._add(kind, text, prefix + text, position, group, end=end)
             return
-        offset = 0
+        lo = position
         for part, chunk in enumerate(self._pack_text(text)):
-            found = text.find(chunk[:32], offset)
-            offset = found if found >= 0 else offset
-            self._add(kind, chunk, prefix + chunk, position + offset if position >= 0 else position, group, part=part)
+            start, stop = self._part_span(chunk, lo, position, end)
+            lo = stop
+            self._add(kind, chunk, prefix + chunk, start, group, part=part, end=stop)
 
-    def quote(self, text: str, position: int, *, boilerplate: bool = False) -> None:
-        self.add_paragraph(text, position, _QUOTE, boilerplate)
+    def quote(self, text: str, position: int, *, boilerplate: bool = False, end: int = -1) -> None:
+        self.add_paragraph(text, position, _QUOTE, boilerplate, end)
 
-    def metadata(self, text: str, position: int) -> None:
-        self.paragraph(text, position, kind=SegmentKind.METADATA)
+    def metadata(self, text: str, position: int, *, end: int = -1) -> None:
+        self.paragraph(text, position, kind=SegmentKind.METADATA, end=end)
 
-    def list(self, items: Sequence[ListItem], position: int, *, boilerplate: bool = False) -> None:
-        self.add_list(items, position, boilerplate)
+    def list(self, items: Sequence[ListItem], position: int, *, boilerplate: bool = False, end: int = -1) -> None:
+        self.add_list(items, position, boilerplate, end)
 
-    def add_list(self, items: Sequence[ListItem], position: int, boilerplate: bool) -> None:
+    def add_list(self, items: Sequence[ListItem], position: int, boilerplate: bool, end: int = -1) -> None:
         rendered: builtins.list[tuple[ListItem, str]] = []  # (item, its cleaned text)
         clean = self._clean
         for item in items:
@@ -288,7 +301,9 @@ class SegmentBuilder:
             start += len(run)
             text = "\n".join([cleaned for _, cleaned in chunk])
             first = chunk[0][0].position
-            self._add(kind, text, "\n".join(run), first if first >= 0 else position, group, part=part)
+            last = chunk[-1][0].end
+            self._add(kind, text, "\n".join(run), first if first >= 0 else position, group, part=part,
+                      end=last if last >= 0 else end)
 
     def table(
         self,
@@ -298,12 +313,15 @@ class SegmentBuilder:
         *,
         caption: str | None = None,
         boilerplate: bool = False,
-        row_positions: Sequence[int] | None = None,
+        row_spans: Sequence[tuple[int, int]] | None = None,
+        end: int = -1,
     ) -> None:
         # A row is kept when some cell has text; an escaped cell is empty exactly when its cleaned text is, so each
         # cell is cleaned once.
         escape = escape_cell if self._clean else _escape_pipes
-        body = [row for row in ([escape(c) for c in cells] for cells in rows) if any(row)]
+        kept = [(row, k) for k, row in enumerate([escape(c) for c in cells] for cells in rows) if any(row)]
+        body = [row for row, _ in kept]
+        spans = [row_spans[k] if row_spans is not None and k < len(row_spans) else (position, end) for _, k in kept]
         head = [escape(c) for c in header] if header else None
         if head is not None and not any(head):
             head = None
@@ -323,7 +341,8 @@ class SegmentBuilder:
             head_md = f"Table: {cap}\n" + head_md if head_md else f"Table: {cap}"
         row_mds = ["| " + " | ".join(r) + " |" for r in body]
         if not row_mds:
-            self._add(kind, self._table_text(cap, head, []), head_md, position, group, header=head_md or None)
+            self._add(kind, self._table_text(cap, head, []), head_md, position, group, header=head_md or None,
+                      end=end)
             return
         budget = max(self._max - (self._estimate(head_md) if head_md else 0), self._max // 4)
         runs = self._pack(row_mds, sep="\n", limit=budget)
@@ -333,15 +352,16 @@ class SegmentBuilder:
         start = 0
         for part, run in enumerate(runs):
             rows_here = body[start : start + len(run)]
-            pos = position
-            if row_positions is not None and start < len(row_positions) and row_positions[start] >= 0:
-                pos = row_positions[start]
+            # The first group's span opens where the table does (its caption and header); a later one's at its
+            # first row: the header it repeats is the first group's source.
+            first = position if part == 0 else spans[start][0]
+            last = spans[start + len(run) - 1][1]
             start += len(run)
             md = (head_md + "\n" if head_md else "") + "\n".join(run)
-            self._add(kind, self._table_text(cap, head, rows_here), md, pos, group, part=part,
-                      header=head_md or None)
+            self._add(kind, self._table_text(cap, head, rows_here), md, first, group, part=part,
+                      header=head_md or None, end=max(last, first))
 
-    def code(self, code: str, language: str | None, position: int) -> None:
+    def code(self, code: str, language: str | None, position: int, end: int = -1) -> None:
         code = code.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
         if not code.strip():
             return
@@ -353,9 +373,12 @@ class SegmentBuilder:
         opener = fence + (lang or "")
         overhead = self._estimate(opener + "\n\n" + fence)
         limit = max(self._max - overhead, self._max // 4)
+        lo = position
         for part, chunk in enumerate(self._pack_code(code, limit)):
-            self._add(SegmentKind.CODE, chunk, f"{opener}\n{chunk}\n{fence}", position, group, part=part,
-                      language=lang, header=opener)
+            start, stop = self._part_span(chunk, lo, position, end)
+            lo = stop
+            self._add(SegmentKind.CODE, chunk, f"{opener}\n{chunk}\n{fence}", start, group, part=part,
+                      language=lang, header=opener, end=stop)
 
     # -- helpers ------------------------------------------------------------------------------------------
 
@@ -363,8 +386,16 @@ class SegmentBuilder:
         self._group += 1
         return self._group
 
+    def _part_span(self, chunk: str, lo: int, start: int, end: int) -> tuple[int, int]:
+        """Source span of ``chunk``, a part of the unit at ``start`` to ``end``, found from ``lo`` (where the
+        previous part ended) on; the rest of the unit without a stream or when it is not found there."""
+        stream = self._stream
+        if stream is None or end <= lo or lo < 0:
+            return start, end
+        return stream.part_span(chunk, lo, end)
+
     def _add(self, kind: SegmentKind, text: str, markdown: str, position: int, group: int, *, part: int = 0,
-             level: int = 0, language: str | None = None, header: str | None = None) -> None:
+             level: int = 0, language: str | None = None, header: str | None = None, end: int = -1) -> None:
         index = self._count
         self._count += 1
         if kind is _NAVIGATION and not self._navigation:
@@ -373,9 +404,11 @@ class SegmentBuilder:
         if kind is _HEADING and path and path[-1] == text:
             path = path[:-1]
         # Every segment of every document is built here: new_segment is Segment(...) without the dataclass
-        # __init__'s 14 object.__setattr__ calls (qatbe/_segment.pyx; about 0.37 us a record instead of 2.1 us).
+        # __init__'s 15 object.__setattr__ calls (qatbe/_segment.pyx; about 0.37 us a record instead of 2.1 us).
+        start = max(position, 0)
         self._segments.append(
-            new_segment(kind, text, markdown, max(position, 0), index, level, path, language, group, part, header)
+            new_segment(kind, text, markdown, start, index, level, path, language, group, part, header, 0, 0.0,
+                        False, max(end, start))
         )
 
     @staticmethod

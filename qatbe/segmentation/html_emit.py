@@ -1,127 +1,129 @@
-"""Blocks to segments: hand each walked block to the builder, with its source position.
+"""Blocks to segments: hand each walked block to the builder, with its source span.
 
-Source positions: selectolax does not expose offsets, so each block's first plain word is searched for in the
-HTML from a cursor that only moves forward (bounded window), which keeps positions monotonic and the cost linear.
+Source spans: each block, list item and table row is found in the page's text stream (``spans.Stream``) from where
+the previous one ended, so spans follow the walk's document order and the cost stays linear.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
 
 from ..types import SegmentKind
 from .builder import ListItem, SegmentBuilder, clean_inline
 from .html_tables import TableData
 from .html_walk import Block
+from .spans import Stream
 
-_SEARCH_WINDOW = 1 << 17
 _PARAGRAPH = SegmentKind.PARAGRAPH
 _QUOTE = SegmentKind.QUOTE
 _METADATA = SegmentKind.METADATA
 
 
-class _Locator:
-    """Source offsets by searching each block's first plain word from a forward-only cursor.
-
-    Linear by construction: every search is bounded by a window, and all searches together may scan at most a
-    few times the page (a budget), after which blocks get the cursor's position. Misses (a word split by a tag or
-    an entity) leave the cursor where it is, so positions stay monotonic.
-    """
-
-    __slots__ = ("budget", "cursor", "html", "window")
-
-    def __init__(self, html: str, window: int = _SEARCH_WINDOW) -> None:
-        if window < 1:
-            raise ValueError("window must be at least 1 character")
-        self.html = html
-        self.window = window
-        body = html.find("<body")
-        self.cursor = max(body, 0)
-        self.budget = 4 * len(html) + window
-
-    def find(self, text: str) -> int:
-        cursor = self.cursor
-        budget = self.budget
-        if budget <= 0:
-            return cursor
-        needle = _needle(text)
-        if not needle:
-            return cursor
-        end = cursor + min(budget, self.window)
-        at = self.html.find(needle, cursor, end)
-        if at < 0:
-            self.budget = budget - (end - cursor)
-            return cursor
-        self.cursor = at + len(needle)
-        self.budget = budget - (self.cursor - cursor)
-        return at
-
-
-def _needle(text: str) -> str:
-    """What the locator searches for: the first match of ``[A-Za-z0-9]{4,}`` in the first 400 characters, else
-    the first eight characters after blanks. A loop rather than the regex: compiled (html_emit.pxd) it is a C scan
-    of the text, and the regex engine's search was a tenth of the emit stage (tests/test_segment_speedpath.py
-    checks the two agree)."""
-    n = min(len(text), 400)
-    run = 0
-    for i in range(n):
-        c = text[i]
-        if "a" <= c <= "z" or "A" <= c <= "Z" or "0" <= c <= "9":
-            run += 1
-        elif run >= 4:
-            return text[i - run : i]
-        else:
-            run = 0
-    if run >= 4:
-        return text[n - run : n]
-    return text.strip()[:8]
-
-
-def _emit(builder: SegmentBuilder, blocks: list[Block], html: str, locate: Any = None) -> None:
-    """Hand every block to the builder; ``locate`` finds source positions (``_Locator(html)`` unless given:
-    ``html_fastwalk.ByteLocator`` finds the same ones faster)."""
-    if locate is None:
-        locate = _Locator(html)
-    find = locate.find
+def _emit(builder: SegmentBuilder, blocks: list[Block], stream: Stream) -> None:
+    """Hand every block to the builder with its source span: the spans of all units (blocks, list items, table
+    cells) are aligned first, in document order (``Stream.align``), and the builder finds its parts' spans
+    inside them."""
+    texts, cells, heads = _units(blocks)
+    spans = iter(stream.align(texts, cells, heads))
     for block in blocks:
         kind = block.kind
         boiler = block.boiler
         # Paragraphs are two blocks in three: they are tested first.
         if kind == "p" and not block.meta:
-            builder.add_paragraph(block.text, find(block.text), _PARAGRAPH, boiler)
+            start, end = next(spans)
+            builder.add_paragraph(block.text, start, _PARAGRAPH, boiler, end)
         elif kind == "list":
             if block.items:
                 base = min([item[1] for item in block.items])
-                items = [ListItem(text, depth - base, ordered, number, find(text))
-                         for text, depth, ordered, number, _ in block.items]
-                builder.add_list(items, items[0].position, boiler)
+                items = []
+                for text, depth, ordered, number, _ in block.items:
+                    start, end = next(spans)
+                    items.append(ListItem(text, depth - base, ordered, number, start, end))
+                builder.add_list(items, items[0].position, boiler, items[-1].end)
         elif kind == "table":
             data = block.table
             assert data is not None
-            first = _first_cell(data)
-            builder.table(data.header, data.rows, find(first), caption=data.caption, boilerplate=boiler)
+            _table(builder, data, spans, boiler)
         else:
             text = block.text
-            position = find(text)
+            start, end = next(spans)
             if kind == "h":
-                builder.add_heading(text, block.level, position, boiler)
+                builder.add_heading(text, block.level, start, boiler, end)
             elif kind == "code":
                 if boiler:  # as inline text: the builder takes the walk's texts as collapsed, code is not
-                    builder.add_paragraph(clean_inline(text), position, _PARAGRAPH, True)
+                    builder.add_paragraph(clean_inline(text), start, _PARAGRAPH, True, end)
                 else:
-                    builder.code(text, block.lang, position)
+                    builder.code(text, block.lang, start, end)
             elif kind == "quote":
-                builder.add_paragraph(text, position, _QUOTE, boiler)
+                builder.add_paragraph(text, start, _QUOTE, boiler, end)
             elif kind == "caption" or block.meta:
-                builder.add_paragraph(text, position, _METADATA, boiler)
+                builder.add_paragraph(text, start, _METADATA, boiler, end)
             else:
-                builder.add_paragraph(text, position, _PARAGRAPH, boiler)
+                builder.add_paragraph(text, start, _PARAGRAPH, boiler, end)
 
 
-def _first_cell(data: TableData) -> str:
-    """The table's first non-blank cell, header first: where its text starts in the source."""
-    for row in ((data.header or ()),) + data.rows:
-        for cell in row:
-            if cell.strip():
-                return cell
-    return ""
+def _units(blocks: list[Block]) -> tuple[list[str], set[int], set[int]]:
+    """The texts whose spans ``_emit`` takes, in its order: a block's text, a list's items, a table's cells; the
+    indexes of the table cells after each table's first, which ``Stream.align`` looks for near the one before,
+    and of the header cells, which it takes only whole (``Stream.align`` says why)."""
+    texts: list[str] = []
+    cells: set[int] = set()
+    heads: set[int] = set()
+    for block in blocks:
+        if block.kind == "list":
+            texts.extend([item[0] for item in block.items])
+        elif block.kind == "table":
+            data = block.table
+            assert data is not None
+            first = len(texts)
+            for row, cell in _cells(data):
+                if row == -1:
+                    heads.add(len(texts))
+                texts.append(cell)
+            cells.update(range(first + 1, len(texts)))
+        else:
+            texts.append(block.text)
+    return texts, cells, heads
 
+
+def _cells(data: TableData) -> list[tuple[int, str]]:
+    """The cells of a table whose spans are found, as (row, text), the caption as row -2 and the header as row
+    -1: the non-blank cells that are not a copy of the cell above or to their left (a cell spanning rows or
+    columns is repeated in the grid and read once in the source)."""
+    cells: list[tuple[int, str]] = []
+    if data.caption:
+        cells.append((-2, data.caption))
+    above: tuple[str, ...] = ()
+    rows = ((data.header,) if data.header else ()) + data.rows
+    first = -1 if data.header else 0
+    for k, row in enumerate(rows):
+        for j, cell in enumerate(row):
+            if cell.strip() and not (j < len(above) and above[j] == cell) and not (j and row[j - 1] == cell):
+                cells.append((first + k, cell))
+        above = row
+    return cells
+
+
+def _table(builder: SegmentBuilder, data: TableData, spans: Iterator[tuple[int, int]], boiler: bool) -> None:
+    """A table with the span of its caption and header and of every row: a row from its first to its last cell
+    of its own (``_cells``); a row without one, an empty span where the previous one ended."""
+    start = end = -1
+    rows = [(-1, -1)] * len(data.rows)
+    for row, _ in _cells(data):
+        a, b = next(spans)
+        if start < 0:
+            start = a  # where the table's first cell is, or would be (an empty span where the stream stood)
+        if a == b:
+            continue
+        end = max(end, b)
+        if row >= 0:
+            first, _ = rows[row]
+            rows[row] = (a if first < 0 else first, b)
+    last = max(start, 0)
+    for k, (a, b) in enumerate(rows):
+        if a < 0:
+            rows[k] = (last, last)
+        else:
+            last = b
+    builder.table(data.header, data.rows, max(start, 0), caption=data.caption, boilerplate=boiler,
+                  row_spans=rows, end=max(end, start, 0))

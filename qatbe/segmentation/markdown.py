@@ -21,6 +21,7 @@ from ..settings import Settings
 from ..types import Metadata, ParsedDocument
 from .builder import ListItem, SegmentBuilder
 from .front_matter import read_front_matter
+from .spans import Stream, trimmed
 from .text import LINE_END, segment_text
 
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
@@ -66,27 +67,31 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
         return segment_text(text, settings)
     # Lines as markdown-it counts them (it normalises "\r\n" and a lone "\r" to "\n" before parsing).
     line_starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
-    builder = SegmentBuilder(settings)
+    builder = SegmentBuilder(settings, stream=Stream(text, markup=False))
     title: str | None = None
+    no_span = (-1, -1)
 
-    def offset(token: Token) -> int:
+    def lines(token: Token) -> tuple[int, int]:
+        """The source span of a block token: its lines (markdown-it's ``token.map``), blank ends left out."""
         if token.map is None:
-            return -1
-        line = token.map[0]
-        return line_starts[line] if line < len(line_starts) else len(text)
+            return no_span
+        first, last = token.map
+        start = line_starts[first] if first < len(line_starts) else len(text)
+        return trimmed(text, start, line_starts[last] if last < len(line_starts) else len(text))
 
     lists: list[_ListState] = []  # open lists, outermost first
     item_text: list[list[str]] = []  # text collected for each open list item
-    item_pos: list[int] = []
+    item_pos: list[tuple[int, int]] = []
     quote_depth = 0
     quote_parts: list[str] = []
-    quote_pos = -1
+    quote_span = no_span
     table_header: list[str] = []
     table_rows: list[list[str]] = []
+    row_spans: list[tuple[int, int]] = []
     table_row: list[str] | None = None
-    table_pos = -1
+    table_span = row_span = no_span
     in_head = False
-    heading: tuple[int, int] | None = None
+    heading: tuple[int, tuple[int, int]] | None = None
 
     def place(content: str, tok: Token) -> None:
         """Inline text goes to the open quote, else the open list item, else a paragraph of its own."""
@@ -95,7 +100,8 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
         elif lists:
             item_text[-1].append(content)
         else:
-            builder.paragraph(content, offset(tok))
+            start, end = lines(tok)
+            builder.paragraph(content, start, end=end)
 
     i = 0
     n = len(tokens)
@@ -103,7 +109,7 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
         tok = tokens[i]
         kind = tok.type
         if kind == "heading_open":
-            heading = (int(tok.tag[1]), offset(tok))
+            heading = (int(tok.tag[1]), lines(tok))
         elif kind == "heading_close":
             heading = None
         elif kind == "inline":
@@ -112,7 +118,7 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
                 if quote_depth or lists:
                     (quote_parts if quote_depth else item_text[-1]).append(content)
                 else:
-                    builder.heading(content, heading[0], heading[1])
+                    builder.heading(content, heading[0], heading[1][0], end=heading[1][1])
                     if title is None and heading[0] == 1:
                         title = builder.segments[-1].text if builder.segments else None
             elif table_row is not None:
@@ -127,7 +133,7 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
             lists.append(_ListState(ordered=kind == "ordered_list_open", number=start))
         elif kind == "list_item_open":
             item_text.append([])
-            item_pos.append(offset(tok))
+            item_pos.append(lines(tok))
         elif kind == "list_item_close":
             _flush_item(lists, item_text, item_pos)
         elif kind in ("bullet_list_close", "ordered_list_close"):
@@ -137,15 +143,16 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
             elif quote_depth:
                 quote_parts.extend(item.text for item in state.items)
             else:
-                builder.list(state.items, state.items[0].position if state.items else -1)
+                builder.list(state.items, state.items[0].position if state.items else -1,
+                             end=state.items[-1].end if state.items else -1)
         elif kind == "blockquote_open":
             if quote_depth == 0:
-                quote_parts, quote_pos = [], offset(tok)
+                quote_parts, quote_span = [], lines(tok)
             quote_depth += 1
         elif kind == "blockquote_close":
             quote_depth -= 1
             if quote_depth == 0:
-                builder.quote(" ".join(quote_parts), quote_pos)
+                builder.quote(" ".join(quote_parts), quote_span[0], end=quote_span[1])
         elif kind in ("fence", "code_block"):
             language = tok.info.split()[0] if tok.info.strip() else None
             if quote_depth:
@@ -153,24 +160,26 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
             elif lists:
                 item_text[-1].append(tok.content)
             else:
-                builder.code(tok.content, language, offset(tok))
+                start, end = lines(tok)
+                builder.code(tok.content, language, start, end)
         elif kind == "table_open":
-            table_header, table_rows, table_pos = [], [], offset(tok)
+            table_header, table_rows, row_spans, table_span = [], [], [], lines(tok)
         elif kind == "thead_open":
             in_head = True
         elif kind == "thead_close":
             in_head = False
         elif kind == "tr_open":
-            table_row = []
+            table_row, row_span = [], lines(tok)
         elif kind == "tr_close":
             if table_row is not None:
                 if in_head:
                     table_header = table_row
                 else:
                     table_rows.append(table_row)
+                    row_spans.append(row_span)
             table_row = None
         elif kind == "table_close":
-            builder.table(table_header or None, table_rows, table_pos)
+            builder.table(table_header or None, table_rows, table_span[0], row_spans=row_spans, end=table_span[1])
         elif kind == "html_block":
             plain = _html_text(tok.content)
             if plain:
@@ -179,26 +188,27 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
     # Unclosed structures cannot happen with markdown-it (it closes everything), but stay safe.
     while lists:
         state = lists.pop()
-        builder.list(state.items, -1)
+        builder.list(state.items, -1, end=state.items[-1].end if state.items else -1)
     metadata = Metadata(title=title) if front is None else front.metadata(title)
     return ParsedDocument(segments=tuple(builder.segments), metadata=metadata, format="markdown")
 
 
 def _flush_item(
-    lists: list[_ListState], item_text: list[list[str]], item_pos: list[int], *, keep_open: bool = False
+    lists: list[_ListState], item_text: list[list[str]], item_pos: list[tuple[int, int]], *,
+    keep_open: bool = False
 ) -> None:
     if not item_text:
         return
     parts = item_text.pop()
-    pos = item_pos.pop()
+    span = item_pos.pop()
     state = lists[-1]
     if parts:
         state.items.append(ListItem(" ".join(parts), depth=len(lists) - 1, ordered=state.ordered,
-                                    number=state.number, position=pos))
+                                    number=state.number, position=span[0], end=span[1]))
         state.number += 1
     if keep_open:
         item_text.append([])
-        item_pos.append(pos)
+        item_pos.append(span)
 
 
 def _html_text(fragment: str) -> str:

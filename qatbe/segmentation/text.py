@@ -7,6 +7,7 @@ import re
 from ..settings import Settings
 from ..types import Metadata, ParsedDocument
 from .builder import SegmentBuilder
+from .spans import Stream, trimmed
 
 # A block ends at a blank line -- whatever ends its lines: "\n", "\r\n" (Windows) or a lone "\r" (old Mac OS) -- or
 # at a form feed, the page break of text extracted from PDF (pdftotext puts one between pages).
@@ -16,11 +17,17 @@ LINE_END = r"(?:\r\n|\r(?!\n)|\n)"
 _BLANK = re.compile(rf"{LINE_END}[^\S\r\n\f]*{LINE_END}|[^\S\r\n\f]*\f\s*")
 
 
+def _paragraph(builder: SegmentBuilder, text: str, start: int, end: int) -> None:
+    """The paragraph ``text[start:end]``, its source span without its blank ends."""
+    first, last = trimmed(text, start, end)
+    builder.paragraph(text[start:end], first, end=last)
+
+
 def segment_text(text: str, settings: Settings) -> ParsedDocument:
-    builder = SegmentBuilder(settings)
+    builder = SegmentBuilder(settings, stream=Stream(text, markup=False))
     start = 0
     for match in _BLANK.finditer(text):
-        builder.paragraph(text[start : match.start()], start)
+        _paragraph(builder, text, start, match.start())
         start = match.end()
-    builder.paragraph(text[start:], start)
+    _paragraph(builder, text, start, len(text))
     return ParsedDocument(segments=tuple(builder.segments), metadata=Metadata(), format="text")
