@@ -107,7 +107,7 @@ def _cells(data: TableData) -> list[tuple[int, str]]:
 def _table(builder: SegmentBuilder, data: TableData, spans: Iterator[tuple[int, int]], boiler: bool) -> None:
     """A table with the span of its caption and header and of every row: a row from its first to its last cell
     of its own (``_cells``); a row without one, an empty span where the previous one ended."""
-    start = end = -1
+    start = end = head = -1
     rows = [(-1, -1)] * len(data.rows)
     for row, _ in _cells(data):
         a, b = next(spans)
@@ -119,7 +119,9 @@ def _table(builder: SegmentBuilder, data: TableData, spans: Iterator[tuple[int, 
         if row >= 0:
             first, _ = rows[row]
             rows[row] = (a if first < 0 else first, b)
-    last = max(start, 0)
+        else:
+            head = b
+    last = max(start, head, 0)
     for k, (a, b) in enumerate(rows):
         if a < 0:
             rows[k] = (last, last)
