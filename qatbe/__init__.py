@@ -29,7 +29,10 @@ from .settings import DEFAULT_WEIGHTS, TIERS, Settings, supported_languages
 from .types import ItemError, Metadata, ParsedDocument, Segment, SegmentKind
 
 if TYPE_CHECKING:  # the lazy names' types, for type checkers (nothing is imported at run time)
+    from .batch import BatchResult, extract_batch
     from .fetching import FetchOptions, afetch, fetch
+    from .router import Router, RouterResult
+    from .warc import WarcReader, read_warc
 
 # Public names whose modules need optional packages or are heavy to load: imported on first use (PEP 562), so
 # that ``import qatbe`` stays cheap and imports no framework. Name -> module that defines it.
