@@ -360,6 +360,14 @@ def _doc_rank(docs: list[_Doc], ranking: str) -> list[int]:
     return list(range(len(docs)))
 
 
+def check_budget_room(settings: Settings) -> None:
+    """Refuse a budget (less ``reserve_tokens``) that the citation buffer would take whole: the context would be
+    empty whatever the documents (``ConfigError``)."""
+    if settings.citations and settings.effective_budget <= settings.citation_buffer:
+        raise ConfigError(f"a budget of {settings.effective_budget} tokens (after reserve_tokens) leaves nothing "
+                          f"after citation_buffer={settings.citation_buffer}; raise the budget or lower the buffer")
+
+
 def extract_many(
     documents: Iterable[str | bytes | Document],
     query: object = None,
@@ -396,9 +404,7 @@ def extract_many(
                                                max_document_tokens=max_document_tokens))
     if settings.nested:
         raise ConfigError("nested=True applies to extract (one document), not to extract_many")
-    if settings.citations and settings.effective_budget <= settings.citation_buffer:
-        raise ConfigError(f"a budget of {settings.effective_budget} tokens (after reserve_tokens) leaves nothing "
-                          f"after citation_buffer={settings.citation_buffer}; raise the budget or lower the buffer")
+    check_budget_room(settings)
     q_text = query_text(query)
     from .fetching import fetch_documents  # fetch builds on Document
 

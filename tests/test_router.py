@@ -322,3 +322,9 @@ def test_the_issue_config_text_is_the_helpers(tmp_path: Path) -> None:
     assert set(yaml.safe_load(ISSUE_CONFIG)) == {"version", "variables", "sources", "routes", "permissions",
                                                  "deny_paths", "cache", "budget"}
     assert os.fspath(make_handbook(tmp_path)).endswith("router.yaml")
+
+
+def test_a_budget_the_citation_buffer_takes_whole_is_refused_at_load() -> None:
+    with pytest.raises(ConfigError, match=r"^budget: a budget of 30 tokens .* citation_buffer=64"):
+        Router({"sources": {"r": {"type": "inline", "text": "x"}}, "routes": [{"name": "d", "sources": ["r"]}],
+                "budget": {"budget": 30}})

@@ -19,6 +19,7 @@ from typing import Any
 
 from .._optional import require
 from ..errors import ConfigError
+from ..many import check_budget_room
 from ..pipeline import resolve_settings
 from ..settings import Settings
 
@@ -397,6 +398,7 @@ def _parse(raw: Mapping[str, Any], written: Mapping[str, Any], base_dir: Path, r
         raise ConfigError("budget.settings: give the options themselves (budget, ranking, ...)")
     try:
         settings = resolve_settings(None, dict(budget))
+        check_budget_room(settings)  # what extract_many would refuse at query time, refused at load
     except ConfigError as exc:
         raise ConfigError(f"budget: {exc}") from None
     if settings.nested:
