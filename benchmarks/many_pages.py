@@ -34,13 +34,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import qatbe
+from qatbe.bench.args import default_corpora
 from qatbe.bench.env import describe
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPORA = ROOT.parent.parent / "shared" / "corpora"
+CORPORA = default_corpora()  # $QATBE_CORPORA, else ../shared/corpora beside the repository
 
 
 def dev_pages() -> list[bytes]:
+    if not (CORPORA / "wcxb" / "index.jsonl").is_file():
+        raise SystemExit(f"many_pages.py: the dev corpora are not at {CORPORA} (set QATBE_CORPORA)")
     wcxb = [json.loads(line) for line in (CORPORA / "wcxb" / "index.jsonl").read_text().splitlines()]
     pages = [gzip.decompress((CORPORA / "wcxb" / row["html"]).read_bytes()) for row in wcxb
              if row.get("wcxb_split", "dev") == "dev"]
