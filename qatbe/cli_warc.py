@@ -23,6 +23,7 @@ from pathlib import Path
 from .batch import extract_batch
 from .cli_batch import Options, note
 from .errors import InputError
+from .jsonl import iter_jsonl
 from .many import Document
 from .result import Result
 from .types import ItemError
@@ -40,19 +41,9 @@ class _Page:
 
 def read_queries(path: str) -> dict[str, str]:
     """``--queries FILE.jsonl``: record id or url -> question. Checked whole before any page is read."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read --queries {path}: {getattr(exc, 'strerror', None) or exc}") from None
     out: dict[str, str] = {}
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{n}: not JSON ({exc.msg})") from None
-        key = row.get("id", row.get("url")) if isinstance(row, dict) else None
+    for n, row in iter_jsonl(Path(path), InputError):
+        key = row.get("id", row.get("url"))
         if not isinstance(key, str) or not isinstance(row.get("query"), str):
             raise InputError(f'{path}:{n}: expected {{"id" or "url": "...", "query": "..."}}')
         out[key] = row["query"]

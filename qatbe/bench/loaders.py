@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import DataError
+from ..jsonl import iter_jsonl
 
 AnswerType = Literal["span", "yes_no", "none"]
 DocFormat = Literal["html", "markdown", "text"]
@@ -114,25 +115,8 @@ def jsonl_rows(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def _iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yields (line number, object) for every non-blank line; anything but a JSON object is an error."""
-    try:
-        fh = path.open("r", encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    with fh:
-        try:
-            for number, raw in enumerate(fh, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    value = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{path}:{number}: invalid JSON ({exc.msg}, column {exc.colno})") from None
-                if not isinstance(value, dict):
-                    raise DataError(f"{path}:{number}: expected a JSON object, got {type(value).__name__}")
-                yield number, value
-        except UnicodeDecodeError as exc:
-            raise DataError(f"{path}: not UTF-8 ({exc.reason})") from None
+    """Yields (line number, object) for every non-blank line; anything but a JSON object is a ``DataError``."""
+    return iter_jsonl(path, DataError)
 
 
 def _str(row: Mapping[str, Any], key: str, where: str, *, required: bool = True) -> str | None:
