@@ -10,7 +10,7 @@ only on their keys, so dropping entries changes no output, only the time to comp
 | term memo, two an analyser (``_core.TermMemo``) | raw token | ``MEMO_MAX`` when a call starts | cleared |
 | surface term -> index term (``Analyzer._cache``) | surface term | ``MEMO_MAX`` | cleared |
 | prefix filters (``Analyzer._filter_memo``) | a query's terms | ``FILTER_MEMO_MAX`` | cleared |
-| word splits (``score.analyze.split_cached``) | raw token | 65,536 | least recently used out |
+| word splits (``score.analyze.split_cached``) | raw token | 16,384 | least recently used out |
 | one-letter prefixes (``score.analyze._after``) | a letter | 256 | least recently used out |
 | queries read (``score.question._read_kept``) | language, query, weight | ``QUESTIONS_KEPT`` | least recently used out |
 | language codes (``score.languages.normalize_code``) | declared code | 256 | least recently used out |

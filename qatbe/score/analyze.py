@@ -74,7 +74,7 @@ def _fold(term: str) -> str:
     return unicodedata.normalize("NFC", "".join(out))
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def split_cached(token: str) -> tuple[str, ...]:
     """``split_word``, memoised across pages: the tokens that reach it (non-ASCII, joined, mixed case) recur."""
     return tuple(split_word(token))
@@ -181,9 +181,10 @@ def fold_table() -> npt.NDArray[np.uint32]:
 
 # Memo entries per table before it starts afresh. Analyzers live for the process (one per language), and a
 # pipeline over millions of pages meets an unbounded vocabulary (names, numbers, typos): the memo must not grow
-# with it. 200,000 entries hold a large site's working vocabulary in a few tens of MB; clearing is invisible in the
-# output (the memo only saves work).
-MEMO_MAX = 200_000
+# with it. 100,000 entries hold a site's working vocabulary in about 35 MB a memo (benchmarks/rss_stream.py: a
+# larger bound only deepens the saw-tooth of filling and clearing); clearing is invisible in the output (the memo
+# only saves work).
+MEMO_MAX = 100_000
 # Prefix filters kept per analyser (one per distinct query's terms) before the memo starts afresh.
 FILTER_MEMO_MAX = 256
 
