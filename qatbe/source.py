@@ -80,7 +80,7 @@ def load_source(source: object, settings: Settings) -> tuple[str, str]:
     nul, controls = kernel.control_scan(text, _SNIFF_CHARS)
     if controls > max(8, min(len(text), _SNIFF_CHARS) // 10):
         raise InputError(_BINARY)
-    if nul or _ANY_CONTROL.search(text):
+    if nul or kernel.any_control(text):  # the whole text, compiled: ``_ANY_CONTROL.search``
         text = strip_controls(text)
     fmt = settings.format if settings.format != "auto" else detect_format(text)
     if fmt != "text" and "&#" in text:

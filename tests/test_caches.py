@@ -92,3 +92,14 @@ def test_rss_stream_runs(corpora: Path, tmp_path: Path) -> None:
     assert result["pages"] == 30 and [s["page"] for s in result["samples"]] == [10, 20, 30]
     assert all(s["rss_mb"] > 0 for s in result["samples"])
     assert (tmp_path / "rss_stream.md").read_text("utf-8").startswith("qatbe ")
+
+
+def test_preload_builds_every_shipped_languages_analyser() -> None:
+    analyze.clear_analyzers()
+    try:
+        analyze.preload()
+        assert sorted(a.language for a in analyze.analyzers()) == sorted(languages.LEXICONS)
+        analyze.preload(["de"])  # already there: nothing new
+        assert len(analyze.analyzers()) == len(languages.LEXICONS)
+    finally:
+        analyze.clear_analyzers()

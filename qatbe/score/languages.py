@@ -346,6 +346,13 @@ def _totals(tally: _Tally) -> list[int]:
     return out
 
 
+def guesser_tables() -> None:
+    """Build the language guesser's tables now (``analyze.preload``): otherwise the first page without a declared
+    language builds them."""
+    _vote_matrix()
+    _class_voters()
+
+
 @cache
 def _class_voters() -> tuple[tuple[int, ...], ...]:
     """Per stopword class (``_stop_classes``), the candidates it votes for: the 1s of its matrix row."""
