@@ -1,5 +1,5 @@
-"""``any_control``: the whole-text check ``load_source`` runs on every input, compiled and twin, against the
-regex it stands for, at every storage width and at every position of the vector blocks."""
+"""The whole-text checks ``load_source`` runs on every input: ``any_control``, compiled and twin, against the
+regex it stands for, at every storage width and position of the vector blocks; the numeric-reference guard."""
 
 from __future__ import annotations
 
@@ -44,3 +44,16 @@ def test_any_control_finds_one_character_anywhere_in_a_long_text(kernel: ModuleT
             chars[at] = bad
             assert kernel.any_control("".join(chars)), (bad, at)
         assert not kernel.any_control(filler * 101 + "\t\n\r")
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(["&#", "x", "X", "0", "1", "2", "3", "5", "7", "8", "9", "b", "d", "f", "F", ";", " ",
+                                 "&#x", "&#0", "&#1", "a"]), max_size=14).map("".join))
+def test_the_reference_guard_finds_every_reference_the_substitution_changes(text: str) -> None:
+    """``load_source`` substitutes numeric references only when ``_CHAR_REF_OUT`` finds one to remove: it must
+    find one wherever the substitution would change the text."""
+    from qatbe import source
+
+    if source._CHAR_REF.sub(source._ref, text) != text:
+        assert source._CHAR_REF_OUT.search(text) is not None
+    assert source._harmful_ref(text) is (source._CHAR_REF_OUT.search(text) is not None)
