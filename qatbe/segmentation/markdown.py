@@ -94,7 +94,8 @@ def _pyrs() -> Any:
 
 @dataclass(slots=True)
 class _Token:
-    """The fields of a markdown-it-py ``Token`` the walk reads."""
+    """The fields of a markdown-it-py ``Token`` the walk reads (``attrs`` shared and empty unless given: the walk
+    only reads it)."""
 
     type: str
     level: int
@@ -102,9 +103,10 @@ class _Token:
     content: str = ""
     map: list[int] | None = None
     info: str = ""
-    attrs: dict[str, Any] = field(default_factory=dict)
+    attrs: dict[str, Any] = field(default_factory=lambda: _NO_ATTRS)
 
 
+_NO_ATTRS: dict[str, Any] = {}
 _OPEN_CLOSE = {"bullet_list": "bullet_list", "ordered_list": "ordered_list", "list_item": "list_item",
                "blockquote": "blockquote", "table": "table", "thead": "thead", "tbody": "tbody", "trow": "tr"}
 
@@ -114,8 +116,10 @@ def _pyrs_tokens(text: str) -> list[_Token] | None:
     parse it (no markdown-it-pyrs, a deep line, a deep tree, a node this does not translate).
 
     Why rebuilt: the walk below reads markdown-it-py's tokens; each node becomes the tokens markdown-it-py
-    emits for it, at the level it gives them (a tight list item's text as a hidden paragraph), and ``map``'s
-    lines come from the node's source span (bytes of the UTF-8 text, as markdown-it-pyrs counts them)."""
+    emits for it that the walk reads (paragraph and table-cell open and close tokens, which it skips, are left
+    out), at the level markdown-it-py gives them (a tight list item's text as a hidden paragraph's inline), and
+    ``map``'s lines, start and end, come from the node's source span (bytes of the UTF-8 text, as
+    markdown-it-pyrs counts them)."""
     md = _pyrs()
     if md is None or _DEEP_LINE.search(text) is not None or _DEEP_LINE.match("\n" + text[:2000]) is not None:
         return None
@@ -142,7 +146,6 @@ def _pyrs_tokens(text: str) -> list[_Token] | None:
 
     out: list[_Token] = []
     append = out.append
-    head = False  # inside a table's head: its cells are th
     # (node, level, closing): an explicit stack, as the walk below has, so depth never meets the recursion limit.
     stack: list[tuple[Any, int, bool]] = [(child, 0, False) for child in reversed(md.tree(text).children)]
     while stack:
@@ -151,16 +154,13 @@ def _pyrs_tokens(text: str) -> list[_Token] | None:
         if level > _PYRS_MAX_LEVEL:
             return None
         if closing:
-            head = head and name != "thead"
             append(_Token(f"{_OPEN_CLOSE[name]}_close", level))
         elif name == "paragraph" or name == "text":  # a text at block level: a tight list item's hidden paragraph
             where = lines(node)
             inner = node.meta["content"] if name == "text" else content(node)
             if inner is None:
                 return None
-            append(_Token("paragraph_open", level, tag="p", map=where))
             append(_Token("inline", level + 1, content=inner, map=where))
-            append(_Token("paragraph_close", level, tag="p"))
         elif name == "heading" or name == "lheading":
             where = lines(node)
             tag = f"h{node.meta['level']}"
@@ -171,22 +171,18 @@ def _pyrs_tokens(text: str) -> list[_Token] | None:
             append(_Token("inline", level + 1, content=inner, map=where))
             append(_Token("heading_close", level, tag=tag))
         elif name in _OPEN_CLOSE:
-            attrs = {}
+            attrs = _NO_ATTRS
             if name == "ordered_list":
                 number = node.meta.get("start", 1)
-                attrs = {"start": number} if number != 1 else {}
-            head = head or name == "thead"
+                attrs = {"start": number} if number != 1 else _NO_ATTRS
             append(_Token(f"{_OPEN_CLOSE[name]}_open", level, map=lines(node), attrs=attrs))
             stack.append((node, level, True))
             stack.extend([(child, level + 1, False) for child in reversed(node.children)])
         elif name == "tcell":
-            cell = "th" if head else "td"
             inner = content(node)
             if inner is None:
                 return None
-            append(_Token(f"{cell}_open", level, tag=cell))
             append(_Token("inline", level + 1, content=inner))
-            append(_Token(f"{cell}_close", level, tag=cell))
         elif name in ("fence", "code_block", "html_block"):
             meta = node.meta
             append(_Token(name, level, content=meta["content"], map=lines(node),
