@@ -69,10 +69,10 @@ def kernel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
     monkeypatch.setattr(analyze, "kernel", module)
     monkeypatch.setattr(languages, "kernel", module)
     # Analyzers (their term memos) and the stopword table are kernel objects, built once: build them anew.
-    analyze.analyzer.cache_clear()
+    analyze.clear_analyzers()
     languages._stop_classes.cache_clear()
     yield module
-    analyze.analyzer.cache_clear()
+    analyze.clear_analyzers()
     languages._stop_classes.cache_clear()
 
 

@@ -917,6 +917,17 @@ def control_scan(text: str, sniff: int) -> tuple[bool, int]:
     return "\x00" in text, len(_CONTROL.findall(text, 0, max(sniff, 0)))
 
 
+# What ``source`` strips or refuses: C0 controls but tab, LF and CR, U+007F-U+009F, lone surrogates.
+_STRIPPED = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\ud800-\\udfff]")
+
+
+def any_control(text: str) -> bool:
+    """Whether ``text`` holds a character ``source.strip_controls`` removes or replaces, or a lone surrogate."""
+    if not isinstance(text, str):
+        raise TypeError(f"any_control expects str, got {type(text).__name__}")
+    return _STRIPPED.search(text) is not None
+
+
 def last_visible(texts: Sequence[str]) -> npt.NDArray[np.uint32]:
     """Per text, the code point of its last non-whitespace character (``str.rstrip``), 0 when it has none."""
     items = _texts(texts)

@@ -74,6 +74,56 @@ static Py_ssize_t qatbe_controls8(const uint8_t* s, Py_ssize_t n) {
     for (; i < n; i++) count += qatbe_is_control(s[i]);
     return count;
 }
+/* Any character source.py strips or refuses (source._ANY_CONTROL): C0 controls but tab, line feed and carriage
+   return, DEL and the C1 controls U+007F-U+009F, and surrogates U+D800-U+DFFF. A whole-page check on every
+   input: 16 units a step (SSE2) for one- and two-byte storage, each range tested as "unsigned distance from its
+   start within its span" with saturating subtraction, stopping at the first block that holds one. */
+static inline int qatbe_strip_char(uint32_t c) {
+    return (c <= 0x1f && c != 9 && c != 10 && c != 13) || (c >= 0x7f && c <= 0x9f) || (c >= 0xd800 && c <= 0xdfff);
+}
+static int qatbe_any_control(const void* data, Py_ssize_t n, int kind) {
+    Py_ssize_t i = 0;
+    if (kind == 1) {
+        const uint8_t* s = (const uint8_t*) data;
+#if QATBE_SSE2
+        const __m128i zero = _mm_setzero_si128(), c1f = _mm_set1_epi8(0x1f), tab = _mm_set1_epi8(9),
+                      lf = _mm_set1_epi8(10), cr = _mm_set1_epi8(13), del = _mm_set1_epi8(0x7f),
+                      span = _mm_set1_epi8(0x20);
+        for (; i + 16 <= n; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i*) (s + i));
+            __m128i low = _mm_andnot_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr))),
+                _mm_cmpeq_epi8(_mm_subs_epu8(v, c1f), zero));
+            __m128i high = _mm_cmpeq_epi8(_mm_subs_epu8(_mm_sub_epi8(v, del), span), zero);
+            if (_mm_movemask_epi8(_mm_or_si128(low, high))) return 1;
+        }
+#endif
+        for (; i < n; i++) if (qatbe_strip_char(s[i])) return 1;
+        return 0;
+    }
+    if (kind == 2) {
+        const uint16_t* s = (const uint16_t*) data;
+#if QATBE_SSE2
+        const __m128i zero = _mm_setzero_si128(), c1f = _mm_set1_epi16(0x1f), tab = _mm_set1_epi16(9),
+                      lf = _mm_set1_epi16(10), cr = _mm_set1_epi16(13), del = _mm_set1_epi16(0x7f),
+                      span = _mm_set1_epi16(0x20), sur = _mm_set1_epi16((short) 0xd800),
+                      sur_span = _mm_set1_epi16(0x7ff);
+        for (; i + 8 <= n; i += 8) {
+            __m128i v = _mm_loadu_si128((const __m128i*) (s + i));
+            __m128i low = _mm_andnot_si128(
+                _mm_or_si128(_mm_cmpeq_epi16(v, tab), _mm_or_si128(_mm_cmpeq_epi16(v, lf), _mm_cmpeq_epi16(v, cr))),
+                _mm_cmpeq_epi16(_mm_subs_epu16(v, c1f), zero));
+            __m128i high = _mm_cmpeq_epi16(_mm_subs_epu16(_mm_sub_epi16(v, del), span), zero);
+            __m128i surrogate = _mm_cmpeq_epi16(_mm_subs_epu16(_mm_sub_epi16(v, sur), sur_span), zero);
+            if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(low, high), surrogate))) return 1;
+        }
+#endif
+        for (; i < n; i++) if (qatbe_strip_char(s[i])) return 1;
+        return 0;
+    }
+    for (; i < n; i++) if (qatbe_strip_char(((const uint32_t*) data)[i])) return 1;
+    return 0;
+}
 static Py_ssize_t qatbe_controls16(const uint16_t* s, Py_ssize_t n) {
     Py_ssize_t i = 0, count = 0;
 #if QATBE_SSE2

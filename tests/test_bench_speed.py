@@ -126,6 +126,30 @@ def test_run_speed_starts_each_page_at_the_next_system(tmp_path: Path, monkeypat
     assert [list(p["seconds"]) for p in report.pages] == [["a", "b", "c"]] * 4
 
 
+def test_the_single_pass_times_each_page_once_before_the_repeats(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The single pass runs first on each page (after one untimed call of each system on the demo page), each of
+    its systems once, the page starting them at the next one; the repeated calls follow."""
+    write_pages(tmp_path, [1, 2, 3])
+    ran: list[tuple[str, str]] = []
+
+    def timed(name: str) -> Callable[[Page], Callable[[], object]]:
+        return lambda page: lambda: ran.append((name, page.name))
+
+    monkeypatch.setattr(speed, "systems", lambda: {name: (timed(name), ()) for name in ("a", "b", "c")})
+    monkeypatch.setattr(speed, "SINGLE_PASS", ("a", "b"))
+    report = run_speed(read_pages([tmp_path]), protocol="single")
+    assert ran == [("a", "demo.html"), ("b", "demo.html"), ("a", "p0.html"), ("b", "p0.html"), ("b", "p1.html.gz"),
+                   ("a", "p1.html.gz"), ("a", "p2.html"), ("b", "p2.html")]
+    assert [sorted(p["single"]) for p in report.pages] == [["a", "b"]] * 3
+    assert all(not p["seconds"] for p in report.pages)
+    ran.clear()
+    report = run_speed(read_pages([tmp_path]), repeat=1)
+    first_page = [name for name, page in ran if page == "p0.html"]
+    assert first_page == ["a", "b", "a", "a", "b", "b", "c", "c"]  # single pass, then one untimed + one timed each
+    assert "single pass" in report.table() and "repeated calls" in report.table()
+
+
 def test_run_speed_reports_every_page(tmp_path: Path) -> None:
     write_pages(tmp_path, [1, 8, 30])
     report = run_speed(read_pages([tmp_path]), names=["parse", "bm25:qatbe", "bm25:qatbe-text"], repeat=1)
@@ -164,6 +188,14 @@ def test_the_target_ratios_are_reported_per_corpus() -> None:
     assert aeb["trafilatura-fast / qatbe:summary"]["median"] == 5.0
     assert summary["by_corpus"]["wcxb"]["qatbe:summary / parse"]["median"] == 9.0
     assert "the target ratios per corpus" in SpeedReport({}, pages, {}).table()
+    for p in pages:
+        seconds = p["seconds"]
+        assert isinstance(seconds, dict)
+        p["single"] = {k: 2 * v for k, v in seconds.items()}
+    single = SpeedReport({}, pages, {}).summary()["single_pass"]
+    assert single["by_corpus"]["aeb"]["qatbe:summary / parse"]["median"] == 5.0
+    assert single["systems"]["parse"]["median_ms"] == 2000.0
+    assert SpeedReport({}, pages, {}).table().startswith("single pass")
 
 
 def test_bm25_time_is_split_into_a_fixed_part_and_a_part_per_segment() -> None:

@@ -1,7 +1,20 @@
 """``qatbe bench speed``: page-by-page time on real HTML, qatbe next to the parse floor and the peers, one run.
 
-Per page (the time of each is the fastest of ``--repeat`` runs, the usual way to take scheduler noise out, after
-one untimed run; each page starts the systems at the next one in turn, so that none always follows the same one):
+Two protocols, in one process, page after page:
+
+* **single pass** (the headline): each page is met once, as a scrape or search pipeline meets it. The Lexbor
+  parse, qatbe ``summary`` and trafilatura ``fast=True`` are each timed once on the page, before anything else
+  reads it, the page starting them at the next one in turn (``SINGLE_PASS``). What a process builds once comes
+  first, untimed and reported as ``process_setup_s``: every system's call on the bundled demo page (imports), and
+  qatbe's analysers of every shipped language and its language guesser's tables (``score.analyze.preload``),
+  which a long-running pipeline builds on its first page in each language. No dev page is read before its turn,
+  so qatbe's memos know only the pages before it.
+* **repeated**: every system, the fastest of ``--repeat`` calls after one untimed call of the same page (the usual
+  way to take scheduler noise out, and what a call on a page already analysed costs; it flatters qatbe, whose
+  memos and the processor's caches then hold the page). Each page starts the systems at the next one in turn, so
+  that none always follows the same one.
+
+The systems:
 
 * ``parse``: ``LexborHTMLParser(html)``, the floor any selectolax-based extractor pays;
 * ``qatbe:<tier>``: ``qatbe.extract(html, query, tier=...)`` end to end, for each tier;
@@ -17,8 +30,10 @@ one untimed run; each page starts the systems at the next one in turn, so that n
 The query of a page is its ``<title>``: a realistic "what is this page about" question that every page has.
 Pages are decoded to ``str`` once, outside the timings, so every system gets the same input.
 
-Report: median and p95 per system, per-page ratios (qatbe ÷ parse, peer ÷ qatbe), BM25 time per 1,000 segments,
-the log-log slope of time against page size (1.0 = linear), and the biggest pages, where cost growth shows.
+Report: the single pass's median and p95 per system and per-page ratios, overall and per corpus; then, for the
+repeated calls, median and p95 per system, per-page ratios (qatbe ÷ parse, peer ÷ qatbe), BM25 time per 1,000
+segments, the log-log slope of time against page size (1.0 = linear), and the biggest pages, where cost growth
+shows. The load average at the start and at the end goes with the machine's description (the host is shared).
 """
 
 from __future__ import annotations
@@ -29,6 +44,7 @@ import hashlib
 import importlib.util
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -46,6 +62,9 @@ if TYPE_CHECKING:
     from ..types import Segment
 
 TIERS: tuple[str, ...] = ("key_facts", "summary", "detailed", "complete")
+# The systems of the single pass, and the protocols ``--protocol`` chooses from.
+SINGLE_PASS: tuple[str, ...] = ("parse", "qatbe:summary", "trafilatura-fast")
+PROTOCOLS: tuple[str, ...] = ("both", "single", "repeated")
 PAGE_SETS: tuple[str, ...] = ("scrapinghub-aeb/html", "wcxb/html")
 # The per-1,000-segment BM25 figures read only pages of at least this many segments: on a smaller page the fixed
 # cost a page is most of the time, and a figure per segment would say little.
@@ -259,13 +278,18 @@ def systems() -> dict[str, tuple[Timed, tuple[str, ...]]]:
     return table
 
 
-def best_of(call: Callable[[], object], repeat: int) -> float:
-    """Fastest of ``repeat`` runs, in seconds."""
+# The clocks ``--clock`` chooses from: wall time, or the CPU time of the calling thread, which leaves out the time
+# the thread waits while the scheduler runs other work (every system timed here computes in the calling thread).
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "thread": time.thread_time}
+
+
+def best_of(call: Callable[[], object], repeat: int, clock: Callable[[], float] = time.perf_counter) -> float:
+    """Fastest of ``repeat`` runs, in seconds of ``clock``."""
     best = math.inf
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         call()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, clock() - start)
     return best
 
 
@@ -308,18 +332,50 @@ def fixed_and_marginal(pages: Sequence[dict[str, Any]], name: str) -> dict[str, 
 TARGET_RATIOS = (("qatbe:summary", "parse"), ("trafilatura-fast", "qatbe:summary"))
 
 
+def _ratios(pages: Sequence[dict[str, Any]], num: str, den: str, key: str = "seconds") -> dict[str, float] | None:
+    """Median and p95 of the per-page ratio ``num`` ÷ ``den`` of the times under ``key`` ("seconds": the repeated
+    calls, "single": the single pass)."""
+    values = [p[key][num] / p[key][den] for p in pages
+              if num in p.get(key, {}) and den in p[key] and p[key][den] > 0]
+    return {"median": statistics.median(values), "p95": percentile(values, 0.95)} if values else None
+
+
+def _corpus_of(page: dict[str, Any]) -> str:
+    return str(page["name"]).split("/")[0] if "/" in page["name"] else "given pages"
+
+
 @dataclass
 class SpeedReport:
     env: dict[str, object]
-    pages: list[dict[str, Any]]  # one row per page: name, bytes, segments, seconds per system, errors
+    pages: list[dict[str, Any]]  # one row per page: name, bytes, segments, seconds per system, single, errors
     skipped: dict[str, str]
 
     def system_names(self) -> list[str]:
         return list(dict.fromkeys(k for p in self.pages for k in p["seconds"]))
 
+    def single_pass(self) -> dict[str, Any]:
+        """The single pass: median and p95 ms per system, and the target ratios overall and per corpus."""
+        names = list(dict.fromkeys(k for p in self.pages for k in p.get("single", {})))
+        out: dict[str, Any] = {"systems": {}, "ratios": {}, "by_corpus": {}}
+        for name in names:
+            times = [p["single"][name] for p in self.pages if name in p.get("single", {})]
+            out["systems"][name] = {"pages": len(times), "median_ms": 1000 * statistics.median(times),
+                                    "p95_ms": 1000 * percentile(times, 0.95)}
+        for num, den in TARGET_RATIOS:
+            if overall := _ratios(self.pages, num, den, "single"):
+                out["ratios"][f"{num} / {den}"] = overall
+        for corpus in sorted({_corpus_of(p) for p in self.pages}):
+            pages = [p for p in self.pages if _corpus_of(p) == corpus]
+            found: dict[str, Any] = {
+                f"{num} / {den}": r for num, den in TARGET_RATIOS if (r := _ratios(pages, num, den, "single"))}
+            if found:
+                out["by_corpus"][corpus] = {"pages": len(pages), **found}
+        return out
+
     def summary(self) -> dict[str, Any]:
         names = self.system_names()
-        out: dict[str, Any] = {"systems": {}, "ratios": {}, "per_1000_segments_ms": {}}
+        out: dict[str, Any] = {"single_pass": self.single_pass(), "systems": {}, "ratios": {},
+                               "per_1000_segments_ms": {}}
         for name in names:
             times = [p["seconds"][name] for p in self.pages if name in p["seconds"]]
             if not times:
@@ -341,13 +397,8 @@ class SpeedReport:
                     out["per_1000_segments_ms"][name] = {"median": statistics.median(per), "p95": percentile(per, 0.95),
                                                          **fixed_and_marginal(scored, name)}
 
-        def ratios(pages: Sequence[dict[str, Any]], num: str, den: str) -> dict[str, float] | None:
-            values = [p["seconds"][num] / p["seconds"][den] for p in pages
-                      if num in p["seconds"] and den in p["seconds"] and p["seconds"][den] > 0]
-            return {"median": statistics.median(values), "p95": percentile(values, 0.95)} if values else None
-
         def ratio(num: str, den: str) -> None:
-            found = ratios(self.pages, num, den)
+            found = _ratios(self.pages, num, den)
             if found:
                 out["ratios"][f"{num} / {den}"] = found
 
@@ -361,25 +412,48 @@ class SpeedReport:
         out["by_corpus"] = {}
         for corpus in sorted({p["name"].split("/")[0] for p in self.pages if "/" in p["name"]}):
             pages = [p for p in self.pages if p["name"].startswith(corpus + "/")]
-            found = {f"{num} / {den}": r for num, den in TARGET_RATIOS if (r := ratios(pages, num, den))}
+            found = {f"{num} / {den}": r for num, den in TARGET_RATIOS if (r := _ratios(pages, num, den))}
             if found:
                 out["by_corpus"][corpus] = {"pages": len(pages), **found}
         return out
 
+    def single_table(self) -> str:
+        """The headline: the single pass's times and target ratios (empty when it did not run)."""
+        single = self.single_pass()
+        if not single["systems"]:
+            return ""
+        labels = [f"{num} / {den}" for num, den in TARGET_RATIOS]
+        parts = ["single pass: each page once, systems interleaved, one process\n",
+                 markdown_table(["system", "pages", "median ms", "p95 ms"], [
+                     [name, str(v["pages"]), f"{v['median_ms']:.2f}", f"{v['p95_ms']:.2f}"]
+                     for name, v in single["systems"].items()]),
+                 "\n\nsingle pass, per-page ratios (median / p95)\n",
+                 markdown_table(["pages", "count", *labels], [
+                     [corpus, str(v["pages"]), *(f"{v[k]['median']:.2f} / {v[k]['p95']:.2f}" if k in v else "—"
+                                               for k in labels)]
+                     for corpus, v in [("all", {"pages": len(self.pages), **single["ratios"]}),
+                                       *single["by_corpus"].items()]])]
+        return "".join(parts)
+
     def table(self, biggest: int = 5) -> str:
         summary = self.summary()
+        head = self.single_table()
+        if not summary["systems"]:
+            return head
         rows = [[name, str(s["pages"]), f"{s['median_ms']:.2f}", f"{s['p95_ms']:.2f}",
                  "—" if s["mb_per_s"] is None else f"{s['mb_per_s']:.2f}",
                  "—" if s["loglog_slope"] is None else f"{s['loglog_slope']:.2f}", str(s["errors"])]
                 for name, s in summary["systems"].items()]
-        parts = [f"{len(self.pages)} pages, time per page (fastest of the repeats)\n",
+        parts = [head + "\n\n" if head else "",
+                 (f"repeated calls: {len(self.pages)} pages, time per page (fastest of the repeats after one "
+                  "untimed call)\n"),
                  markdown_table(["system", "pages", "median ms", "p95 ms", "MB/s", "size slope", "errors"], rows)]
         if summary["ratios"]:
-            parts.append("\n\nper-page ratios\n")
+            parts.append("\n\nrepeated calls, per-page ratios\n")
             parts.append(markdown_table(["ratio", "median", "p95"], [
                 [k, f"{v['median']:.2f}", f"{v['p95']:.2f}"] for k, v in summary["ratios"].items()]))
         if summary["by_corpus"]:
-            parts.append("\n\nthe target ratios per corpus (median / p95)\n")
+            parts.append("\n\nrepeated calls, the target ratios per corpus (median / p95)\n")
             labels = [f"{num} / {den}" for num, den in TARGET_RATIOS]
             parts.append(markdown_table(["corpus", "pages", *labels], [
                 [corpus, str(v["pages"]), *(f"{v[k]['median']:.2f} / {v[k]['p95']:.2f}" if k in v else "—"
@@ -413,6 +487,11 @@ class SpeedReport:
              "pages": self.pages}, indent=1, sort_keys=True), encoding="utf-8")
         machine = f"qatbe {self.env['qatbe_version']} ({self.env['backend']}), Python {self.env['python']}, " \
                   f"{self.env['cpu']} × {self.env['cpu_count']}, {self.env['date']}"
+        if "clock" in self.env:
+            machine += f", clock {self.env['clock']}"
+        load = self.env.get("load_average")
+        if isinstance(load, dict):
+            machine += f", load average {load['start'][0]:.2f} at the start, {load['end'][0]:.2f} at the end"
         written["table"].write_text(f"{machine}\n\n{self.table()}\n", encoding="utf-8")
         if plot and self.pages:
             written["plot"] = self.plot(out / "speed.png")
@@ -452,10 +531,38 @@ def _progress(pages: Sequence[Page], enabled: bool) -> Iterator[Page]:
         yield from pages
 
 
+def _demo_page() -> Page:
+    from importlib import resources
+
+    html = resources.files("qatbe.data").joinpath("demo.html").read_text("utf-8")
+    return Page("demo.html", html, len(html.encode("utf-8")), _title(html))
+
+
+def _single(order: Sequence[tuple[str, Timed]], page: Page, k: int, row: dict[str, Any],
+            clock: Callable[[], float]) -> None:
+    """The single pass on one page: each system timed once, the page starting them at the ``k``-th in turn."""
+    start = k % len(order)
+    for name, make in [*order[start:], *order[:start]]:
+        try:
+            row["single"][name] = best_of(make(page), 1, clock)
+        except Exception as exc:  # noqa: BLE001 - recorded per page and system
+            row["errors"][name] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+
+
 def run_speed(
-    pages: Sequence[Page], *, names: Sequence[str] | None = None, repeat: int = 3, progress: bool = False
+    pages: Sequence[Page], *, names: Sequence[str] | None = None, repeat: int = 3, progress: bool = False,
+    protocol: str = "both", clock: str = "wall",
 ) -> SpeedReport:
-    """Times every available system on every page; a system whose peer is missing is skipped and reported."""
+    """Times every available system on every page; a system whose peer is missing is skipped and reported.
+
+    ``protocol``: "single" (the single pass only), "repeated" (the repeated calls only) or "both" (per page, the
+    single pass first, then the repeated calls). ``clock``: "wall" or
+    "thread" (``CLOCKS``)."""
+    if clock not in CLOCKS:
+        raise ConfigError(f"unknown clock {clock!r}; choose from {', '.join(CLOCKS)}")
+    timer = CLOCKS[clock]
+    if protocol not in PROTOCOLS:
+        raise ConfigError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
     table = systems()
     chosen = list(names) if names else list(table)
     skipped: dict[str, str] = {}
@@ -467,17 +574,38 @@ def run_speed(
             skipped[name] = f"{', '.join(absent)} not installed (pip install 'qatbe[bench]')"
         else:
             runnable[name] = make
+    single = [(n, runnable[n]) for n in SINGLE_PASS if n in runnable] if protocol != "repeated" else []
+    repeated = [(n, runnable[n]) for n in chosen if n in runnable] if protocol != "single" else []
+    load_start = os.getloadavg()
+    demo = _demo_page()
+    setup = time.perf_counter()
+    if single:
+        from ..score.analyze import preload
+
+        preload()  # what a process builds once: every language's analyser, the language guesser's tables
+    for _, make in single:
+        make(demo)()  # imports, on a page that is not measured
+    setup = time.perf_counter() - setup
     rows: list[dict[str, Any]] = []
-    order = list(runnable.items())
+    order = repeated
     for k, page in enumerate(_progress(pages, progress)):
+        row: dict[str, Any] = {"name": page.name, "bytes": page.size, "segments": -1, "query": page.query,
+                               "seconds": {}, "single": {}, "errors": {}}
+        if single:
+            gc.collect()
+            # Before anything else reads the page: qatbe's segmentation for the BM25 rows would teach the walk
+            # its class names and the processor its branches.
+            _single(single, page, k, row, timer)
+        rows.append(row)
+        if not order:
+            continue
         seg_error = ""
         try:
             n_segments = len(page_segments(page))
         except Exception as exc:  # noqa: BLE001 - a page qatbe cannot segment is reported, BM25 rows skipped
             n_segments = -1
             seg_error = f"{type(exc).__name__}: {exc}"
-        row: dict[str, Any] = {"name": page.name, "bytes": page.size, "segments": n_segments, "query": page.query,
-                               "seconds": {}, "errors": {}}
+        row["segments"] = n_segments
         gc.collect()
         # Each page starts the systems at the next one, and each system's timed calls follow one untimed call. Why:
         # a call finds the caches as the call before it left them. In a fixed order a system that always followed
@@ -492,13 +620,17 @@ def run_speed(
             try:
                 call = make(page)
                 call()  # untimed: the first call pays imports, and every system meets the page's data once
-                row["seconds"][name] = best_of(call, repeat)
+                row["seconds"][name] = best_of(call, repeat, timer)
             except Exception as exc:  # noqa: BLE001 - recorded per page and system
                 row["errors"][name] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
         row["seconds"] = {name: row["seconds"][name] for name in runnable if name in row["seconds"]}
-        rows.append(row)
         _segments_cache.pop(page.name, None)
-    return SpeedReport(describe(), rows, skipped)
+    env = describe()
+    env["load_average"] = {"start": list(load_start), "end": list(os.getloadavg())}
+    env["protocol"] = protocol
+    env["clock"] = clock
+    env["process_setup_s"] = setup  # the single pass's untimed setup: imports, analysers, demo-page calls
+    return SpeedReport(env, rows, skipped)
 
 
 def build_parser() -> ArgumentParser:
@@ -510,7 +642,13 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--limit", type=positive_int, default=None,
                         help="at most N pages (a fixed spread plus the 5 biggest)")
     parser.add_argument("--repeat", type=positive_int, default=3,
-                        help="timed runs per page and system, after one untimed run (the fastest counts)")
+                        help="repeated calls: timed runs per page and system, after one untimed run (the fastest "
+                             "counts)")
+    parser.add_argument("--protocol", choices=PROTOCOLS, default="both",
+                        help="single: each page once (parse, qatbe summary, trafilatura fast); repeated: every "
+                             "system's fastest of --repeat; both (default): the single pass, then the repeats")
+    parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
+                        help="wall time, or the calling thread's CPU time (leaves out waits for a shared core)")
     parser.add_argument("--systems", default=None,
                         help="comma-separated subset of: " + ", ".join(systems()))
     parser.add_argument("--out", type=Path, default=None, help="write speed.json/.md/.png here")
@@ -534,7 +672,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not paths:
             raise DataError(f"no pages given and none found under {corpora} ({', '.join(PAGE_SETS)})")
     pages = read_pages(paths, limit=args.limit)
-    report = run_speed(pages, names=names, repeat=args.repeat, progress=not args.no_progress)
+    report = run_speed(pages, names=names, repeat=args.repeat, progress=not args.no_progress,
+                       protocol=args.protocol, clock=args.clock)
     print(report.table())
     if args.out is not None:
         for kind, path in report.write(args.out, plot=not args.no_plot and can_plot("qatbe bench speed")).items():

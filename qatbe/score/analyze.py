@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any
@@ -73,7 +74,7 @@ def _fold(term: str) -> str:
     return unicodedata.normalize("NFC", "".join(out))
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def split_cached(token: str) -> tuple[str, ...]:
     """``split_word``, memoised across pages: the tokens that reach it (non-ASCII, joined, mixed case) recur."""
     return tuple(split_word(token))
@@ -180,9 +181,10 @@ def fold_table() -> npt.NDArray[np.uint32]:
 
 # Memo entries per table before it starts afresh. Analyzers live for the process (one per language), and a
 # pipeline over millions of pages meets an unbounded vocabulary (names, numbers, typos): the memo must not grow
-# with it. 200,000 entries hold a large site's working vocabulary in a few tens of MB; clearing is invisible in the
-# output (the memo only saves work).
-MEMO_MAX = 200_000
+# with it. 100,000 entries hold a site's working vocabulary in about 35 MB a memo (benchmarks/rss_stream.py: a
+# larger bound only deepens the saw-tooth of filling and clearing); clearing is invisible in the output (the memo
+# only saves work).
+MEMO_MAX = 100_000
 # Prefix filters kept per analyser (one per distinct query's terms) before the memo starts afresh.
 FILTER_MEMO_MAX = 256
 
@@ -203,6 +205,11 @@ class Analyzer:
         self._analysers = (partial(self._analyse, False), partial(self._analyse, True))
         self._filters = self.language not in _PREFIX_STEMMERS  # may the index skip tokens by their prefix?
         self._filter_memo: dict[tuple[str, ...], tuple[frozenset[str], npt.NDArray[np.uint32] | None]] = {}
+
+    def cache_sizes(self) -> dict[str, int]:
+        """Entries held now: the fuller term memo, the surface-term cache, the prefix filters (``qatbe.caches``)."""
+        return {"term memo": max(len(m) for m in self._memos), "surface terms": len(self._cache),
+                "prefix filters": len(self._filter_memo)}
 
     def term(self, surface: str) -> str | None:
         """The index term of a surface term, or None for a stopword."""
@@ -425,9 +432,47 @@ class Analyzer:
         return list(seen.items()), True
 
 
-@lru_cache(maxsize=64)
+# Analysers kept, least recently used first out. One per language code as ``languages.normalize_code`` reads it
+# ("en-GB", "en_US" and "EN" share the one for "en"), so a crawl's pages keep a handful; each holds its memos
+# (``MEMO_MAX`` entries each at most), which go with it.
+ANALYZERS_KEPT = 64
+_analyzers: OrderedDict[str | None, Analyzer] = OrderedDict()
+_analyzers_lock = threading.Lock()
+
+
 def analyzer(language: str | None) -> Analyzer:
-    return Analyzer(language)
+    """The process's analyser of a language (a declared code such as "en-GB", or None)."""
+    code = languages.normalize_code(language)
+    with _analyzers_lock:
+        found = _analyzers.get(code)
+        if found is not None:
+            _analyzers.move_to_end(code)
+            return found
+        found = _analyzers[code] = Analyzer(code)
+        if len(_analyzers) > ANALYZERS_KEPT:
+            _analyzers.popitem(last=False)
+        return found
+
+
+def analyzers() -> list[Analyzer]:
+    """The analysers kept now, least recently used first (``qatbe.caches`` reads their memos' sizes)."""
+    with _analyzers_lock:
+        return list(_analyzers.values())
+
+
+def preload(codes: Iterable[str] | None = None) -> None:
+    """Build now what a process otherwise builds on its first page in each language: the analysers of ``codes``
+    (default: every language with a lexicon), with their lexicons and stemmers, and the language guesser's
+    stopword tables. About 0.2 s for all; for a service or a benchmark that should not charge a page with it."""
+    for code in sorted(languages.LEXICONS) if codes is None else codes:
+        analyzer(code)
+    languages.guesser_tables()
+
+
+def clear_analyzers() -> None:
+    """Drop every analyser (and its memos): for benchmarks that swap the kernel module."""
+    with _analyzers_lock:
+        _analyzers.clear()
 
 
 def analyze_all(texts: Iterable[str], language: str | None) -> list[list[str]]:

@@ -74,10 +74,15 @@ _TENTHS = {str(k): k / 10.0 for k in range(100)}
 _VALUES = frozenset([*_TENTHS, "s"])
 
 
-@cache
 def lexicon(code: str | None) -> Lexicon:
+    """The lexicon of a language code (``EMPTY`` for a code without one)."""
     if code is None or code not in LEXICONS:
         return EMPTY
+    return _lexicon(code)
+
+
+@cache  # one entry per code of LEXICONS at most: any other code never reaches it
+def _lexicon(code: str) -> Lexicon:
     raw = resources.files("qatbe.data").joinpath(f"lexicon-{code}.tsv.gz").read_bytes()
     return parse_lexicon(gzip.decompress(raw).decode("utf-8"))
 
@@ -110,12 +115,16 @@ def parse_lexicon(text: str) -> Lexicon:
     return Lexicon(zipf, frozenset(stop))
 
 
-@cache
 def stopwords(code: str | None) -> frozenset[str]:
     """Only the stopwords of a lexicon: language detection votes over 19 languages and must not build 19
     frequency tables to do it (building them all takes over a second)."""
     if code is None or code not in LEXICONS:
         return frozenset()
+    return _stopwords(code)
+
+
+@cache  # one entry per code of LEXICONS at most
+def _stopwords(code: str) -> frozenset[str]:
     raw = resources.files("qatbe.data").joinpath(f"lexicon-{code}.tsv.gz").read_bytes()
     return stop_lines(gzip.decompress(raw))
 
@@ -136,7 +145,6 @@ def stop_lines(data: bytes) -> frozenset[str]:
                      if line.endswith("\ts") and len(line) > 2 and "\t" not in line[:-2])
 
 
-@cache
 def stemmer(code: str | None) -> Stemmer.Stemmer | None:
     """One stemmer per language; PyStemmer objects are not thread-safe, so callers hold ``stem_lock``.
 
@@ -145,7 +153,12 @@ def stemmer(code: str | None) -> Stemmer.Stemmer | None:
     "can severely damage" (it costs each new word a cache entry and, once full, a purge): with it a new word
     costs about three times as much to stem in a ``stemWords`` call (benchmarks/NOTES.md)."""
     name = STEMMERS.get(code or "")
-    return Stemmer.Stemmer(name, 0) if name else None
+    return _stemmer(name) if name else None
+
+
+@cache  # one entry per algorithm of STEMMERS at most
+def _stemmer(name: str) -> Stemmer.Stemmer:
+    return Stemmer.Stemmer(name, 0)
 
 
 def stem_lock() -> threading.Lock:
@@ -331,6 +344,13 @@ def _totals(tally: _Tally) -> list[int]:
         for c in voters[cls]:
             out[c] += count
     return out
+
+
+def guesser_tables() -> None:
+    """Build the language guesser's tables now (``analyze.preload``): otherwise the first page without a declared
+    language builds them."""
+    _vote_matrix()
+    _class_voters()
 
 
 @cache

@@ -1097,6 +1097,11 @@ cdef dict _evidence_memo = {}
 cdef dict _hidden_memo = {}
 
 
+def memo_sizes():
+    """The entries each process-wide memo holds now (``qatbe.caches.sizes`` reports them)."""
+    return {"evidence": len(_evidence_memo), "hidden": len(_hidden_memo)}
+
+
 # -- the walk -----------------------------------------------------------------------------------------------
 
 # Frame kinds and modes: html_walk's values.

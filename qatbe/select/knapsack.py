@@ -76,7 +76,7 @@ def powers(costs: npt.NDArray[np.int64], exponent: float) -> npt.NDArray[np.floa
 CHECKED_COSTS = 1 << 12
 
 
-@functools.cache
+@functools.lru_cache(maxsize=16)  # one entry per exponent a caller uses; a sweep over many only checks again
 def _exact(exponent: float) -> bool:
     """Does ``powers`` give, for every cost from 0 to ``CHECKED_COSTS``, exactly what ``densities`` computes in
     Python for this exponent (``math.sqrt`` for 0.5, the cost itself for 1, 1 for 0)?

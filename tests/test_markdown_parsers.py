@@ -1,0 +1,103 @@
+"""markdown-it-pyrs, when installed, gives the segments markdown-it-py gives: on every dev markdown document, on
+hand-written cases of every block kind, and on generated documents; ``QATBE_MARKDOWN_PARSER`` picks the parser."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import qatbe
+from qatbe.errors import ConfigError
+from qatbe.segmentation import markdown
+
+pytest.importorskip("markdown_it_pyrs")
+
+
+def _both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[object, object]:
+    monkeypatch.setenv(markdown.PARSER_ENV, "markdown-it-py")
+    pure = qatbe.segment(text, format="markdown")
+    monkeypatch.setenv(markdown.PARSER_ENV, "markdown-it-pyrs")
+    fast = qatbe.segment(text, format="markdown")
+    return pure, fast
+
+
+def test_every_dev_markdown_document_segments_the_same(corpora: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    count = 0
+    for name in ("squad11-dev", "conditionalqa-dev", "hotpotqa-distractor"):
+        for line in (corpora / name / "documents.jsonl").read_text("utf-8").splitlines():
+            text = json.loads(line).get("markdown")
+            if not text:
+                continue
+            assert markdown._pyrs_tokens(text) is not None  # the fast parser read it, not the fallback
+            pure, fast = _both(text, monkeypatch)
+            assert fast == pure, name
+            count += 1
+    assert count > 300
+
+
+CASES = {
+    "headings": "# One *x*\n\nSetext\n===\n\n## \n\n### Three ###\n\nText\n---\n",
+    "lists": "- a\n- b\n  - c\n    1. d\n\n- loose\n\n  para\n\n3. three\n4. four\n\n1) x\n-\n",
+    "quotes": "> quote *a*\n> more\n>\n> - item\n>   lazy\n\n> > inner\nlazy\n",
+    "code": "```py extra\ncode é\n```\n\n    indented\n\n~~~\nfence\n~~~\n\n```\nunclosed",
+    "tables": "| a | b \\| c |\n|---|:-:|\n| 1 | 2 |\n| 3 |\n\n| x |\n|---|\n",
+    "html": "<div>\nhi <b>there</b>\n</div>\n\n<!-- note -->\n\ntext [l](u) ![i](s) [r][d]\n\n[d]: http://x\n",
+    "crlf": "# T\r\n\r\npara one\r\nline two\r\n\r\n- a\r\n- b\r\n",
+    "front matter": "---\ntitle: A page\n---\n# Body\n\ntext\n",
+    "breaks": "a  \nb\\\nc\n\n***\n\nd &amp; e &#1; `code`\n",
+    "deep lists": "".join("  " * i + "- item\n" for i in range(20)),
+    "deep quotes": "> " * 15 + "deep\n",
+    "lazy quote": "> quote\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> q\n2) two\n",
+    "table end": "| a | b |\n|---|---|\n| 1 | 2 |\n2) two\n",
+    "unicode": "# Überschrift\n\nTexte élégant — 東京タワー\n\n- ü\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_hand_written_cases_segment_the_same(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    pure, fast = _both(CASES[name], monkeypatch)
+    assert fast == pure
+
+
+BLOCKS = st.sampled_from([
+    "# Head", "Para *em* [l](u)", "- item", "  - sub", "1. one", "> quote", "```\ncode\n```", "    indented",
+    "| a | b |\n|---|---|\n| 1 | 2 |", "<div>x</div>", "Setext\n===", "---", "", "text\nmore", "- a\n\n  b",
+    "> - q\n> - r", "[d]: http://x", "2) two", "* star", "+ plus", "\tTab", "  ", "é ü — 東", "  > nested quote",
+    "- > q in list", "> # head in quote", "1. a\n   - b\n     > c", "<!-- c -->", "<pre>\n\nx\n</pre>", "***",
+    "a | b", "- [ ] task", "#nohead", "   1. three spaces", "10. ten", "> ```\n> code\n> ```", "  | x |", "|x|\n|-|",
+    "===",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(BLOCKS, max_size=12).map("\n".join))
+def test_generated_documents_segment_the_same(text: str) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        pure, fast = _both(text, monkeypatch)
+    assert fast == pure
+
+
+def test_deep_documents_go_to_markdown_it_py() -> None:
+    assert markdown._pyrs_tokens("- " * 50 + "x") is None
+    assert markdown._pyrs_tokens("text\n" + "> " * 40 + "x") is None
+    assert markdown._pyrs_tokens("".join("  " * i + "- x\n" for i in range(30))) is None
+    assert markdown._pyrs_tokens("# fine\n\n- a\n  - b\n") is not None
+
+
+def test_the_parser_is_chosen_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(markdown.PARSER_ENV, "markdown-it-py")
+
+    def refuse(text: str) -> None:
+        raise AssertionError("markdown-it-pyrs was used")
+
+    monkeypatch.setattr(markdown, "_pyrs_tokens", refuse)
+    assert qatbe.segment("# T\n\ntext\n", format="markdown")
+    monkeypatch.setenv(markdown.PARSER_ENV, "fast")
+    with pytest.raises(ConfigError, match="QATBE_MARKDOWN_PARSER"):
+        qatbe.segment("# T\n", format="markdown")
+    monkeypatch.delenv(markdown.PARSER_ENV)
+    assert markdown.parser_choice() == "auto"
