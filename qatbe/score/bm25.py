@@ -483,7 +483,7 @@ def score_segments(
     surfaces = list(question.surfaces[:k])
     weights = list(question.searched[:k])  # an array only when the kernel reads it
     if settings.expand_query or settings.synonyms:
-        expanded = expansions(an, q, weights, settings.synonyms, settings.expand_query, q_terms)
+        expanded = expansions(an, q, weights, settings.synonyms, settings.expand_query, q_terms, texts)
         q_terms += [t for t, _, _ in expanded]
         surfaces += [x for _, x, _ in expanded]
         weights += [w for _, _, w in expanded]
