@@ -8,10 +8,11 @@ variant BM25L, whose IDF ln((N + 1) / (df + 0.5)) is positive for every df <= N,
 segment); then add what a bag of words misses: query words close together (proximity pairs), the lead-in a block
 follows ("You can use it to:"), the heading a segment sits under (a paragraph under "## Fees" is about fees), the
 adjacent parts of a split table or paragraph, the second hop of a multi-hop question (a best segment that names
-another section's heading points to it: ``bridge_credits``), and a number where the question asks for one
-(``number_cue``). Optional: a background document-frequency prior from wordfreq (``background_prior``) and
-pseudo-relevance feedback (``feedback``); both are off by default because neither raises answer retention on
-the dev QA sets (benchmarks/retention_quick.py compares).
+another section's heading points to it: ``bridge_credits``), the section under a heading that opens with the
+question's own question word ("How to renew online" for "how do I renew?": ``wh_heading_cue``), and a number
+where the question asks for one (``number_cue``). Optional: a background document-frequency prior from wordfreq
+(``background_prior``) and pseudo-relevance feedback (``feedback``); both are off by default because neither
+raises answer retention on the dev QA sets (benchmarks/retention_quick.py compares).
 """
 
 from __future__ import annotations
