@@ -46,7 +46,9 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
 
     - proximity: ``proximity`` x the close pairs among the first ``n_near`` query slots (``proximity_pairs``);
     - lead_in: ``lead_in`` x the score of the text before, when that one's last visible character is ":" or
-      "：" and this text is not a heading;
+      "：", this text is not a heading and the two are not parts of one split unit (same ``groups`` value >= 0:
+      there the colon is where the splitter cut, as after "def rocket_33(x):" in a long code block, not a
+      lead-in the author wrote; the sibling share links the parts);
     - heading: ``heading`` x the best score of the headings above (the chain of ``up``);
     - sibling: ``sibling`` x the score of the adjacent text of the same group (>= 0), the later one when higher.
 
@@ -231,7 +233,8 @@ cdef int _page(const _Csr* c, const double* query_weights, double k1, double b, 
         for i in range(1, n):
             while next_head < n_heads and pt.head_idx[next_head] < i:
                 next_head += 1
-            if pt.colon[i - 1] and not (next_head < n_heads and pt.head_idx[next_head] == i):
+            if (pt.colon[i - 1] and not (next_head < n_heads and pt.head_idx[next_head] == i)
+                    and (pt.group[i] < 0 or pt.group[i] != pt.group[i - 1])):
                 pt.lead[i] = raw[i - 1]
         found[1] = _add(pt.lead, lead_in, raw, n, c, doc_lengths, inherit_words)
     if heading > 0.0 and n_heads:

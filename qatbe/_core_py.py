@@ -305,8 +305,9 @@ def page_scores(
     lead = zeros
     if lead_in > 0.0 and n:
         ends = last_visible(items[:-1]).tolist()
-        lead = added([0.0] + [raw[i - 1] if ends[i - 1] in (0x3A, 0xFF1A) and i not in is_head else 0.0
-                              for i in range(1, n)], lead_in)
+        lead = added([0.0] + [raw[i - 1] if ends[i - 1] in (0x3A, 0xFF1A) and i not in is_head
+                              and (group[i] < 0 or group[i] != group[i - 1]) else 0.0
+                              for i in range(1, n)], lead_in)  # not between the parts of one split unit
     head = zeros
     if heading > 0.0 and head_idx:
         chains = []

@@ -64,10 +64,11 @@ def pages(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
-def _lead_in(texts: list[str], is_heading: list[bool], raw: list[float]) -> list[float]:
-    """The score of the text before, when that one ends with a colon (a lead-in) and this is not a heading."""
-    return [raw[i - 1] if i and texts[i - 1].rstrip().endswith((":", "：")) and not is_heading[i] else 0.0
-            for i in range(len(raw))]
+def _lead_in(texts: list[str], is_heading: list[bool], groups: list[int], raw: list[float]) -> list[float]:
+    """The score of the text before, when that one ends with a colon (a lead-in), this is not a heading and the
+    two are not parts of one split unit."""
+    return [raw[i - 1] if i and texts[i - 1].rstrip().endswith((":", "：")) and not is_heading[i]
+            and (groups[i] < 0 or groups[i] != groups[i - 1]) else 0.0 for i in range(len(raw))]
 
 
 def _inherited(ancestors: list[tuple[int, ...]], raw: list[float]) -> list[float]:
@@ -114,7 +115,7 @@ def composed(kernel: ModuleType, p: dict[str, Any]) -> tuple[npt.NDArray[np.floa
         pairs = kernel.proximity_pairs(*csr, p["query_terms"][: p["n_near"]], p["window"]).tolist()
     add(pairs, p["proximity"], inherited=False)
     is_heading = [i in p["heads"] for i in range(n)]
-    add(_lead_in(p["texts"], is_heading, raw) if p["lead_in"] > 0 else [0.0] * n, p["lead_in"])
+    add(_lead_in(p["texts"], is_heading, p["groups"], raw) if p["lead_in"] > 0 else [0.0] * n, p["lead_in"])
     if p["heading"] > 0 and p["heads"]:
         level = dict(zip(p["heads"], p["levels"]))
         segments = [Segment(SegmentKind.HEADING if i in level else SegmentKind.PARAGRAPH, "", "", i, i,
@@ -243,6 +244,17 @@ def test_a_lead_in_passes_its_score_on_but_not_to_a_heading(kernel: ModuleType) 
     _, base, _, lead, head, *_ = kernel.page_scores(**p)
     assert base[0] > 0 and lead.tolist() == [0.0, base[0]] and head is None
     assert kernel.page_scores(**_page(heads=[1], levels=[2], lead_in=1.0))[3] is None
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_no_lead_in_between_the_parts_of_one_split_unit(kernel: ModuleType) -> None:
+    """A part of a split unit that ends with a colon is where the splitter cut ("def f(x):" in a long code
+    block), not a lead-in: the next part of the same unit inherits nothing; the next unit does."""
+    p = _page(heads=[], levels=[], lead_in=1.0, groups=[3, 3])
+    assert kernel.page_scores(**p)[3] is None
+    for groups in ([3, 4], [-1, -1], [3, -1]):
+        _, base, _, lead, *_ = kernel.page_scores(**{**p, "groups": groups})
+        assert lead.tolist() == [0.0, base[0]]
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)

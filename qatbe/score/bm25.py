@@ -8,10 +8,11 @@ variant BM25L, whose IDF ln((N + 1) / (df + 0.5)) is positive for every df <= N,
 segment); then add what a bag of words misses: query words close together (proximity pairs), the lead-in a block
 follows ("You can use it to:"), the heading a segment sits under (a paragraph under "## Fees" is about fees), the
 adjacent parts of a split table or paragraph, the second hop of a multi-hop question (a best segment that names
-another section's heading points to it: ``bridge_credits``), and a number where the question asks for one
-(``number_cue``). Optional: a background document-frequency prior from wordfreq (``background_prior``) and
-pseudo-relevance feedback (``feedback``); both are off by default because neither raises answer retention on
-the dev QA sets (benchmarks/retention_quick.py compares).
+another section's heading points to it: ``bridge_credits``), the section under a heading that opens with the
+question's own question word ("How to renew online" for "how do I renew?": ``wh_heading_cue``), and a number
+where the question asks for one (``number_cue``). Optional: a background document-frequency prior from wordfreq
+(``background_prior``) and pseudo-relevance feedback (``feedback``); both are off by default because neither
+raises answer retention on the dev QA sets (benchmarks/retention_quick.py compares).
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ SPELLINGS = True
 # A question that asks for a number or date ("how many", "when", "what year") adds this share of a segment's
 # score when the segment holds a number the question does not (``number_cue``).
 NUMBER_CUE = 0.2
+# A question asked with a question word is lifted, in the section under a heading that opens with that word and
+# matches the query by itself ("How to renew online" for "how do I renew my passport?"), by WH_HEADING_CUE x the
+# heading's score (``wh_heading_cue``).
+WH_HEADING_CUE = 1.0
 # A query word of PREFIX_MIN+ letters that the page never uses also searches page words sharing its first
 # PREFIX_MIN letters (``prefix_matches``), at PREFIX_WEIGHT of its weight.
 PREFIX_MIN = 6
@@ -341,6 +346,25 @@ def number_cue(query: str, texts: Sequence[str]) -> npt.NDArray[np.float64]:
     return out
 
 
+def wh_heading_cue(wh: frozenset[str], texts: Sequence[str], heads: Sequence[int], up: npt.NDArray[np.int64],
+                   base: npt.NDArray[np.float64], raw: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """For each segment directly under a heading that opens with one of the question words ``wh`` and whose own
+    words match the query (``base`` > 0), that heading's ``raw`` score; 0 elsewhere.
+
+    Why: "how" and "who" are stopwords, so "How to renew online" and "Who can renew online" match "how do I renew
+    my passport?" equally, and the steps under the first name neither "renew" nor much else of the question; the
+    question word is what says which section answers it.
+    """
+    out = np.zeros(len(texts), dtype=np.float64)
+    marked = {h for h in heads if base[h] > 0.0 and texts[h][:1].isalpha()
+              and texts[h].split(None, 1)[0].strip(".,:;!?").casefold() in wh}
+    if marked:
+        for i, h in enumerate(up.tolist()):
+            if h in marked:
+                out[i] = raw[h]
+    return out
+
+
 def prefix_matches(
     terms: Sequence[str], n_typed: int, df: npt.NDArray[np.int64], vocab: Iterable[str]
 ) -> list[tuple[int, str]]:
@@ -460,7 +484,7 @@ def score_segments(
     surfaces = list(question.surfaces[:k])
     weights = list(question.searched[:k])  # an array only when the kernel reads it
     if settings.expand_query or settings.synonyms:
-        expanded = expansions(an, q, weights, settings.synonyms, settings.expand_query, q_terms)
+        expanded = expansions(an, q, weights, settings.synonyms, settings.expand_query, q_terms, texts)
         q_terms += [t for t, _, _ in expanded]
         surfaces += [x for _, x, _ in expanded]
         weights += [w for _, _, w in expanded]
@@ -530,11 +554,18 @@ def score_segments(
             raw = raw + bridge
             changed = True
     answer_type = zeros
+    if WH_HEADING_CUE > 0 and best > 0 and question.wh and up_array is not None:
+        cue = wh_heading_cue(question.wh, texts, heads, up_array, base, raw)
+        if np.count_nonzero(cue):
+            answer_type = WH_HEADING_CUE * cue
+            raw = raw + answer_type
+            changed = True
     if NUMBER_CUE > 0 and best > 0 and question.numeric:
         cue = number_cue(query, texts)
         if np.count_nonzero(cue):  # not cue.any(): a ufunc reduction costs more on a page's array
-            answer_type = NUMBER_CUE * raw * cue
-            raw = raw + answer_type
+            number = NUMBER_CUE * raw * cue
+            answer_type = answer_type + number
+            raw = raw + number
             changed = True
     if changed:
         best, relevant = kernel.floor_cut(raw, settings.relevance_floor)

@@ -21,6 +21,11 @@ _NUMERIC_QUESTION = re.compile(
     r"what(?:'s|’s| is| are) the (?:deadline|time limit|price|cost|fee)s?|which year|in what year)\b", re.IGNORECASE)
 
 
+# English question words: a heading that opens with the one a question uses ("How to renew online" for "how do
+# I renew ...?") is where a page answers that kind of question (``Question.wh``).
+_WH = re.compile(r"\b(how|who|what|when|where|why|which)\b", re.IGNORECASE)
+
+
 def _asks_for_number(sentence: str) -> bool:
     """``_NUMERIC_QUESTION.search``, with a cheap test first: every phrase it finds holds "how" or "wh" in any
     case (their letters have no other case-insensitive match in ``re``, unlike i, k and s), and most titles and
@@ -42,6 +47,9 @@ class Question:
     ``names``, ``surfaces`` and ``searched``: the index terms, first surface forms and weights of ``terms`` then
     of ``spelled``, in that order, as the scorer lists what it searches for.
 
+    ``wh``: the English question words ("how", "what", ...) of the question sentences, lower case; none for other
+    languages.
+
     ``numeric``, ``spelled`` and the lists are read with the query, not per page: they depend on the query alone,
     and the scorer made them for every page (together about a tenth of scoring a page of 90 segments)."""
 
@@ -54,6 +62,7 @@ class Question:
     names: tuple[str, ...]
     surfaces: tuple[str, ...]
     searched: tuple[float, ...]
+    wh: frozenset[str] = frozenset()
 
 
 def read_question(an: Analyzer, query: str, context_weight: float) -> Question:
@@ -93,5 +102,6 @@ def _read(an: Analyzer, query: str, context_weight: float) -> Question:
     names = tuple([t for t, _ in terms] + [t for t, _, _ in spelled])
     surfaces = tuple([x for _, x in terms] + [x for _, x, _ in spelled])
     searched = tuple(weights + [w for _, _, w in spelled])
+    wh = frozenset(m.lower() for x in questions for m in _WH.findall(x)) if an.language == "en" else frozenset()
     return Question(tuple(terms), only_stopwords, tuple(weights), questions, numeric, spelled, names, surfaces,
-                    searched)
+                    searched, wh)
