@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ._kernel_types import PageScores, ScoringParams
 from ._sample import joined_sample
 
 LUCENE = 0
@@ -211,12 +212,6 @@ def proximity_pairs(
     return out
 
 
-# (raw, bm25, proximity, lead_in, heading, sibling, relevant, best, df, up): see ``page_scores``.
-PageScores = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64] | None,
-                   npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None,
-                   npt.NDArray[np.bool_], float, npt.NDArray[np.int64], npt.NDArray[np.int64] | None]
-
-
 def page_scores(
     doc_terms: npt.NDArray[np.int32],
     doc_offsets: npt.NDArray[np.int64],
@@ -228,23 +223,16 @@ def page_scores(
     heads: Sequence[int],
     levels: Sequence[int],
     groups: Sequence[int],
-    k1: float = 1.2,
-    b: float = 0.75,
-    variant: int = 0,
-    delta: float = 0.5,
-    prior_n: float = 0.0,
+    *,
+    params: ScoringParams,
     prior_df: npt.NDArray[np.float64] | None = None,
     n_near: int = 0,
-    window: int = 8,
-    proximity: float = 0.0,
-    lead_in: float = 0.0,
-    heading: float = 0.0,
-    sibling: float = 0.0,
-    floor: float = 0.0,
-    inherit_words: float = 0.0,
     positions: npt.NDArray[np.int64] | None = None,
 ) -> PageScores:
     """A page's scores in one call; see ``qatbe._core.page_scores`` for what each part is (None: 0 everywhere)."""
+    k1, b, variant, delta, prior_n = params.k1, params.b, params.variant, params.delta, params.prior_n
+    window, proximity, lead_in, heading = params.window, params.proximity, params.lead_in, params.heading
+    sibling, floor, inherit_words = params.sibling, params.floor, params.inherit_words
     base = bm25_scores(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
                        prior_df, doc_lengths)
     _positions(positions, [int(o) for o in doc_offsets])
@@ -334,8 +322,8 @@ def page_scores(
     def part(x: list[float]) -> npt.NDArray[np.float64] | None:
         return np.asarray(x, dtype=np.float64) if any(v != 0.0 for v in x) else None
 
-    return (np.asarray(raw, dtype=np.float64), base, part(prox), part(lead), part(head), part(sib), relevant,
-            float(best), df, np.asarray(up, dtype=np.int64) if head_idx else None)
+    return PageScores(np.asarray(raw, dtype=np.float64), base, part(prox), part(lead), part(head), part(sib),
+                      relevant, float(best), df, np.asarray(up, dtype=np.int64) if head_idx else None)
 
 
 def _texts(texts: Iterable[str]) -> list[str]:
