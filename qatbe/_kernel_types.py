@@ -8,16 +8,16 @@ off.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 
-@dataclass(frozen=True, slots=True)
-class ScoringParams:
-    """What ``page_scores`` computes with, besides the page's arrays.
+class ScoringParams(NamedTuple):
+    """What ``page_scores`` computes with, besides the page's arrays. A named tuple, not a frozen dataclass: the
+    scorer makes one per kernel call (the proximity scale depends on the page), and a frozen dataclass's
+    ``__init__`` (one ``object.__setattr__`` per field) cost several times the tuple's construction.
 
     ``k1``, ``b``, ``variant`` (0 lucene, 1 okapi, 2 plus, 3 l), ``delta`` (plus and l) and ``prior_n`` (documents
     of the prior collection) parametrise BM25. The parts added to each raw score, each a share (0: off):
