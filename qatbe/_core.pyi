@@ -5,6 +5,8 @@ from typing import Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from ._kernel_types import PageScores, ScoringParams
+
 LUCENE: int
 OKAPI: int
 PLUS: int
@@ -32,11 +34,6 @@ def proximity_pairs(
     window: int = ...,
     positions: npt.NDArray[np.int64] | None = ...,
 ) -> npt.NDArray[np.float64]: ...
-Part: TypeAlias = npt.NDArray[np.float64] | None
-PageScores: TypeAlias = tuple[
-    npt.NDArray[np.float64], npt.NDArray[np.float64], Part, Part, Part, Part, npt.NDArray[np.bool_], float,
-    npt.NDArray[np.int64], npt.NDArray[np.int64] | None,
-]
 
 def page_scores(
     doc_terms: npt.NDArray[np.int32],
@@ -49,20 +46,10 @@ def page_scores(
     heads: Sequence[int],
     levels: Sequence[int],
     groups: Sequence[int],
-    k1: float = ...,
-    b: float = ...,
-    variant: int = ...,
-    delta: float = ...,
-    prior_n: float = ...,
+    *,
+    params: ScoringParams,
     prior_df: npt.NDArray[np.float64] | None = ...,
     n_near: int = ...,
-    window: int = ...,
-    proximity: float = ...,
-    lead_in: float = ...,
-    heading: float = ...,
-    sibling: float = ...,
-    floor: float = ...,
-    inherit_words: float = ...,
     positions: npt.NDArray[np.int64] | None = ...,
 ) -> PageScores: ...
 def tokenize(

@@ -3,6 +3,8 @@
 # floor) and the fields of a page's segments the scorer reads (``page_fields``).
 # Included by _core.pyx (one module, one generated C file).
 
+from ._kernel_types import PageScores
+
 
 cdef int _ints(obj, Py_ssize_t n, long long* out, str name) except -1:
     """A sequence of ``n`` ints into ``out`` (the page's small integer inputs come as lists: no array to build)."""
@@ -31,17 +33,16 @@ cdef inline uint32_t _last_visible(text) noexcept:
 
 def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
                 const int[::1] query_terms, const double[::1] query_weights, const double[::1] doc_lengths,
-                texts, heads, levels, groups, double k1=1.2, double b=0.75, int variant=0, double delta=0.5,
-                double prior_n=0.0, const double[::1] prior_df=None, Py_ssize_t n_near=0, Py_ssize_t window=8,
-                double proximity=0.0, double lead_in=0.0, double heading=0.0, double sibling=0.0,
-                double floor=0.0, double inherit_words=0.0, const long long[::1] positions=None):
-    """A page's scores in one call: ``(raw, bm25, proximity, lead_in, heading, sibling, relevant, best, df, up)``.
+                texts, heads, levels, groups, *, params, const double[::1] prior_df=None, Py_ssize_t n_near=0,
+                const long long[::1] positions=None):
+    """A page's scores in one call, as a ``PageScores`` record (``qatbe._kernel_types``), computed with the shares
+    and BM25 parameters of ``params`` (a ``ScoringParams``, read once here).
 
     Why one call: around its two kernels the scorer needs some twenty small array operations per page, each
     mostly call overhead on a few hundred numbers; here they are loops over the segments.
 
-    ``bm25`` is ``bm25_scores`` of the query terms (the k1 ... prior_df, doc_lengths arguments); ``df`` the number
-    of documents holding each query slot. Each further part is computed on ``raw`` so far (the sum of the parts
+    ``bm25`` is ``bm25_scores`` of the query terms (``params``' k1 ... prior_n, ``prior_df``, ``doc_lengths``);
+    ``df`` the number of documents holding each query slot. Each further part is computed on ``raw`` so far (the sum of the parts
     before it) and added to it, in this order, when its share is > 0:
 
     - proximity: ``proximity`` x the close pairs among the first ``n_near`` query slots (``proximity_pairs``);
@@ -64,6 +65,11 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
     ``positions`` (optional): each term's place in its text's terms, when ``doc_terms`` leave out terms no query
     slot holds (``TermMemo.index_sparse``); the lengths are ``doc_lengths``, whatever is left out.
     """
+    cdef double k1 = params.k1, b = params.b, delta = params.delta, prior_n = params.prior_n
+    cdef int variant = params.variant
+    cdef Py_ssize_t window = params.window
+    cdef double proximity = params.proximity, lead_in = params.lead_in, heading = params.heading
+    cdef double sibling = params.sibling, floor = params.floor, inherit_words = params.inherit_words
     _check_bm25(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
                 prior_df, doc_lengths)
     cdef _Csr c = _csr(doc_terms, doc_offsets, n_terms, query_terms)
@@ -124,12 +130,12 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
                   &doc_lengths[0] if n else NULL, n_near, window, proximity, lead_in, heading, sibling, floor,
                   inherit_words, &pt, found, &best, df_ptr)
         relevant_arr = _copy_array(pt.relevant, n, _BOOL)  # its bytes are 0 or 1
-        return (_copy_array(pt.raw, n, _F64), _copy_array(pt.base, n, _F64),
-                _copy_array(pt.prox, n, _F64) if found[0] else None,
-                _copy_array(pt.lead, n, _F64) if found[1] else None,
-                _copy_array(pt.head, n, _F64) if found[2] else None,
-                _copy_array(pt.sib, n, _F64) if found[3] else None,
-                relevant_arr, best, df_arr, _copy_array(pt.stack, n, _I64) if n_heads else None)
+        return PageScores(_copy_array(pt.raw, n, _F64), _copy_array(pt.base, n, _F64),
+                          _copy_array(pt.prox, n, _F64) if found[0] else None,
+                          _copy_array(pt.lead, n, _F64) if found[1] else None,
+                          _copy_array(pt.head, n, _F64) if found[2] else None,
+                          _copy_array(pt.sib, n, _F64) if found[3] else None,
+                          relevant_arr, best, df_arr, _copy_array(pt.stack, n, _I64) if n_heads else None)
     finally:
         free(block)
 

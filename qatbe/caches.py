@@ -15,7 +15,7 @@ only on their keys, so dropping entries changes no output, only the time to comp
 | queries read (``score.question._read_kept``) | language, query, weight | ``QUESTIONS_KEPT`` | least recently used out |
 | language codes (``score.languages.normalize_code``) | declared code | 256 | least recently used out |
 | lexicons, stopwords, stemmers (``score.languages``) | code | one per language shipped | never (fixed set) |
-| settings variants (``pipeline._default_with``) | option changes | 128 | least recently used out |
+| settings variants (``prepare._default_with``) | option changes | 128 | least recently used out |
 | class and id evidence (``segmentation.html_boilerplate``) | a name; a name list | 16,384; 8,192 | least recently used out |
 | attribute evidence, hiding (``segmentation.html_fastwalk``) | tag and attributes | ``_MEMO_MAX`` each | cleared |
 | exact powers (``select.knapsack._exact``) | exponent | 16 | least recently used out |
@@ -43,7 +43,7 @@ class CacheSize(NamedTuple):
 
 def sizes() -> tuple[CacheSize, ...]:
     """How full every bounded cache is now, in the order of the module's table."""
-    from . import pipeline
+    from . import prepare
     from .score import analyze, languages, question
     from .segmentation import html_boilerplate
     from .select import knapsack
@@ -58,7 +58,7 @@ def sizes() -> tuple[CacheSize, ...]:
         _lru("one-letter prefixes", analyze._after),
         _lru("queries read", question._read_kept),
         _lru("language codes", languages.normalize_code),
-        _lru("settings variants", pipeline._default_with),
+        _lru("settings variants", prepare._default_with),
         _lru("class and id evidence: names", html_boilerplate._token),
         _lru("class and id evidence: lists", html_boilerplate._names),
     ]

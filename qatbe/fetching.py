@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from .document import Document
 from .errors import BlockedAddressError, ConfigError, FetchError, FetchTimeoutError, InputError
-from .many import Document
 from .types import ItemError
 
 if TYPE_CHECKING:

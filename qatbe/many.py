@@ -26,16 +26,16 @@ import datetime as _dt
 import json
 import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._backend import BACKEND
+from .document import Document
 from .errors import ConfigError, FetchError, InputError, QatbeError
-from .pipeline import Extractor, heading_parents, measure, resolve_settings
+from .prepare import heading_parents, measure, parse_document, resolve_settings
 from .query import Query, kept_query, query_fields, query_text
 from .records import with_outcome
 from .render import render
@@ -51,7 +51,7 @@ from .render.citations import (
 from .score import score_segments
 from .score.dense import rerank
 from .select.dedupe import find_duplicates
-from .select.knapsack import priority_order
+from .select.knapsack import Ledger, pack, priority_order
 from .select.plan import wordless
 from .select.truncate import truncate
 from .settings import DENSE_RANKINGS, Settings
@@ -61,37 +61,6 @@ if TYPE_CHECKING:
     from .fetching import FetchOptions
 
 _DATE_KEYS = ("date", "published", "modified", "mtime", "updated")
-
-
-@dataclass(frozen=True)
-class Document:
-    """One input of ``extract_many``: the page or text, and how to cite it.
-
-    ``source`` is what ``extract`` takes (HTML, markdown or text; str or bytes). ``title``, ``url`` and ``id``
-    label the citation (the first one set wins, then the page's own title). ``metadata`` is free-form; its
-    ``date`` (ISO string, ``datetime``/``date`` or POSIX timestamp) is what ``ranking="recency"`` reads first.
-    A Document with a ``url`` and no ``source`` is fetched by ``extract_many`` (``qatbe.fetch`` makes one).
-    """
-
-    source: str | bytes | None = None
-    id: str | None = None
-    url: str | None = None
-    title: str | None = None
-    metadata: Mapping[str, Any] | None = None
-
-    def __post_init__(self) -> None:
-        if self.source is None and self.url is None:
-            raise InputError("a Document needs a source (the page) or a url to fetch it from")
-        if self.source is not None and not isinstance(self.source, (str, bytes, bytearray)):
-            raise InputError(f"Document.source must be str or bytes, not {type(self.source).__name__}")
-        for name in ("id", "url", "title"):
-            value = getattr(self, name)
-            if value is not None and not isinstance(value, str):
-                raise InputError(f"Document.{name} must be a string or None, not {type(value).__name__}")
-        if self.metadata is not None:
-            if not isinstance(self.metadata, Mapping):
-                raise InputError(f"Document.metadata must be a mapping, not {type(self.metadata).__name__}")
-            object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
 
 
 @dataclass(frozen=True)
@@ -289,70 +258,6 @@ def _date_of(document: Document, page_date: str | None) -> tuple[str | None, flo
 # -- selection ---------------------------------------------------------------------------------------------------
 
 
-class _Packer:
-    """Greedy admission with per-document envelopes, a per-document cap and heading context."""
-
-    def __init__(self, costs: np.ndarray, doc_of: np.ndarray, docs: list[_Doc], parents: np.ndarray,
-                 budget: int, fixed: int, cap: int | None, include_headings: bool) -> None:
-        self.costs, self.doc_of, self.docs, self.parents = costs, doc_of, docs, parents
-        self.budget, self.fixed, self.cap, self.include_headings = budget, fixed, cap, include_headings
-        self.chosen: set[int] = set()
-        self.order: list[int] = []  # admission order
-        self.heads: set[int] = set()
-        self.doc_tokens = [0] * len(docs)
-        self.cited: set[int] = set()
-        self.spent = 0
-
-    def price(self, slots: Sequence[int], own_cost: int | None = None) -> tuple[int, int] | None:
-        """Total charge and document-cap charge of admitting ``slots`` (one document), or None if it cannot."""
-        d = int(self.doc_of[slots[0]])
-        seg_cost = sum(int(self.costs[i]) for i in slots) if own_cost is None else own_cost
-        extra = 0 if d in self.cited else self.docs[d].envelope + (0 if self.cited else self.fixed)
-        if self.spent + seg_cost + extra > self.budget:
-            return None
-        if self.cap is not None and self.doc_tokens[d] + seg_cost > self.cap:
-            return None
-        return seg_cost + extra, seg_cost
-
-    def take(self, slots: Sequence[int], charge: tuple[int, int]) -> None:
-        d = int(self.doc_of[slots[0]])
-        self.spent += charge[0]
-        self.doc_tokens[d] += charge[1]
-        self.cited.add(d)
-        for i in slots:
-            self.chosen.add(i)
-            self.order.append(i)
-
-    def fill(self, slots: Sequence[int]) -> None:
-        """Each of ``slots`` that still fits, alone and in order (fill is context: no heading is brought along)."""
-        for i in slots:
-            charge = self.price([i])
-            if charge is not None:
-                self.take([i], charge)
-
-    def admit(self, i: int) -> bool:
-        if i in self.chosen:
-            if i in self.heads:
-                self.heads.discard(i)  # in as a heading already; now chosen on its own merit
-                return True
-            return False
-        parent = int(self.parents[i]) if self.include_headings else -1
-        if parent >= 0 and parent not in self.chosen:
-            charge = self.price([i, parent])
-            if charge is not None:
-                self.take([parent, i], charge)
-                self.heads.add(parent)
-                return True
-        charge = self.price([i])
-        if charge is None:
-            return False
-        self.take([i], charge)
-        return True
-
-    def matched_score(self, weighted: np.ndarray) -> float:
-        return float(sum(weighted[i] for i in self.chosen if i not in self.heads))
-
-
 def _doc_rank(docs: list[_Doc], ranking: str) -> list[int]:
     """Documents in ranking order for ``recency`` and ``manual`` (and for reading-order fill)."""
     if ranking == "recency":
@@ -409,7 +314,6 @@ def extract_many(
     from .fetching import fetch_documents  # fetch builds on Document
 
     docs_in, fetch_errors = fetch_documents(_as_documents(documents), fetch_options)
-    extractor = Extractor(settings)
 
     # 1. Parse and pool the main-content segments of every document.
     docs: list[_Doc] = []
@@ -424,7 +328,7 @@ def extract_many(
         raise FetchError(f"documents[{first.index}]: {first.message}")
     for k, document in enumerate(docs_in):
         try:
-            parsed = extractor.parse(document.source if document.source is not None else "")
+            parsed = parse_document(document.source if document.source is not None else "", settings)
         except QatbeError as exc:
             if k in fetch_failed:  # already recorded as the URL that failed
                 pass
@@ -500,50 +404,46 @@ def extract_many(
         position = {i: p for p, i in enumerate(order)}
         order.sort(key=lambda i: (rank_of[int(doc_of[i])], position[i]))
 
-    def run(seed: int | None) -> _Packer:
-        packer = _Packer(costs, doc_of, docs, parents, room, fixed, settings.max_document_tokens,
-                         settings.include_headings)
-        if seed is not None:
-            packer.admit(seed)
-        for i in order:
-            packer.admit(i)
-        return packer
+    # 6. The greedy and its best-single guard, as in extract (``select.knapsack.pack``), on a ledger that charges
+    # each document's citation envelope with its first segment and keeps the per-document cap. Documents by date
+    # or in the given order keep that order: no guard.
+    cost_list: list[int] = costs.tolist()
+    doc_list: list[int] = doc_of.tolist()
+    entries = [entry.envelope for entry in docs]
 
-    packer = run(None)
-    if settings.ranking not in ("recency", "manual") and order:
-        # Best-single guard (as in the one-document knapsack): never below half the optimum matched score.
-        fits = [i for i in order if int(costs[i]) <= room]
-        if fits:
-            best = max(fits, key=lambda i: (float(weighted[i]), -i))
-            if best not in packer.chosen:
-                alt = run(best)
-                if alt.matched_score(weighted) > packer.matched_score(weighted):
-                    packer = alt
-    matched = set(packer.chosen) - packer.heads
+    def ledger() -> Ledger:
+        return Ledger(cost_list, doc_list, entries, room, fixed, settings.max_document_tokens)
 
-    # 6. Truncation: the best matched segment left out, cut into the space left.
+    packed = pack(weighted.tolist(), cost_list, parents.tolist(), order, room, settings.include_headings,
+                  ledger=ledger, guard=settings.ranking not in ("recency", "manual"))
+    account = packed.ledger
+    assert account is not None  # pack keeps the ledger of the pass it returns
+    matched = set(packed.taken)
+    picked = matched | packed.heads  # grows with the cut segment and the fill
+
+    # 7. Truncation: the best matched segment left out, cut into the space left.
     cut: dict[int, Segment] = {}
     if settings.truncation != "drop":
-        left_out = [i for i in order if i not in packer.chosen]
+        left_out = [i for i in order if i not in picked]
         if left_out:
             best = max(left_out, key=lambda i: (float(weighted[i]), -i))
             d = int(doc_of[best])
-            envelope = 0 if d in packer.cited else docs[d].envelope + (0 if packer.cited else fixed)
-            space = room - packer.spent - envelope
+            space = room - account.spent - account.entry_charge(d)
             if settings.max_document_tokens is not None:
-                space = min(space, settings.max_document_tokens - packer.doc_tokens[d])
+                space = min(space, settings.max_document_tokens - account.doc_tokens[d])
             short = truncate(pool[best], space, settings.estimate, settings.truncation, settings.render)
             if short is not None:
                 short_cost = int(measure([short], settings)[0])
-                charge = packer.price([best], short_cost)
+                charge = account.price((best,), short_cost)
                 if charge is not None:
                     pool[best] = short
                     costs[best] = short_cost
                     cut[best] = short
-                    packer.take([best], charge)
+                    account.take((best,), charge)
+                    picked.add(best)
                     matched.add(best)
 
-    # 7. Fill: neighbours of what matched, inside the documents already cited; with no match, reading order.
+    # 8. Fill: neighbours of what matched, inside the documents already cited; with no match, reading order.
     filler: list[int] = []
     if settings.fill == "neighbors":
         if matched:
@@ -554,32 +454,32 @@ def extract_many(
             for d, anchors in anchors_by_doc.items():
                 arr = np.array(sorted(anchors), dtype=np.int64)
                 for i in docs[d].slots:
-                    if live[i] and i not in packer.chosen:
+                    if live[i] and i not in picked:
                         rows.append((int(np.min(np.abs(arr - i))), i))
             filler = [i for _, i in sorted(rows)]
         else:  # nothing matched (or nothing that matched fits): the main content in reading order, as extract does
             filler = [i for d in _doc_rank(docs, settings.ranking) for i in docs[d].slots
-                      if live[i] and i not in packer.chosen]
+                      if live[i] and i not in picked]
         # A segment without a letter or a digit fills only once every other one is in, as in extract (plan.lone).
         bare = [i for i in filler if wordless(pool[i].text)]
         if bare:
             skip = set(bare)
             filler = [i for i in filler if i not in skip]
-        packer.fill(filler)
-        if bare and all(i in packer.chosen for i in filler):
-            packer.fill(bare)
+        account.fill(filler, picked)
+        if bare and all(i in picked for i in filler):
+            account.fill(bare, picked)
         filler += bare  # last in what a larger budget would bring in, too
 
-    # 8. Render: documents in ranking order, segments in document order, envelope around.
+    # 9. Render: documents in ranking order, segments in document order, envelope around.
     first_pick: dict[int, int] = {}
-    for p, i in enumerate(packer.order):
+    for p, i in enumerate(account.order):
         first_pick.setdefault(int(doc_of[i]), p)
     if settings.ranking not in ("recency", "manual"):  # relevance and the dense rankings
         doc_order = sorted(first_pick, key=lambda d: (first_pick[d], d))
     else:
         doc_order = [d for d in _doc_rank(docs, settings.ranking) if d in first_pick]
     density = weighted / np.maximum(costs, 1)
-    drop_order = sorted(packer.chosen, key=lambda i: (i in matched, float(density[i]), -i))
+    drop_order = sorted(picked, key=lambda i: (i in matched, float(density[i]), -i))
 
     def compose(chosen: set[int], with_note: bool) -> tuple[str, dict[int, int]]:
         numbers: dict[int, int] = {}
@@ -598,7 +498,7 @@ def extract_many(
                 note = note_text(len(left), len(live_idx), int(costs[left].sum()))
         return assemble(sections, citations=settings.citations, note=note), numbers
 
-    chosen = set(packer.chosen)
+    chosen = set(picked)
     text, numbers = compose(chosen, with_note)
     estimate = settings.estimate
     given_up: list[int] = []
@@ -612,7 +512,7 @@ def extract_many(
     if not chosen and text and estimate(text) > budget_total:
         text, numbers = "", {}
 
-    # 9. The account.
+    # 10. The account.
     def passage(i: int, citation: int) -> Passage:
         seg = with_outcome(pool[i], int(costs[i]), float(weighted[i]), i in matched)
         return Passage(int(doc_of[i]), citation, seg)
@@ -657,3 +557,7 @@ def extract_many(
         pending=tuple(passage(i, numbers.get(int(doc_of[i]), 0)) for i in pending_slots),
         errors=tuple(sorted(errors, key=lambda e: e.index)),
     )
+
+
+# ``Document`` is defined in ``qatbe.document`` and named here too, beside the other records of extract_many.
+__all__ = ["Document", "ManyResult", "Passage", "SourceReport", "check_budget_room", "extract_many", "parse_date"]

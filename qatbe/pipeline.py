@@ -10,34 +10,36 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
-from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from ._backend import BACKEND
+from .document import Document
 from .errors import ConfigError, InputError
 from .explain import explain
+from .prepare import (
+    _resolve,
+    costs_of,
+    heading_parents,
+    measure,
+    parent_slots,
+    parse_document,
+    resolve_settings,
+)
 from .query import kept_query
 from .records import outcomes, with_outcome
-from .render import SEPARATOR, block, render
+from .render import SEPARATOR, render
 from .render.citations import note_reserve, note_text
 from .result import Result
 from .score import score_segments
 from .score.bm25 import PageView
 from .score.dense import rerank
-from .segmentation import parse
 from .select.plan import plan_prepared, prepare
 from .settings import DENSE_RANKINGS, Settings
-from .source import load_source
-from .tokens import chars_div4
 from .types import ParsedDocument, Segment, SegmentKind
 
-if TYPE_CHECKING:
-    from .many import Document
-
-_FIELDS = frozenset(f.name for f in dataclasses.fields(Settings))
 _LANGUAGES_KEPT = 64  # declared languages whose scoring settings an Extractor keeps
 # Tokens the text must cost less than its segments (merged table headers, joined parts, rounding) before the plan
 # is made again for them, and how often (spend_savings): a few tokens buy nothing, and each round costs a
@@ -45,41 +47,7 @@ _LANGUAGES_KEPT = 64  # declared languages whose scoring settings an Extractor k
 _SAVINGS_MIN = 8
 _SAVINGS_ROUNDS = 3
 # Read once: an Enum member is a descriptor lookup on its class (about 90 ns on Python 3.11), once per segment here.
-_HEADING = SegmentKind.HEADING
 _NAVIGATION = SegmentKind.NAVIGATION
-
-
-def resolve_settings(settings: Settings | None, options: dict[str, Any]) -> Settings:
-    """One validated Settings from a base object plus keyword overrides (``None`` values mean "not given")."""
-    return _resolve(settings, options)[0]
-
-
-_Key = tuple[tuple[str, str, Any], ...]
-_PLAIN = (str, int, float, bool)
-
-
-@lru_cache(maxsize=128)
-def _default_with(changes: _Key) -> Settings:
-    """``Settings()`` with these changes, validated once. Why: ``qatbe.extract(page, query, budget=...)`` is
-    called with the same options for every page of a scrape, and validating a Settings (then its variant with
-    the page's declared language) cost more than rendering the output. Settings are frozen, so sharing is safe."""
-    return Settings().with_(**{name: value for name, _, value in changes})
-
-
-def _resolve(settings: Settings | None, options: dict[str, Any]) -> tuple[Settings, _Key | None]:
-    """``resolve_settings``, plus the key under which ``_default_with`` holds the result (None: not shared)."""
-    if settings is not None and not isinstance(settings, Settings):
-        raise ConfigError(f"settings must be a qatbe.Settings, not {type(settings).__name__}")
-    unknown = sorted(set(options) - _FIELDS)
-    if unknown:
-        raise ConfigError(f"unknown option {unknown[0]!r}; known options: {', '.join(sorted(_FIELDS))}")
-    changes = {k: v for k, v in options.items() if v is not None}
-    if settings is not None:
-        return (settings.with_(**changes) if changes else settings), None
-    if not all(type(v) in _PLAIN for v in changes.values()):  # a mapping or a callable: not shared
-        return Settings().with_(**changes), None
-    key = tuple((k, type(v).__name__, v) for k, v in sorted(changes.items()))  # the type: True == 1 == 1.0
-    return _default_with(key), key
 
 
 def _check_query(query: object) -> str | None:
@@ -91,75 +59,21 @@ def _check_query(query: object) -> str | None:
     raise InputError(f"query must be a string or None, not {type(query).__name__}")
 
 
-def costs_of(segments: Sequence[Segment], settings: Settings) -> list[int]:
-    """Cost of each segment as it will appear in the output, its share of the separator included (``measure`` as a
-    list). With the default estimator (chars/4) the cost is read off the block's length: ``block + SEPARATOR``
-    was a copy of every segment's text made only to be counted."""
-    estimate = settings.estimate
-    fmt = settings.render
-    if estimate is chars_div4:
-        extra = len(SEPARATOR) + 3  # chars_div4(block + SEPARATOR) == (len(block) + len(SEPARATOR) + 3) // 4
-        if fmt == "markdown":  # block(seg, "markdown") is seg.markdown
-            return [(len(seg.markdown) + extra) // 4 for seg in segments]
-        return [(len(block(seg, fmt)) + extra) // 4 for seg in segments]
-    costs: list[int] = []
-    for seg in segments:
-        value = estimate(block(seg, fmt) + SEPARATOR)
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ConfigError(f"the estimator must return a non-negative int, it returned {value!r}")
-        costs.append(int(value))
-    return costs
-
-
-def measure(segments: Sequence[Segment], settings: Settings) -> npt.NDArray[np.int64]:
-    """Cost of each segment as it will appear in the output, its share of the separator included."""
-    return np.array(costs_of(segments, settings), dtype=np.int64)
-
-
-def parent_slots(segments: Sequence[Segment]) -> list[int]:
-    """For each segment, the slot of its nearest enclosing heading among ``segments`` (-1 if none).
-
-    This is the first of its ``heading_ancestors`` (score.bm25), the one reading of heading levels that scoring
-    uses too, computed directly: a heading's parent is the nearest heading above it of a lower level, anything
-    else's is the last heading above it (tests/test_pipeline_parts.py checks the two against each other)."""
-    out: list[int] = []
-    stack: list[tuple[int, int]] = []  # (level, slot) of the open headings, outermost first
-    last = -1
-    for i, seg in enumerate(segments):
-        if seg.kind is _HEADING:
-            level = seg.level
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            out.append(stack[-1][1] if stack else -1)
-            stack.append((level, i))
-            last = i
-        else:
-            out.append(last)
-    return out
-
-
-def heading_parents(segments: Sequence[Segment]) -> npt.NDArray[np.int64]:
-    """``parent_slots`` as an array."""
-    return np.array(parent_slots(segments), dtype=np.int64)
-
-
 def spend_savings(replan: Callable[[int], Any], chosen_plan: Any, chosen: list[int], text: str,
                   candidates: list[Segment], costs: Any, budget: int, settings: Settings
                   ) -> tuple[Any, list[int], str]:
     """Plan again for the tokens the text costs less than its segments, while the result still fits ``budget``:
     ``(plan, chosen, text)``, the given ones when nothing better fits. ``replan(b)`` is the document's plan for
     ``b`` tokens (``Extractor.extract`` plans from its ``select.plan.prepare``d document, so only the
-    budget-dependent half is done again; the selector's reference in the tests passes its own plan).
+    budget-dependent half is done again).
 
     Why: each segment's cost is an upper bound on what it adds to the text, and the text is often cheaper: a
     table's row groups each carry its header and the plan charges it to each, but rendered, the row groups of one
     table are one table with one header (``render``; rows left out between them become one ``…`` row), the parts
     of a split paragraph join with a space, and each cost is rounded up. Those tokens are offered back to the plan,
     at most ``_SAVINGS_ROUNDS`` times, when there are ``_SAVINGS_MIN`` of them; a plan whose text would not fit is
-    not taken. On the dev sets (retention_quick) WikiTableQuestions kept 61.7 -> 65.4 % of answers at 200 tokens,
-    95.6 -> 96.3 at 1,000 and 99.8 -> 100 at 5,000, HotpotQA 98.0 -> 98.4 at 1,000, and nothing was lost; 10 of the
-    94 scrapinghub-aeb summaries changed, at no measurable cost in time. The caller skips it with ``nested`` (its
-    tiers must stay subsets) and after a cut (a cut segment is sized to the space left)."""
+    not taken. The caller skips it with ``nested`` (its tiers must stay subsets) and after a cut (a cut segment is
+    sized to the space left)."""
     estimate = settings.estimate
     for _ in range(_SAVINGS_ROUNDS):
         saved = int(sum([costs[i] for i in chosen])) - estimate(text)
@@ -219,10 +133,7 @@ class Extractor:
 
         A parsed document can be given to ``extract`` in place of its source, any number of times: one page, many
         questions, and the page is read once (parsing is most of ``extract``'s time)."""
-        text, fmt = load_source(source, self.settings)
-        doc = parse(text, fmt, self.settings, navigation)
-        return ParsedDocument(doc.segments, doc.metadata, doc.format,
-                              (self.settings.segment_tokens, self.settings.sentence_tokens))
+        return parse_document(source, self.settings, navigation)
 
     def _document(self, source: str | bytes | ParsedDocument) -> ParsedDocument:
         """``source`` parsed for ``extract``, or ``source`` itself when it is parsed already (split the way these
@@ -261,11 +172,8 @@ class Extractor:
         started = time.perf_counter()
         settings = self.settings
         _check_one_document(settings)
-        if not isinstance(source, (str, bytes, bytearray, ParsedDocument)):
-            from .many import Document as _Document  # many builds on this module
-
-            if isinstance(source, _Document):
-                source = self._from_record(source)
+        if isinstance(source, Document):
+            source = self._from_record(source)
         query_text = _check_query(query)
         budget = settings.effective_budget
         doc = self._document(source)
@@ -416,3 +324,8 @@ def segment(source: str | bytes, *, format: str | None = None, settings: Setting
             **options: Any) -> list[Segment]:
     """Every typed segment of a document (boilerplate included, as NAVIGATION), with its token cost."""
     return Extractor(settings, format=format, **options).segment(source)
+
+
+# The entry points, and the preparation stages they are built on (defined in ``prepare``) named here too.
+__all__ = ["Extractor", "costs_of", "extract", "heading_parents", "measure", "parent_slots", "resolve_settings",
+           "segment", "spend_savings"]

@@ -18,7 +18,7 @@ from test_kernel import _csr
 from test_kernel_memo import fake_analyse
 
 from qatbe import _core_py
-from qatbe._core_py import _chain_above
+from qatbe._core_py_bridges import _chain_above
 from qatbe.pipeline import parent_slots
 from qatbe.types import Segment, SegmentKind
 

@@ -13,13 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qatbe import _core_py
+from qatbe._kernel_types import PageScores, ScoringParams
 from qatbe.score.bm25 import heading_ancestors
 from qatbe.types import Segment, SegmentKind
 
 try:
     from qatbe import _core as _compiled
 except ImportError:
-    _compiled = None
+    _compiled = None  # type: ignore[assignment]
 
 KERNELS: list[ModuleType] = [_core_py] + ([_compiled] if _compiled is not None else [])
 
@@ -127,6 +128,16 @@ def composed(kernel: ModuleType, p: dict[str, Any]) -> tuple[npt.NDArray[np.floa
     return (np.asarray(raw, dtype=np.float64), base, *parts)
 
 
+_PARAMS = frozenset(ScoringParams._fields)
+
+
+def _scores(kernel: ModuleType, p: dict[str, Any]) -> PageScores:
+    """``kernel.page_scores`` of a flat description of a page: the ``ScoringParams`` fields go into ``params``."""
+    params = ScoringParams(**{k: v for k, v in p.items() if k in _PARAMS})
+    rest = {k: v for k, v in p.items() if k not in _PARAMS}
+    return kernel.page_scores(**rest, params=params)  # type: ignore[no-any-return]
+
+
 def _bits(a: npt.NDArray[Any]) -> list[str]:
     return [repr(float(x)) for x in a]
 
@@ -135,7 +146,7 @@ def _bits(a: npt.NDArray[Any]) -> list[str]:
 @settings(max_examples=300, deadline=None)
 @given(pages())
 def test_page_scores_are_the_separate_steps_composed(kernel: ModuleType, p: dict[str, Any]) -> None:
-    raw, base, prox, lead, head, sib, relevant, best, df, up = kernel.page_scores(**p)
+    raw, base, prox, lead, head, sib, relevant, best, df, up = _scores(kernel, p)
     for got, want in zip((raw, base, prox, lead, head, sib), composed(kernel, p)):
         if got is None:  # a part that is 0 everywhere
             assert not want.any()
@@ -155,7 +166,7 @@ def test_page_scores_are_the_separate_steps_composed(kernel: ModuleType, p: dict
     segments = [Segment(SegmentKind.HEADING if i in level else SegmentKind.PARAGRAPH, "", "", i, i, level.get(i, 0))
                 for i in range(len(raw))]
     if p["heads"]:
-        assert up.tolist() == [chain[0] if chain else -1 for chain in heading_ancestors(segments)]
+        assert up is not None and up.tolist() == [chain[0] if chain else -1 for chain in heading_ancestors(segments)]
     else:
         assert up is None
 
@@ -165,9 +176,11 @@ def test_page_scores_are_the_separate_steps_composed(kernel: ModuleType, p: dict
 @given(pages())
 def test_compiled_and_python_page_scores_agree(p: dict[str, Any]) -> None:
     assert _compiled is not None
-    a = _compiled.page_scores(**p)
-    b = _core_py.page_scores(**p)
-    for x, y in zip(a, b):
+    a = _scores(_compiled, p)
+    b = _scores(_core_py, p)
+    assert type(a) is type(b) is PageScores
+    pairs: list[tuple[Any, Any]] = list(zip(a, b))
+    for x, y in pairs:
         if x is None or y is None:
             assert x is None and y is None
         elif isinstance(x, np.ndarray):
@@ -186,14 +199,15 @@ def test_a_page_without_the_terms_no_query_slot_holds_scores_the_same_at_their_p
     is the full page's, to the last bit (and ``proximity_pairs`` too)."""
     query = set(p["query_terms"].tolist())
     blanks = data.draw(st.sets(st.sampled_from([t for t in range(p["n_terms"]) if t not in query] or [-1])))
-    full = kernel.page_scores(**p)
+    full = _scores(kernel, p)
     terms, offsets = p["doc_terms"], p["doc_offsets"]
     keep = ~np.isin(terms, sorted(blanks))
     counts = np.concatenate([[0], np.cumsum(keep)]).astype(np.int64)
     sparse = dict(p, doc_terms=terms[keep], doc_offsets=counts[offsets],
                   positions=np.flatnonzero(keep).astype(np.int64))
-    got = kernel.page_scores(**sparse)
-    for x, y in zip(got, full):
+    got = _scores(kernel, sparse)
+    pairs: list[tuple[Any, Any]] = list(zip(got, full))
+    for x, y in pairs:
         if x is None or y is None:
             assert x is None and y is None
         elif isinstance(x, np.ndarray):
@@ -211,8 +225,8 @@ def test_a_page_without_the_terms_no_query_slot_holds_scores_the_same_at_their_p
 def test_positions_that_are_not_increasing_places_are_refused(kernel: ModuleType, positions: list[int]) -> None:
     """One per entry, >= 0, increasing within a document (a new document may start lower)."""
     with pytest.raises(ValueError, match="positions"):
-        kernel.page_scores(**_page(positions=np.asarray(positions, dtype=np.int64)))
-    kernel.page_scores(**_page(positions=np.asarray([4, 9, 0], dtype=np.int64)))  # the second text starts anew
+        _scores(kernel, _page(positions=np.asarray(positions, dtype=np.int64)))
+    _scores(kernel, _page(positions=np.asarray([4, 9, 0], dtype=np.int64)))  # the second text starts anew
 
 
 def _page(**changes: Any) -> dict[str, Any]:
@@ -235,15 +249,16 @@ def _page(**changes: Any) -> dict[str, Any]:
 ])
 def test_page_scores_reject_bad_input(kernel: ModuleType, changes: dict[str, Any]) -> None:
     with pytest.raises((ValueError, TypeError)):
-        kernel.page_scores(**_page(**changes))
+        _scores(kernel, _page(**changes))
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 def test_a_lead_in_passes_its_score_on_but_not_to_a_heading(kernel: ModuleType) -> None:
     p = _page(heads=[], levels=[], lead_in=1.0, heading=0.3)
-    _, base, _, lead, head, *_ = kernel.page_scores(**p)
-    assert base[0] > 0 and lead.tolist() == [0.0, base[0]] and head is None
-    assert kernel.page_scores(**_page(heads=[1], levels=[2], lead_in=1.0))[3] is None
+    page = _scores(kernel, p)
+    base, lead = page.bm25, page.lead_in
+    assert base[0] > 0 and lead is not None and lead.tolist() == [0.0, base[0]] and page.heading is None
+    assert _scores(kernel, _page(heads=[1], levels=[2], lead_in=1.0)).lead_in is None
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
@@ -265,12 +280,28 @@ def test_a_short_text_inherits_less_and_an_empty_one_nothing(kernel: ModuleType)
               doc_offsets=np.asarray([0, 1, 1, 2, 3, 4], dtype=np.int64),
               doc_lengths=np.asarray([1.0, 0.0, 1.0, 2.0, 8.0]), texts=["h", "", "a", "a b", "a b c d e f g h"],
               heads=[0], levels=[1], groups=[-1] * 5, heading=0.3, inherit_words=4.0)
-    raw, base, _, _, head, *_ = kernel.page_scores(**p)
+    page = _scores(kernel, p)
+    raw, base, head = page.raw, page.bm25, page.heading
+    assert head is not None
     full = 0.3 * base[0]
     assert head.tolist() == [0.0, 0.0, full * 0.25, full * 0.5, full]
     assert raw.tolist() == (base + head).tolist()
-    off = kernel.page_scores(**{**p, "inherit_words": 0.0})[4]
-    assert off.tolist() == [0.0] + [full] * 4
-    counted = kernel.page_scores(**{**p, "doc_lengths": None})
-    full = 0.3 * counted[1][0]  # the heading's BM25 differs too: its length is its term count
-    assert counted[4].tolist() == [0.0, 0.0, full * 0.25, full * 0.25, full * 0.25]
+    off = _scores(kernel, {**p, "inherit_words": 0.0}).heading
+    assert off is not None and off.tolist() == [0.0] + [full] * 4
+    counted = _scores(kernel, {**p, "doc_lengths": None})
+    full = 0.3 * counted.bm25[0]  # the heading's BM25 differs too: its length is its term count
+    assert counted.heading is not None
+    assert counted.heading.tolist() == [0.0, 0.0, full * 0.25, full * 0.25, full * 0.25]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_the_shares_come_as_one_record_by_name(kernel: ModuleType) -> None:
+    """The kernel takes the policy as a ``ScoringParams`` (keyword-only) and answers with a ``PageScores``."""
+    p = _page(lead_in=1.0)
+    arrays = [v for k, v in p.items() if k not in _PARAMS]
+    with pytest.raises(TypeError):
+        kernel.page_scores(*arrays, ScoringParams())
+    page = _scores(kernel, p)
+    assert isinstance(page, PageScores) and page.lead_in is not None and page.best == max(page.raw)
+    with pytest.raises(AttributeError):
+        ScoringParams().lead_in = 2.0  # type: ignore[misc]

@@ -51,18 +51,18 @@ _CALL = re.compile(r"""\bexample\(\s*(["'])([\w.-]+)\1\s*\)""")
 
 def test_every_block_has_a_unique_marker() -> None:
     found = blocks()
-    assert found, "README.md has no code blocks"
+    assert blocks(README), "README.md has no code blocks"
     unmarked = [text.splitlines()[0] if text.strip() else "(empty block)" for name, _, text in found if name is None]
-    assert not unmarked, f"README blocks without a '<!-- example: NAME -->' line just before them: {unmarked}"
+    assert not unmarked, f"blocks in README.md or docs/ without a '<!-- example: NAME -->' line before them: {unmarked}"
     names = [name for name, _, _ in found]
     twice = sorted({n for n in names if n is not None and names.count(n) > 1})
-    assert not twice, f"README example names used more than once: {twice}"
+    assert not twice, f"example names used more than once in README.md and docs/: {twice}"
 
 
 def test_every_marker_is_run_by_some_test() -> None:
     called = {m.group(2) for path in TESTS.glob("*.py") for m in _CALL.finditer(path.read_text(encoding="utf-8"))}
     orphans = sorted({name for name, _, _ in blocks() if name is not None} - called)
-    assert not orphans, f"README examples that no test in tests/ runs with example('NAME'): {orphans}"
+    assert not orphans, f"examples (README.md, docs/) that no test in tests/ runs with example('NAME'): {orphans}"
 
 
 def test_the_marker_scan_sees_calls_in_both_quote_styles() -> None:

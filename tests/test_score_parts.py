@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qatbe import _core_py
-from qatbe._core_py import _chain_above
+from qatbe._core_py_bridges import _chain_above
 from qatbe.score.bm25 import heading_ancestors
 from qatbe.types import Segment, SegmentKind
 

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._backend import kernel
+from .._kernel_types import PageScores, ScoringParams
 from ..settings import Settings
 from ..types import Segment, SegmentKind
 from . import languages
@@ -194,11 +195,7 @@ def _slot_ids(k: int) -> npt.NDArray[np.int32]:
     return _SLOTS[k] if k < len(_SLOTS) else np.arange(k, dtype=np.int32)
 
 
-# What ``run`` in ``score_segments`` returns: the kernel's page scores and the BM25 parameters they used.
 Part = npt.NDArray[np.float64] | None  # None: 0 for every segment
-Page = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], Part, Part, Part, Part, npt.NDArray[np.bool_], float,
-             npt.NDArray[np.int64], npt.NDArray[np.int64] | None]
-Params = tuple[float, float, int, float, float, npt.NDArray[np.float64] | None, npt.NDArray[np.float64]]
 
 # The kinds of segment whose text is a language sample (prose; not code, tables or metadata).
 _PROSE = (SegmentKind.PARAGRAPH, SegmentKind.LIST, SegmentKind.QUOTE, SegmentKind.HEADING)
@@ -496,13 +493,14 @@ def score_segments(
     prior_n = settings.background_prior if an.lexicon.zipf else 0.0
     n_query = len(q)  # proximity counts pairs of the words the user typed
 
-    def run(terms: list[str], ids: npt.NDArray[np.int32], w: list[float]) -> tuple[Page, Params]:
-        """Every part but the bridges and the number cue, for the query ``terms`` (page ids ``ids``)."""
-        prior_df = None  # None: no pseudo-segments
+    def run(terms: list[str], ids: npt.NDArray[np.int32], w: list[float]
+            ) -> tuple[PageScores, ScoringParams, npt.NDArray[np.float64] | None]:
+        """Every part but the bridges and the number cue, for the query ``terms`` (page ids ``ids``): the page's
+        scores, the parameters and the prior document frequencies (None: no pseudo-segments) they used."""
+        prior_df = None
         if prior_n:
             avgdl = max(1.0, float(lengths.sum()) / len(lengths))  # = lengths.mean(), without its Python wrapper
             prior_df = _prior(an, surfaces, avgdl, prior_n)
-        params = (settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df, lengths)
         # One pair is worth ``settings.proximity`` x the Lucene IDF ceiling ln(1 + (N + .5) / .5), a scale that
         # grows with the page like the BM25 scores it is added to, divided by (n - 1) / 2 for n query words (from
         # 4 words on): pairs grow quadratically with the query, and a long query's close pairs are mostly the
@@ -510,17 +508,19 @@ def score_segments(
         scale = 0.0
         if settings.proximity > 0 and len(terms) > 1:
             scale = settings.proximity * math.log(1.0 + (n + prior_n + 0.5) / 0.5) / max(1.0, (n_query - 1) / 2.0)
-        page = kernel.page_scores(
-            flat, offs, len(vocab) + len(met), ids, np.array(w, dtype=np.float64), lengths, texts, heads, levels,
-            groups, settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, prior_df, n_query,
-            PROXIMITY_WINDOW, scale, LEADIN_SHARE, settings.heading_share, SIBLING_SHARE, settings.relevance_floor,
-            INHERIT_WORDS, places)
-        return page, params
+        # The policy, as data: Settings' shares and this module's constants (the kernel only computes).
+        params = ScoringParams(settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, PROXIMITY_WINDOW,
+                               scale, LEADIN_SHARE, settings.heading_share, SIBLING_SHARE, settings.relevance_floor,
+                               INHERIT_WORDS)
+        page = kernel.page_scores(flat, offs, len(vocab) + len(met), ids, np.array(w, dtype=np.float64), lengths,
+                                  texts, heads, levels, groups, params=params, prior_df=prior_df, n_near=n_query,
+                                  positions=places)
+        return page, params, prior_df
 
     ids = _slot_ids(len(q_terms))
-    page, params = run(q_terms, ids, weights)
+    page, params, prior_df = run(q_terms, ids, weights)
     if PREFIX_MIN:
-        near = prefix_matches(q_terms, n_query, page[8], chain(vocab, met))
+        near = prefix_matches(q_terms, n_query, page.df, chain(vocab, met))
         if near:
             # The index is kept: a near word shares the first PREFIX_MIN letters of a query word, so it passed the
             # query's prefix filter and its occurrences are in the index already (under its page id).
@@ -529,9 +529,9 @@ def score_segments(
             weights = weights + [PREFIX_WEIGHT * weights[j] for j, _ in near]
             ids = np.array([vocab[t] if t in vocab else len(vocab) + met.index(t) for t in q_terms],
                            dtype=np.int32)
-            page, params = run(q_terms, ids, weights)
-    if settings.feedback > 0 and page[7] > 0:
-        extra = feedback_terms(an, texts, page[1], set(q_terms), FEEDBACK_SEGMENTS, FEEDBACK_TERMS)
+            page, params, prior_df = run(q_terms, ids, weights)
+    if settings.feedback > 0 and page.best > 0:
+        extra = feedback_terms(an, texts, page.bm25, set(q_terms), FEEDBACK_SEGMENTS, FEEDBACK_TERMS)
         if extra:
             q_terms = q_terms + [t for t, _ in extra]
             surfaces = surfaces + [x for _, x in extra]
@@ -539,10 +539,11 @@ def score_segments(
             vocab = {t: i for i, t in enumerate(q_terms)}
             flat, places, offs, lengths, met = an.index_sparse(scan, vocab, only_stopwords, q_terms)
             ids = _slot_ids(len(q_terms))
-            page, params = run(q_terms, ids, weights)
-    raw, base, *parts, relevant, best, _, up_array = page
+            page, params, prior_df = run(q_terms, ids, weights)
+    raw, base, relevant, best, up_array = page.raw, page.bm25, page.relevant, page.best, page.up
     zeros = np.zeros(n, dtype=np.float64)
-    proximity, lead_in, heading, sibling = (zeros if x is None else x for x in parts)
+    proximity, lead_in, heading, sibling = (zeros if x is None else x
+                                            for x in (page.proximity, page.lead_in, page.heading, page.sibling))
     bridge = zeros
     changed = False
     # Without headings no section can be bridged to.
@@ -575,7 +576,8 @@ def score_segments(
         for j in range(len(q_terms)):
             only = np.zeros(len(weights), dtype=np.float64)
             only[j] = weights[j]
-            out[:, j] = kernel.bm25_scores(flat, offs, len(vocab) + len(met), ids, only, *params)
+            out[:, j] = kernel.bm25_scores(flat, offs, len(vocab) + len(met), ids, only, params.k1, params.b,
+                                           params.variant, params.delta, params.prior_n, prior_df, lengths)
         return out
 
     return _scores(raw, tuple(q_terms), relevant, language, tuple(weights), base, proximity,

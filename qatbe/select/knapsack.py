@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -153,6 +153,57 @@ class Selection:
 SUM_CAP = 1 << 62
 
 
+class Ledger:
+    """The account of a selection over several documents (``extract_many``): the slots' own costs against one
+    budget, plus each document's entry charge (its citation envelope) with its first admitted slot, a fixed
+    charge with the very first admission (the sources list), and an optional cap on what one document's slots
+    may take (entries not counted). ``order`` is the admission order, headings brought along included."""
+
+    def __init__(self, costs: Sequence[int], doc_of: Sequence[int], entry: Sequence[int], budget: int, fixed: int,
+                 cap: int | None) -> None:
+        self.costs, self.doc_of, self.entry = costs, doc_of, entry
+        self.budget, self.fixed, self.cap = budget, fixed, cap
+        self.order: list[int] = []
+        self.doc_tokens = [0] * len(entry)
+        self.cited: set[int] = set()
+        self.spent = 0
+
+    def entry_charge(self, doc: int) -> int:
+        """What admitting a first slot of ``doc`` costs on top of the slot itself."""
+        return 0 if doc in self.cited else self.entry[doc] + (0 if self.cited else self.fixed)
+
+    def price(self, slots: Sequence[int], own_cost: int | None = None) -> tuple[int, int] | None:
+        """(total charge, charge against the document's cap) of admitting ``slots`` (one document), or None if
+        they do not fit; ``own_cost`` stands in for the slots' costs (a truncated copy)."""
+        d = self.doc_of[slots[0]]
+        seg_cost = sum([self.costs[i] for i in slots]) if own_cost is None else own_cost
+        extra = self.entry_charge(d)
+        if self.spent + seg_cost + extra > self.budget:
+            return None
+        if self.cap is not None and self.doc_tokens[d] + seg_cost > self.cap:
+            return None
+        return seg_cost + extra, seg_cost
+
+    def take(self, slots: Sequence[int], charge: tuple[int, int]) -> None:
+        d = self.doc_of[slots[0]]
+        self.spent += charge[0]
+        self.doc_tokens[d] += charge[1]
+        self.cited.add(d)
+        self.order.extend(slots)
+
+    def fill(self, slots: Sequence[int], chosen: set[int]) -> None:
+        """Each of ``slots`` that still fits, alone and in order, added to ``chosen`` (fill is context: no heading
+        is brought along)."""
+        for i in slots:
+            charge = self.price((i,))
+            if charge is not None:
+                self.take((i,), charge)
+                chosen.add(i)
+
+
+LedgerFactory = Callable[[], Ledger]
+
+
 def _greedy(
     order: Sequence[int],
     costs: Sequence[int],
@@ -160,8 +211,12 @@ def _greedy(
     budget: int,
     include_headings: bool,
     seed: int | None = None,
+    ledger: Ledger | None = None,
 ) -> tuple[list[int], set[int], int]:
-    """One greedy pass in ``order`` (after ``seed``, if given); returns (taken, headings brought along, spent)."""
+    """One greedy pass in ``order`` (after ``seed``, if given); returns (taken, headings brought along, spent).
+
+    A slot comes in with its heading when both fit, else alone when it fits. What "fits" means is the budget
+    alone, or, with a ``ledger``, the ledger's account (envelopes, per-document cap)."""
     taken: list[int] = []
     heads: set[int] = set()
     in_set: set[int] = set()
@@ -174,8 +229,22 @@ def _greedy(
             continue
         if i in in_set:
             continue
-        cost = costs[i]
         parent = parents[i] if include_headings else -1
+        if ledger is not None:
+            charge = ledger.price((i, parent)) if parent >= 0 and parent not in in_set else None
+            if charge is not None:
+                ledger.take((parent, i), charge)
+                in_set.add(parent)
+                heads.add(parent)
+            else:
+                charge = ledger.price((i,))
+                if charge is None:
+                    continue
+                ledger.take((i,), charge)
+            in_set.add(i)
+            taken.append(i)
+            continue
+        cost = costs[i]
         if parent >= 0 and parent not in in_set and spent + cost + costs[parent] <= cap:
             in_set.add(i)
             in_set.add(parent)
@@ -186,13 +255,23 @@ def _greedy(
             in_set.add(i)
             taken.append(i)
             spent += cost
-    return taken, heads, spent
+    return taken, heads, spent if ledger is None else ledger.spent
 
 
 def _total(scores: Sequence[float], slots: Sequence[int]) -> float:
     """The sum of ``scores`` over ``slots`` as numpy adds it (pairwise), so the guard's comparison is the one the
     numpy selector made; Python's left-to-right sum can differ in the last bit."""
     return float(np.add.reduce(np.array([scores[i] for i in slots], dtype=np.float64)))
+
+
+class Packed(NamedTuple):
+    """What ``pack`` admitted: the matched slots in admission order, the headings brought along, the tokens
+    spent, and the ledger of the pass kept (None without one)."""
+
+    taken: list[int]
+    heads: set[int]
+    spent: int
+    ledger: Ledger | None
 
 
 def pack(
@@ -202,19 +281,28 @@ def pack(
     order: Sequence[int],
     budget: int,
     include_headings: bool,
-) -> tuple[list[int], set[int], int]:
-    """The greedy in ``order`` with the best-single guard: (taken in admission order, headings, spent)."""
-    taken, heads, spent = _greedy(order, costs, parents, budget, include_headings)
+    *,
+    ledger: LedgerFactory | None = None,
+    guard: bool = True,
+) -> Packed:
+    """The greedy in ``order`` with the best-single guard. ``ledger`` makes a fresh account per pass (``extract_many``); ``guard=False`` keeps
+    the first pass (an order that must be kept, such as documents by date)."""
+    first = ledger() if ledger is not None else None
+    taken, heads, spent = _greedy(order, costs, parents, budget, include_headings, ledger=first)
+    if not guard:
+        return Packed(taken, heads, spent, first)
     best = -1
     cap = min(budget, SUM_CAP)
     for i in order:  # the best single slot that fits: highest score, then first in the document
         if costs[i] <= cap and (best < 0 or scores[i] > scores[best] or (scores[i] == scores[best] and i < best)):
             best = i
-    if best >= 0 and best not in taken:
-        alt_taken, alt_heads, alt_spent = _greedy(order, costs, parents, budget, include_headings, seed=best)
+    if best >= 0 and best not in taken and best not in heads:  # (in as a heading: it is in)
+        alt = ledger() if ledger is not None else None
+        alt_taken, alt_heads, alt_spent = _greedy(order, costs, parents, budget, include_headings, seed=best,
+                                                  ledger=alt)
         if _total(scores, alt_taken) > _total(scores, taken):
-            return alt_taken, alt_heads, alt_spent
-    return taken, heads, spent
+            return Packed(alt_taken, alt_heads, alt_spent, alt)
+    return Packed(taken, heads, spent, first)
 
 
 def select_slots(
@@ -234,7 +322,7 @@ def select_slots(
         return Selection((), frozenset(), frozenset(), frozenset(), 0)
     if budget <= 0:
         return Selection((), frozenset(), frozenset(), frozenset(), 0, tuple(order))
-    taken, heads, spent = pack(scores, costs, parents, order, budget, include_headings)
+    taken, heads, spent, _ = pack(scores, costs, parents, order, budget, include_headings)
     matched = set(taken)
     chosen = matched | heads
     filled: set[int] = set()

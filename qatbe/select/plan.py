@@ -108,7 +108,7 @@ def plan_greedy(
         heads: set[int] = set()
         spent = 0
     else:
-        taken, heads, spent = pack(weighted, costs, parents, order, budget, settings.include_headings)
+        taken, heads, spent, _ = pack(weighted, costs, parents, order, budget, settings.include_headings)
     matched = set(taken)
     chosen = matched | heads
     cut: dict[int, Segment] = {}
