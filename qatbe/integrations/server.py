@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 from .._optional import require
 from ..errors import BlockedAddressError, ConfigError, FetchError, FetchTimeoutError, InputError, QatbeError
-from ..fetching import FetchOptions, afetch_with, async_http_client, is_url
+from ..fetching import FetchOptions, afetch_with, async_client_for, is_url
 from ..many import Document, extract_many
 from ..pipeline import Extractor
 from ..settings import Settings
@@ -470,10 +470,7 @@ def create_app(config: ServiceConfig | None = None) -> ServiceApp:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
-        fetch = config.fetch
-        async with async_http_client(timeout=fetch.timeout, allow_private=fetch.allow_private,
-                                     allowed_networks=fetch.allowed_networks) as client:
-            client.max_redirects = fetch.max_redirects
+        async with async_client_for(config.fetch) as client:
             service.client = client
             service.workers = _Workers(asyncio.get_running_loop(), config.threads)
             try:
