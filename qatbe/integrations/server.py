@@ -6,10 +6,11 @@ takes; answers ``Result.to_dict()``), ``POST /v1/extract_many`` (``documents: [{
 metadata}]``, ``query``, ``budget``, options; answers ``ManyResult.to_dict()``), ``GET /healthz``,
 ``GET /openapi.json`` and ``GET /docs``.
 
-Design: the event loop only reads requests, fetches URLs (``qatbe.fetching``'s guarded async client, one per
-app) and writes answers; parsing and selection run in a worker thread, at most ``threads`` at once (1 by default:
-the work holds the GIL most of the time, so more threads in one process would only take turns, and slow the event
-loop's turns too; ``--workers`` adds processes). Limits: a request body over
+Design: the event loop only moves bytes (request bodies in, answers out) and fetches URLs (``qatbe.fetching``'s
+guarded async client, one per app); reading the JSON body, the extract and writing the JSON answer run in a worker
+thread, at most ``threads`` at once (1 by default: the work holds the GIL most of the time, so more threads in one
+process would only take turns, and slow the event loop's turns too; ``--workers`` adds processes). The two ``/v1``
+endpoints are plain ASGI (``ServiceApp``) in front of Starlette, which serves the rest. Limits: a request body over
 ``max_body_bytes`` is 413; a request that takes longer than ``request_timeout`` seconds, or whose fetch times
 out, is 504; at most ``max_concurrency`` requests are worked on at once, the others wait their turn. Errors are
 JSON ``{"error": "<qatbe's one-line message>"}``: 400 for a body that is not JSON or a refused URL, 422 for an
@@ -46,8 +47,8 @@ from ..settings import Settings
 
 require("starlette", "server", "the qatbe service")
 require("uvicorn", "server", "the qatbe service")
-# orjson reads and writes JSON in a third of the standard library's time: at the median page that is a tenth of the
-# extract's time per request.
+# orjson reads a request body (a page's text as a JSON string, full of escapes) in half the standard library's
+# time; at the median page that is still about a tenth of the extract's time.
 require("orjson", "server", "the qatbe service")
 import anyio  # after the checks above: anyio comes with starlette
 import orjson
@@ -161,12 +162,14 @@ class _Workers:
             if future.cancelled():
                 continue
             try:
-                result = work()
+                answer: tuple[Any, BaseException | None] = (work(), None)
             except Exception as exc:  # noqa: BLE001 (handed to the request that waits for it)
-                self.loop.call_soon_threadsafe(_settle, future, None, exc)
-            else:
-                self.loop.call_soon_threadsafe(_settle, future, result, None)
-            del item, future, work
+                answer = (None, exc)
+            try:
+                self.loop.call_soon_threadsafe(_settle, future, *answer)
+            except RuntimeError:  # the loop has closed: the server is gone, and the request with it
+                return
+            del item, future, work, answer
 
     def close(self) -> None:
         """Each thread ends after the work it has in hand."""
@@ -350,8 +353,8 @@ class ServiceApp:
     Starlette app ``starlette``.
 
     Why the two endpoints are plain ASGI and not Starlette routes: per request, Starlette's middleware stack,
-    routing, ``Request`` and ``Response`` cost about as much as everything else the service adds to an extract of
-    a median page; reading the body, the limits and the answer take a few lines of ASGI here."""
+    routing, ``Request``, body stream and ``Response`` cost several percent of the extract of a median page;
+    reading the body, the limits and the answer take a few lines of ASGI here."""
 
     def __init__(self, service: Service, routes: Sequence[Route], lifespan: Lifespan[Starlette]) -> None:
         self.service = service
@@ -506,7 +509,7 @@ def keep_freed_memory() -> bool:
 
     Why: every request allocates and frees buffers the size of its page (the body, its text, the parse). With
     glibc's default thresholds those are fresh pages each time, and the kernel's page faults and zeroing of them
-    cost about as much as the rest of what the service adds to the extract of a median page. ``qatbe serve`` calls
+    are about a third of what receiving a median page over HTTP costs the service. ``qatbe serve`` calls
     it in each worker process; the price is that a worker keeps the memory of its largest recent requests."""
     import ctypes
     import platform
