@@ -17,11 +17,16 @@ the same page (a fresh str, as the service decodes one from every request body).
   processes, read from /proc before and after) minus the library's CPU time per extract (this thread), as a
   share of the latter. No client cost is in it, and no waiting: on a machine shared with other work, a
   request's wall time also holds the scheduler's delays at each hand-over (client, event loop, worker thread).
+- by CPU time under load: the same, but the requests for the median page are sent ``--concurrency`` at once
+  (``--requests`` of them), against the library called in a loop on that page: both sides run back to back, as
+  a busy service does, where one at a time each request finds the service idle (caches cold, threads asleep).
 - by latency: the median request latency seen by a keep-alive HTTP/1.1 client on a plain socket (its own cost
   is a few microseconds) minus the median wall time of the extract, as a share of the latter.
 
 For reference it also reports the library's ``extract(...).to_dict()`` (``to_dict`` reads the page metadata that
-``extract`` defers, so part of the answer's cost is in the library). Both sides run with the allocator settings ``qatbe serve`` sets (``keep_freed_memory``), so the extract costs
+``extract`` defers, so part of the answer's cost is in the library), and where the overhead goes: the HTTP floor
+(``floor_app``: the same uvicorn answering the same body with a fixed ``{}``, nothing parsed, measured the same
+way), the JSON parse of the body (this thread, at each round), and the rest. Both sides run with the allocator settings ``qatbe serve`` sets (``keep_freed_memory``), so the extract costs
 the same in both. The client runs on the same machine and shares its cores with the service.
 """
 
@@ -41,6 +46,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
@@ -125,6 +131,7 @@ class Sequential:
     service_cpu: float  # the service's CPU seconds per request
     library_cpu: float  # this thread's CPU seconds per extract
     to_dict_cpu: float  # this thread's CPU seconds per extract(...).to_dict()
+    parse_cpu: float  # this thread's CPU seconds per orjson.loads of the request body
 
 
 class RawClient:
@@ -154,23 +161,62 @@ class RawClient:
         self.sock.close()
 
 
-def one_at_a_time(port: int, body: bytes, rounds: int, pid: int) -> Sequential:
+async def floor_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The HTTP floor: an ASGI app on the same uvicorn that reads a request body whole and answers a fixed small
+    JSON, with nothing in between (no JSON parse, no worker thread, no extract)."""
+    if scope["type"] != "http":
+        return
+    more = True
+    while more:
+        message = await receive()
+        more = message.get("more_body", False)
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"{}"})
+
+
+def floor(body: bytes, rounds: int) -> Sequential:
+    """``one_at_a_time`` against ``floor_app`` (one uvicorn process, the allocator set as ``qatbe serve`` sets it)."""
+    port = free_port()
+    code = ("from qatbe.integrations.server import keep_freed_memory; keep_freed_memory(); import uvicorn; "
+            f"uvicorn.run('service_load:floor_app', port={port}, log_level='warning', access_log=False)")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "benchmarks")]))
+    server = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):
+            try:
+                socket.create_connection(("127.0.0.1", port)).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            raise RuntimeError("the floor app did not start")
+        return one_at_a_time(port, body, rounds, server.pid)
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def one_at_a_time(port: int, body: bytes, rounds: int, pid: int, path: str = "/v1/extract") -> Sequential:
     """``rounds`` requests for ``body`` one at a time, each followed by the library's extract of the same page. The
     library gets the page as the service does, a fresh str decoded from the request body (outside its timing: a
     str reused across calls keeps caches, such as its UTF-8 form, that a request's str does not have)."""
-    out = Sequential([], [], 0.0, 0.0, 0.0)
+    out = Sequential([], [], 0.0, 0.0, 0.0, 0.0)
     client = RawClient(port)
     try:
         for _ in range(20):  # warm-up
-            client.post("/v1/extract", body)
-        library_cpu = to_dict_cpu = 0.0
+            client.post(path, body)
+        library_cpu = to_dict_cpu = parse_cpu = 0.0
         cpu_before = cpu_seconds(pid)
         for _ in range(rounds):
             t = time.perf_counter()
-            status, _ = client.post("/v1/extract", body)
+            status, _ = client.post(path, body)
             out.service_wall.append(time.perf_counter() - t)
             assert status == 200, status
+            c = time.thread_time()
             page = orjson.loads(body)["source"]
+            parse_cpu += time.thread_time() - c
             t, c = time.perf_counter(), time.thread_time()
             qatbe.extract(page, tier="summary")
             library_cpu += time.thread_time() - c
@@ -184,6 +230,7 @@ def one_at_a_time(port: int, body: bytes, rounds: int, pid: int) -> Sequential:
         client.close()
     out.library_cpu = library_cpu / rounds
     out.to_dict_cpu = to_dict_cpu / rounds
+    out.parse_cpu = parse_cpu / rounds
     return out
 
 
@@ -241,9 +288,22 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(load(base, bodies, expected, len(pages), 8))  # warm-up: every page once
         latencies, errors, seconds = asyncio.run(load(base, bodies, expected, args.requests, args.concurrency))
         seq = one_at_a_time(port, bodies[median_k], args.overhead_rounds, server.pid)
+        before = cpu_seconds(server.pid)
+        _, steady_errors, _ = asyncio.run(load(base, [bodies[median_k]], [expected[median_k]], args.requests,
+                                               args.concurrency))
+        steady_service = (cpu_seconds(server.pid) - before) / args.requests
+        errors += steady_errors
     finally:
         server.terminate()
         server.wait(30)
+    floor_seq = floor(bodies[median_k], args.overhead_rounds)
+    steady_library = 0.0
+    for _ in range(args.requests):  # the library in a loop on the median page, a fresh str each time
+        page = orjson.loads(bodies[median_k])["source"]
+        c = time.thread_time()
+        qatbe.extract(page, tier="summary")
+        steady_library += time.thread_time() - c
+    steady_library /= args.requests
 
     svc_med, lib_med = statistics.median(seq.service_wall), statistics.median(seq.library_wall)
     report = {
@@ -261,6 +321,11 @@ def main(argv: list[str] | None = None) -> int:
         "median_page_service_cpu_ms": seq.service_cpu * 1000,
         "cpu_overhead_share": (seq.service_cpu - seq.library_cpu) / seq.library_cpu,
         "median_page_extract_to_dict_cpu_ms": seq.to_dict_cpu * 1000,
+        "median_page_http_floor_cpu_ms": floor_seq.service_cpu * 1000,
+        "median_page_json_parse_cpu_ms": seq.parse_cpu * 1000,
+        "steady_service_cpu_ms": steady_service * 1000,
+        "steady_extract_cpu_ms": steady_library * 1000,
+        "steady_cpu_overhead_share": (steady_service - steady_library) / steady_library,
         "median_page_extract_ms": lib_med * 1000,
         "median_page_service_ms": svc_med * 1000,
         "wall_overhead_share": (svc_med - lib_med) / lib_med,
@@ -278,6 +343,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  overhead by CPU time: service {report['median_page_service_cpu_ms']:.3f} ms a request, extract "
           f"{report['median_page_extract_cpu_ms']:.3f} ms: {100 * report['cpu_overhead_share']:+.1f} % "
           f"(extract + to_dict {report['median_page_extract_to_dict_cpu_ms']:.3f} ms)")
+    rest = (report["median_page_service_cpu_ms"] - report["median_page_extract_cpu_ms"]
+            - report["median_page_http_floor_cpu_ms"] - report["median_page_json_parse_cpu_ms"])
+    print(f"  where it goes (CPU): HTTP floor (uvicorn, an app that only reads the body) "
+          f"{report['median_page_http_floor_cpu_ms']:.3f} ms, JSON parse of the body "
+          f"{report['median_page_json_parse_cpu_ms']:.3f} ms, the rest (handler, worker-thread hand-off, to_dict, "
+          f"JSON answer) {rest:.3f} ms")
+    print(f"  overhead by CPU time under load ({args.requests} requests for the median page, {args.concurrency} at "
+          f"once, against the library in a loop): service {report['steady_service_cpu_ms']:.3f} ms a request, "
+          f"extract {report['steady_extract_cpu_ms']:.3f} ms: {100 * report['steady_cpu_overhead_share']:+.1f} %")
     print(f"  overhead by latency (medians): service {report['median_page_service_ms']:.3f} ms, extract "
           f"{report['median_page_extract_ms']:.3f} ms: {100 * report['wall_overhead_share']:+.1f} %")
     print(f"load average (1 min) at the end: {report['load_average']:.1f} on {report['cores']} cores")
