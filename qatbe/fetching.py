@@ -398,22 +398,25 @@ def _ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+def _client_options(timeout: float) -> dict[str, Any]:
+    """What the sync and async clients share. Environment proxies are not used (``trust_env=False``): the guard
+    checks the address connected to, and a proxy would be that address."""
+    return {"timeout": timeout, "trust_env": False, "headers": {"User-Agent": _USER_AGENT}}
+
+
 def http_client(*, timeout: float, allow_private: bool = False,
                 allowed_networks: Iterable[str] = ()) -> httpx.Client:
     """An ``httpx.Client`` whose every connection (first request, each redirect, each new connection of the pool)
-    passes the SSRF guard. Environment proxies are not used (``trust_env=False``): the guard checks the address
-    connected to, and a proxy would be that address. Redirects are not followed unless a request asks for them."""
+    passes the SSRF guard. Redirects are not followed unless a request asks for them."""
     import httpcore
     import httpx
 
-    guard = _Guard(allow_private, allowed_networks)
-    backend, _ = _backends(guard)
+    backend, _ = _backends(_Guard(allow_private, allowed_networks))
     transport = httpx.HTTPTransport()
     # httpx's transport maps requests, responses and errors; its pool is replaced by one with the guarded network
     # backend (httpx does not take a network backend itself; httpcore documents the parameter).
     transport._pool = httpcore.ConnectionPool(ssl_context=_ssl_context(), network_backend=backend)
-    return httpx.Client(transport=transport, timeout=timeout, trust_env=False,
-                        headers={"User-Agent": _USER_AGENT}, event_hooks={"request": [_check_scheme]})
+    return httpx.Client(transport=transport, event_hooks={"request": [_check_scheme]}, **_client_options(timeout))
 
 
 def async_http_client(*, timeout: float, allow_private: bool = False,
@@ -422,12 +425,11 @@ def async_http_client(*, timeout: float, allow_private: bool = False,
     import httpcore
     import httpx
 
-    guard = _Guard(allow_private, allowed_networks)
-    _, backend = _backends(guard)
+    _, backend = _backends(_Guard(allow_private, allowed_networks))
     transport = httpx.AsyncHTTPTransport()
     transport._pool = httpcore.AsyncConnectionPool(ssl_context=_ssl_context(), network_backend=backend)
-    return httpx.AsyncClient(transport=transport, timeout=timeout, trust_env=False,
-                             headers={"User-Agent": _USER_AGENT}, event_hooks={"request": [_acheck_scheme]})
+    return httpx.AsyncClient(transport=transport, event_hooks={"request": [_acheck_scheme]},
+                             **_client_options(timeout))
 
 
 # -- fetching ----------------------------------------------------------------------------------------------------
@@ -612,7 +614,7 @@ def client_for(options: FetchOptions) -> httpx.Client:
 
 
 def async_client_for(options: FetchOptions) -> httpx.AsyncClient:
-    """``client_for``'s async twin."""
+    """``client_for``'s async twin (the service keeps one for all its requests)."""
     client = async_http_client(timeout=options.timeout, allow_private=options.allow_private,
                                allowed_networks=options.allowed_networks)
     client.max_redirects = options.max_redirects

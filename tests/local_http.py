@@ -4,6 +4,9 @@
 fixture pages, redirects (chains, loops, to private, metadata and IPv6 addresses), a slow answer, a body that
 streams forever, one that trickles, an oversized one, a PDF, error statuses and a gzip body.
 
+The fixtures the URL, CLI and service tests share (a test module imports them by name): ``base``, the base URL of
+one ``serve()`` for the module, and ``only_loopback`` (autouse), which applies ``loopback_only`` to every test.
+
 ``loopback_only(monkeypatch)`` makes every socket connect of the test process refuse any address but
 127.0.0.0/8 and ::1: the SSRF guard refuses before connecting, and were it broken, this refuses instead of
 sending a packet (the test then fails on the wrong error, without ever leaving the machine).
@@ -197,6 +200,19 @@ def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(socket.socket, "connect", guarded(socket.socket.connect))
     monkeypatch.setattr(socket.socket, "connect_ex", guarded(socket.socket.connect_ex))
+
+
+@pytest.fixture(autouse=True)
+def only_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test of a module that imports this: ``loopback_only``."""
+    loopback_only(monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    """The base URL of one local server (``serve()``) for the module."""
+    with serve() as url:
+        yield url
 
 
 def corpus_pages(root: Path, name: str) -> dict[str, bytes]:

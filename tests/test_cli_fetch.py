@@ -1,29 +1,19 @@
 """``qatbe extract URL``: fetched from a real local server; a URL that fails is one error line, the rest go on."""
 
+# ruff: noqa: F811 (the fixtures imported from local_http come back as test parameters)
+
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from local_http import loopback_only, serve
+from local_http import base, only_loopback  # noqa: F401 (fixtures; a test names base as its parameter)
 
 import qatbe
 from qatbe.cli import main
 
 QUERY = "how much does renewal cost?"
-
-
-@pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    loopback_only(monkeypatch)
-
-
-@pytest.fixture(scope="module")
-def base() -> Iterator[str]:
-    with serve() as url:
-        yield url
 
 
 def test_one_url_is_fetched_and_extracted(base: str, capsys: pytest.CaptureFixture[str]) -> None:

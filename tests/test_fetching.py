@@ -5,35 +5,25 @@ itself, so a broken guard fails these tests without a packet leaving the machine
 link-local and metadata addresses are asserted on IP literals (no name is resolved: there is no network).
 """
 
+# ruff: noqa: F811 (the fixtures imported from local_http come back as test parameters)
+
 from __future__ import annotations
 
 import asyncio
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from local_http import loopback_only, serve
+from local_http import base, only_loopback  # noqa: F401 (fixtures; a test names base as its parameter)
 
 import qatbe
 from qatbe import BlockedAddressError, ConfigError, FetchError, FetchTimeoutError
 from qatbe.fetching import FetchOptions, async_http_client, guard_url, http_client, is_url
 
 LOCAL = ("127.0.0.1/32",)
-
-
-@pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    loopback_only(monkeypatch)
-
-
-@pytest.fixture(scope="module")
-def base() -> Iterator[str]:
-    with serve() as url:
-        yield url
 
 
 def get(url: str, **options: object) -> qatbe.Document:

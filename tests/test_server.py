@@ -1,6 +1,8 @@
 """The service: a real uvicorn on a free 127.0.0.1 port, called over HTTP with httpx; pages fetched from a real
 local server. What it answers is what the library gives for the same page and options."""
 
+# ruff: noqa: F811 (the fixtures imported from local_http come back as test parameters)
+
 from __future__ import annotations
 
 import asyncio
@@ -11,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from local_http import PAGE, corpus_pages, loopback_only, serve, uvicorn_app
+from local_http import PAGE, base, corpus_pages, only_loopback, uvicorn_app  # noqa: F401 (fixtures)
 
 import qatbe
 from qatbe.fetching import FetchOptions
@@ -27,17 +29,6 @@ def same(answer: dict[str, Any], result: Any) -> None:
     for d in (answer, expected):
         d.pop("evaluation_time_ms")
     assert answer == expected
-
-
-@pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    loopback_only(monkeypatch)
-
-
-@pytest.fixture(scope="module")
-def pages() -> Iterator[str]:
-    with serve() as url:
-        yield url
 
 
 @pytest.fixture(scope="module")
@@ -66,24 +57,24 @@ def test_extract_of_a_source_is_the_library_s_result(client: httpx.Client) -> No
     same(answer.json(), qatbe.extract(PAGE, QUERY, budget=60, render="text"))
 
 
-def test_extract_of_a_url_is_the_library_s_result(client: httpx.Client, pages: str) -> None:
-    answer = client.post("/v1/extract", json={"url": f"{pages}/chain/2", "query": QUERY, "tier": "key_facts"})
+def test_extract_of_a_url_is_the_library_s_result(client: httpx.Client, base: str) -> None:
+    answer = client.post("/v1/extract", json={"url": f"{base}/chain/2", "query": QUERY, "tier": "key_facts"})
     assert answer.status_code == 200
-    doc = qatbe.fetch(f"{pages}/chain/2", allowed_networks=LOCAL)
+    doc = qatbe.fetch(f"{base}/chain/2", allowed_networks=LOCAL)
     same(answer.json(), qatbe.extract(doc, QUERY, tier="key_facts"))
-    assert answer.json()["metadata"]["url"] == f"{pages}/page"
+    assert answer.json()["metadata"]["url"] == f"{base}/page"
 
 
-def test_extract_many_is_the_library_s_result_and_reports_failed_urls(client: httpx.Client, pages: str) -> None:
-    docs = [{"url": f"{pages}/page", "title": "Renewal"}, {"source": "<p>Fees abroad are 101 pounds.</p>", "id": "a"},
-            {"url": f"{pages}/pdf"}]
+def test_extract_many_is_the_library_s_result_and_reports_failed_urls(client: httpx.Client, base: str) -> None:
+    docs = [{"url": f"{base}/page", "title": "Renewal"}, {"source": "<p>Fees abroad are 101 pounds.</p>", "id": "a"},
+            {"url": f"{base}/pdf"}]
     answer = client.post("/v1/extract_many", json={"documents": docs, "query": QUERY, "budget": 300})
     assert answer.status_code == 200
     data = answer.json()
     assert [(e["index"], e["error_type"]) for e in data["errors"]] == [(2, "FetchError")]
     library = qatbe.extract_many(
-        [qatbe.Document(url=f"{pages}/page", title="Renewal"), qatbe.Document(docs[1]["source"], id="a"),
-         qatbe.Document(url=f"{pages}/pdf")], QUERY, budget=300, fetch_options=FetchOptions(allowed_networks=LOCAL))
+        [qatbe.Document(url=f"{base}/page", title="Renewal"), qatbe.Document(docs[1]["source"], id="a"),
+         qatbe.Document(url=f"{base}/pdf")], QUERY, budget=300, fetch_options=FetchOptions(allowed_networks=LOCAL))
     same(data, library)
 
 
@@ -128,6 +119,12 @@ def test_extract_many_validates_its_documents(client: httpx.Client) -> None:
         assert answer.status_code == 422 and message in answer.json()["error"]
 
 
+def test_another_method_or_path_is_starlette_s_405_or_404(client: httpx.Client) -> None:
+    assert client.get("/v1/extract").status_code == 405
+    assert client.put("/v1/extract_many", json={}).status_code == 405
+    assert client.post("/v1/nothing", json={}).status_code == 404
+
+
 def test_body_that_is_not_json_is_400(client: httpx.Client) -> None:
     answer = client.post("/v1/extract", content=b"{nope", headers={"content-type": "application/json"})
     assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
@@ -154,16 +151,16 @@ def test_an_oversized_body_is_413_declared_or_streamed() -> None:
     ("/missing", 502, "HTTP 404"),
     ("/to-metadata", 400, "169.254.169.254"),
 ])
-def test_fetch_failures_map_to_gateway_statuses(client: httpx.Client, pages: str, path: str, status: int,
+def test_fetch_failures_map_to_gateway_statuses(client: httpx.Client, base: str, path: str, status: int,
                                                 message: str) -> None:
-    answer = client.post("/v1/extract", json={"url": pages + path, "query": "q"})
+    answer = client.post("/v1/extract", json={"url": base + path, "query": "q"})
     assert answer.status_code == status and message in answer.json()["error"]
 
 
-def test_the_request_timeout_holds_for_the_whole_request(pages: str) -> None:
+def test_the_request_timeout_holds_for_the_whole_request(base: str) -> None:
     config = ServiceConfig(request_timeout=0.5, fetch=FetchOptions(allowed_networks=LOCAL, timeout=30))
     with uvicorn_app(create_app(config)) as api:
-        answer = httpx.post(f"{api}/v1/extract", json={"url": f"{pages}/slow?s=30"}, timeout=30, trust_env=False)
+        answer = httpx.post(f"{api}/v1/extract", json={"url": f"{base}/slow?s=30"}, timeout=30, trust_env=False)
     assert answer.status_code == 504
 
 
@@ -212,7 +209,7 @@ def test_a_bug_is_a_500_without_its_details(monkeypatch: pytest.MonkeyPatch,
                                             caplog: pytest.LogCaptureFixture) -> None:
     from qatbe.integrations import server
 
-    async def broken(self: server.Service, body: object, deadline: float) -> dict[str, Any]:
+    async def broken(self: server.Service, raw: bytes, deadline: float) -> bytes:
         raise RuntimeError("secret detail of a bug")
 
     monkeypatch.setattr(server.Service, "extract", broken)  # fault injection: no real input reaches a bug
