@@ -21,15 +21,15 @@ Differences in mechanics, not in output:
 
 The module is one extension in parts: this file (tag classification, frame kinds, test hooks) includes
 ``html_fastwalk_text.pxi`` (UTF-8, buffers, whitespace collapsing), ``html_fastwalk_attrs.pxi`` (attributes,
-evidence, hiding), ``html_fastwalk_walk.pxi`` (``FastWalker``) and ``html_fastwalk_locate.pxi`` (source
-positions); the C they call is in ``html_fastwalk_swar.h`` and ``html_fastwalk_find.h``.
+evidence, hiding), ``html_fastwalk_walk.pxi`` (``FastWalker``) and ``html_fastwalk_spans.pxi`` (source spans); the C
+they call is in ``html_fastwalk_swar.h`` and ``html_fastwalk_find.h``.
 """
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport uint32_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcmp, memcpy, memset
+from libc.string cimport memchr, memcmp, memcpy, memset
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object o)
@@ -71,7 +71,6 @@ from .html_tables import (
 )
 from qatbe.segmentation.html_walk cimport Block, Box, Ctx
 
-from .html_emit import _SEARCH_WINDOW, _needle
 from .html_walk import (
     _BLOCKS,
     _BOX_TAGS,
@@ -85,8 +84,6 @@ from .html_walk import (
 )
 
 # -- what a tag is to the walk ------------------------------------------------------------------------------
-
-cdef Py_ssize_t SEARCH_WINDOW = _SEARCH_WINDOW
 
 cdef enum:
     F_SCRIPT = 1 << 0     # removed before the Python walk (SCRIPT_LIKE): invisible everywhere
@@ -264,7 +261,7 @@ cdef list _fill(Attrs* a, dict attrs):
 
 
 
-include "html_fastwalk_locate.pxi"
+include "html_fastwalk_spans.pxi"
 
 
 def collapse_in_c(bytes raw):

@@ -1,4 +1,4 @@
-/* html_fastwalk's byte searches and code-point counts (used by html_fastwalk_locate.pxi). */
+/* html_fastwalk's byte searches and code-point counts (used by html_fastwalk_spans.pxi). */
 #ifndef QATBE_FASTWALK_FIND_H
 #define QATBE_FASTWALK_FIND_H
 
@@ -7,7 +7,7 @@
 /* The first occurrence of needle in s: candidates where the needle's first and last bytes both match,
    thirty-two start positions at a time (AVX2, where the processor has it) or sixteen (SSE2), each checked
    byte by byte; memmem on other machines. Why by hand: memmem and str.find run at about 0.6 ns a byte on
-   these pages (their skip tables do little for a 4-8 byte word), and the locator scans most of the page.
+   these pages (their skip tables do little for a 4-8 byte word), and the spans' scans skip comments with it.
    The candidates are checked by an inline loop, not memcmp: with a call in the loop the compiler kept the
    two comparison vectors on the stack (every vector register is caller-saved) and reloaded them each step. */
 #include <string.h>
@@ -77,8 +77,7 @@ static const char* qatbe_find(const char* s, size_t n, const char* needle, size_
 
 /* Code points in n bytes of valid UTF-8: every byte but the continuation bytes (10xxxxxx, below -64 as a
    signed byte). Sixteen bytes a step (SSE2; thirty-two with AVX2, read as qatbe_find reads it), each lane's
-   continuation bytes counted in a byte for at most 255 steps, then summed by psadbw; the eight-bytes-a-step
-   arithmetic it replaces was a tenth of locating the segments. */
+   continuation bytes counted in a byte for at most 255 steps, then summed by psadbw. */
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
