@@ -37,10 +37,12 @@ class Segment:
     ``tokens`` and ``score`` are 0 as the segmenter emits a segment and are filled in by ``extract``; ``matched``
     says whether the segment was chosen for matching the query (True) or only to fill space (False).
 
-    ``source[start:end]`` is where the segment was read in the decoded source string (``start`` is ``position``,
-    which keeps its name): for HTML the element, or run of elements, its text came from; for markdown and plain
-    text its block; for a part of a split unit that part (``qatbe.segmentation.spans`` says how spans are found).
-    Segments in document order have increasing spans. A segment built by hand has ``end`` 0.
+    ``source[start:end]`` is where the segment was read in the source as loaded (the decoded bytes, or the str
+    given, after control characters are stripped; ``start`` is ``position``, which keeps its name), from its first
+    to its last letter or digit: for HTML in the element, or run of elements, its text came from; for markdown and
+    plain text in its block; for a part of a split unit in that part (``qatbe.segmentation.spans`` says how spans
+    are found). Spans increase in document order, except where the HTML walk emits a block after blocks that
+    follow it in the source. A segment built by hand has ``end`` 0.
     """
 
     kind: SegmentKind

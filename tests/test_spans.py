@@ -70,6 +70,13 @@ def test_split_units_get_their_part() -> None:
     _check(html, "html", segs)
 
 
+def test_a_block_emitted_after_later_ones_keeps_its_own_span() -> None:
+    """The walk emits a list after the blocks nested in its items; the list's span is still its own text."""
+    html = "<div><ul>alpha<div><div><li><div></div>beta</li></div></div></ul></div><p>gamma</p>"
+    segs = qatbe.segment(html)
+    assert {s.text: html[s.start : s.end] for s in segs} == {"alpha": "alpha", "beta": "beta", "gamma": "gamma"}
+
+
 def test_to_dict_names_the_span() -> None:
     seg = qatbe.segment("<p>Hello there</p>")[0]
     d = seg.to_dict()
@@ -103,10 +110,11 @@ def test_selected_spans_increase_on_a_wikitable_page(corpora: Path, budget: int)
         assert misses(source, seg, True) == []
 
 
-# Floors per corpus for the share of segments whose words are inside their span (see the report in the commit);
-# a regression in the aligner drops one of them.
-_FLOORS = {"scrapinghub-aeb": 0.985, "wcxb": 0.97, "trafilatura-eval": 0.99, "readability": 0.945,
-           "conditionalqa-dev": 1.0, "wikitablequestions": 0.965, "squad11-dev": 1.0, "hotpotqa-distractor": 1.0}
+# Floors per corpus for the share of segments whose words are inside their span (the measured shares, rounded
+# down): a regression in the aligner drops one of them. The misses left: rows a row span repeats in a later
+# table part, text the walk takes from attributes or builds, and blocks emitted out of source order.
+_FLOORS = {"scrapinghub-aeb": 0.999, "wcxb": 0.975, "trafilatura-eval": 0.995, "readability": 0.945,
+           "conditionalqa-dev": 1.0, "wikitablequestions": 0.97, "squad11-dev": 1.0, "hotpotqa-distractor": 1.0}
 
 
 def test_share_of_dev_segments_inside_their_span(corpora: Path) -> None:

@@ -25,6 +25,7 @@ evidence, hiding), ``html_fastwalk_walk.pxi`` (``FastWalker``) and ``html_fastwa
 they call is in ``html_fastwalk_swar.h`` and ``html_fastwalk_find.h``.
 """
 
+cimport cython
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport uint32_t, uintptr_t

@@ -119,4 +119,23 @@ static Py_ssize_t qatbe_code_points(const char* s, Py_ssize_t n) {
     return n - qatbe_code_points_sse2(s, n, 0);
 }
 
+/* The index of the first byte of s[i:n] that is a, b or c, or n: sixteen bytes a step (SSE2), then byte by
+   byte. The spans' reading of a tag jumps with it from quote to quote to the closing ">", most of a page's
+   bytes being inside tags. */
+static inline Py_ssize_t qatbe_find_any3(const unsigned char* s, Py_ssize_t i, Py_ssize_t n, unsigned char a,
+                                         unsigned char b, unsigned char c) {
+#if defined(__SSE2__)
+    const __m128i va = _mm_set1_epi8((char) a), vb = _mm_set1_epi8((char) b), vc = _mm_set1_epi8((char) c);
+    for (; i + 16 <= n; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i*) (s + i));
+        unsigned mask = (unsigned) _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, va),
+                                                                               _mm_cmpeq_epi8(x, vb)),
+                                                                  _mm_cmpeq_epi8(x, vc)));
+        if (mask) return i + (Py_ssize_t) __builtin_ctz(mask);
+    }
+#endif
+    for (; i < n; i++) if (s[i] == a || s[i] == b || s[i] == c) return i;
+    return n;
+}
+
 #endif

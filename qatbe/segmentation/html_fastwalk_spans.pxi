@@ -5,6 +5,7 @@
 cdef extern from "html_fastwalk_find.h":
     const char* qatbe_find(const char* s, size_t n, const char* needle, size_t m) nogil
     Py_ssize_t qatbe_code_points(const char* s, Py_ssize_t n) nogil
+    Py_ssize_t qatbe_find_any3(const uchar* s, Py_ssize_t i, Py_ssize_t n, uchar a, uchar b, uchar c) nogil
 
 
 cdef extern from "../_simd.h":
@@ -24,12 +25,16 @@ def use_avx2(bint on):
 cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
 
-from .spans import ENTITY_ALNUM as _ENTITY_ALNUM, NUMERIC_C1, RAW_TEXT as _RAW_TEXT_NAMES, WINDOW as _WINDOW
-from .spans import NEAR as _NEAR, WORD_WINDOW as _WORD_WINDOW
+from .spans import BUDGET_PER_CHAR, ENTITY_ALNUM as _ENTITY_ALNUM, NUMERIC_C1
+from .spans import RAW_TEXT as _RAW_TEXT_NAMES, WINDOW as _WINDOW
+from .spans import FAR as _FAR, NEAR as _NEAR, SHORT as _SHORT, WORD_WINDOW as _WORD_WINDOW
 
 cdef Py_ssize_t _SPAN_WINDOW = _WINDOW
 cdef Py_ssize_t _SPAN_WORD_WINDOW = _WORD_WINDOW
 cdef Py_ssize_t _SPAN_NEAR = _NEAR
+cdef Py_ssize_t _SPAN_FAR = _FAR
+cdef Py_ssize_t _BUDGET_PER_CHAR = BUDGET_PER_CHAR
+cdef Py_ssize_t _SPAN_SHORT = _SHORT
 
 
 cdef inline bint _letter(uchar c) noexcept nogil:
@@ -52,20 +57,60 @@ cdef inline bint _entity_stop(uchar c) noexcept nogil:
     return c == 9 or c == 10 or c == 12 or c == 32 or c == 60 or c == 38 or c == 35 or c == 59 or c >= 128
 
 
+# Which code points of the Basic Multilingual Plane are letters or digits (str.isalnum), a bit each: filled on
+# first use, since Py_UNICODE_ISALNUM's several table lookups were much of reading a page in another script.
+cdef unsigned char _ALNUM_BMP[8192]
+cdef bint _alnum_bmp_ready = False
+
+
+cdef void _fill_alnum_bmp() noexcept:
+    global _alnum_bmp_ready
+    cdef uint32_t c
+    memset(_ALNUM_BMP, 0, sizeof(_ALNUM_BMP))
+    for c in range(0x10000):
+        if Py_UNICODE_ISALNUM(<Py_UCS4> c):
+            _ALNUM_BMP[c >> 3] |= <unsigned char> (1 << (c & 7))
+    _alnum_bmp_ready = True
+
+
+# One set of stream arrays kept from an aligner for the next (taken and given back under the GIL): a page's
+# arrays are large enough that the allocator would otherwise map fresh pages, zeroed by the kernel, for each.
+cdef uint32_t* _spare_cp = NULL
+cdef uint32_t* _spare_lo = NULL
+cdef uint32_t* _spare_hi = NULL
+cdef Py_ssize_t _spare_capacity = 0
+cdef Py_ssize_t _SPARE_MAX = 1 << 22
+
+
+cdef inline Py_ssize_t _chars_to(const uchar* s, Py_ssize_t* mark_b, Py_ssize_t* mark_c, Py_ssize_t i) noexcept nogil:
+    """The character offset of byte ``i``, counted on from the last one asked (``mark_b``, ``mark_c``)."""
+    cdef Py_ssize_t b = mark_b[0], c = mark_c[0]
+    if i - b < 32:  # a short stretch (the next letter of a word): counted here rather than by a call
+        while b < i:
+            c += (s[b] & 0xC0) != 0x80
+            b += 1
+    else:
+        c += qatbe_code_points(<const char*> (s + b), i - b)
+    mark_b[0] = i
+    mark_c[0] = c
+    return c
+
+
+@cython.final  # its per-character methods are called directly and inlined, not through the method table
 cdef class SpanAligner:
     """Source spans of a page's segments: the page's readable letters and digits (``spans.py`` says which) with
-    the character range each came from, and a cursor that only moves forward. ``span(text)`` places a segment's
-    letters and digits at their first occurrence after the previous segment's (or, when they are not all in the
-    source in one run, each word at its first occurrence after the previous word) and returns the character
-    offsets of the first and past the last placed one.
+    the character range each came from, and a cursor. ``span(text)`` places a segment's letters and digits as
+    ``spans.PySpanAligner.span`` does (the module docstring of ``spans.py`` gives the rules) and returns the
+    character offsets of the first and past the last placed one.
 
-    Why over UTF-8 bytes: the page is encoded for the parser anyway; markup is skipped with ``memchr`` and the
-    character offset of a skipped stretch is counted by ``qatbe_code_points``, so only text bytes are read one
-    at a time (``spans.py`` says why the stream holds letters and digits only)."""
+    Why over UTF-8 bytes: the page is encoded for the parser anyway; a tag is crossed from quote to quote
+    (``qatbe_find_any3``), a raw-text element and a comment with ``memchr``/``qatbe_find``, and character offsets
+    are counted (``qatbe_code_points``) only where a letter or digit is stored, so the markup between is read
+    once."""
 
     cdef uint32_t* cp
-    cdef Py_ssize_t* lo
-    cdef Py_ssize_t* hi
+    cdef uint32_t* lo  # offsets below 2**32: aligner() takes PySpanAligner for a longer source
+    cdef uint32_t* hi
     cdef Py_ssize_t n, capacity, cursor, last_end, budget
 
     def __cinit__(self):
@@ -74,34 +119,49 @@ cdef class SpanAligner:
         self.hi = NULL
 
     def __dealloc__(self):
-        free(self.cp)
-        free(self.lo)
-        free(self.hi)
+        global _spare_cp, _spare_lo, _spare_hi, _spare_capacity
+        if self.capacity > _spare_capacity and self.capacity <= _SPARE_MAX:  # kept for the next aligner
+            free(_spare_cp)
+            free(_spare_lo)
+            free(_spare_hi)
+            _spare_cp, _spare_lo, _spare_hi, _spare_capacity = self.cp, self.lo, self.hi, self.capacity
+        else:
+            free(self.cp)
+            free(self.lo)
+            free(self.hi)
 
     def __init__(self, str source, bytes data=None, bint markup=True):
+        global _spare_cp, _spare_lo, _spare_hi, _spare_capacity
+        if len(source) >= 0xFFFFFFFF:
+            raise ValueError("SpanAligner holds offsets below 2**32")
+        if not _alnum_bmp_ready:
+            _fill_alnum_bmp()
         if data is None or qatbe_code_points(data, len(data)) != len(source):
             data = source.encode("utf-8", "surrogatepass")  # every character one code point in the bytes
+        if self.cp == NULL and _spare_cp != NULL:
+            self.cp, self.lo, self.hi, self.capacity = _spare_cp, _spare_lo, _spare_hi, _spare_capacity
+            _spare_cp = _spare_lo = _spare_hi = NULL
+            _spare_capacity = 0
         self.n = 0
-        self.capacity = 0
         self.cursor = 0
         self.last_end = 0
-        self._build(data, markup)
-        self.budget = 8 * self.n + _SPAN_WINDOW
+        self._build(data, markup, len(data) == len(source))
+        self.budget = _BUDGET_PER_CHAR * self.n + _SPAN_WINDOW
 
     cdef int _grow(self) except -1:
-        cdef Py_ssize_t capacity = 2 * self.capacity + 1024
+        cdef Py_ssize_t capacity = 2 * self.capacity + 4096
         cdef void* a = realloc(self.cp, capacity * sizeof(uint32_t))
         if a == NULL:
             raise MemoryError()
         self.cp = <uint32_t*> a
-        a = realloc(self.lo, capacity * sizeof(Py_ssize_t))
+        a = realloc(self.lo, capacity * sizeof(uint32_t))
         if a == NULL:
             raise MemoryError()
-        self.lo = <Py_ssize_t*> a
-        a = realloc(self.hi, capacity * sizeof(Py_ssize_t))
+        self.lo = <uint32_t*> a
+        a = realloc(self.hi, capacity * sizeof(uint32_t))
         if a == NULL:
             raise MemoryError()
-        self.hi = <Py_ssize_t*> a
+        self.hi = <uint32_t*> a
         self.capacity = capacity
         return 0
 
@@ -120,9 +180,12 @@ cdef class SpanAligner:
             self._emit(c, lo, hi)
         return 0
 
-    cdef int _build(self, bytes data, bint markup) except -1:
+    cdef int _build(self, bytes data, bint markup, bint ascii) except -1:
+        """The stream of ``data`` (``ascii``: one byte a character, so a byte offset is a character offset)."""
         cdef const uchar* s = <const uchar*> (<const char*> data)
-        cdef Py_ssize_t n = len(data), i = 0, j, k, q, chars = 0, x, next_i
+        # Character offsets are counted only where a stream character is emitted, from the last such place
+        # (mark_b, mark_c): the markup between is skipped without reading it again.
+        cdef Py_ssize_t n = len(data), i = 0, j, k, q, x, next_i, at, mark_b = 0, mark_c = 0
         cdef uchar b
         cdef uint32_t c, num, digit
         cdef bint hexa, semi
@@ -130,8 +193,25 @@ cdef class SpanAligner:
         while i < n:
             b = s[i]
             if b < 128:
-                if _alnum_byte(b):
-                    self._emit(b, chars, chars + 1)
+                if _alnum_byte(b):  # a run of ASCII letters and digits, one character a byte, stored at once
+                    at = i if ascii else _chars_to(s, &mark_b, &mark_c, i)
+                    j = i + 1
+                    while j < n and _alnum_byte(s[j]):
+                        j += 1
+                    while self.n + (j - i) > self.capacity:
+                        self._grow()
+                    for k in range(j - i):
+                        self.cp[self.n + k] = s[i + k]
+                        self.lo[self.n + k] = <uint32_t> (at + k)
+                        self.hi[self.n + k] = <uint32_t> (at + k + 1)
+                    self.n += j - i
+                    i = j
+                    continue
+                elif b == 32 or b == 10 or b == 9 or b == 13:  # layout whitespace: skipped eight bytes a step
+                    i += 1
+                    while i + 8 <= n and qatbe_blank8(s + i):
+                        i += 8
+                    continue
                 elif b == 38 and markup:  # '&'
                     j = i + 1
                     if j < n and s[j] == 35:  # '#': a numeric reference
@@ -156,8 +236,8 @@ cdef class SpanAligner:
                             k += k < n and s[k] == 59
                             c = _numeric_alnum(num)
                             if c:
-                                self._emit(c, chars, chars + (k - i))
-                            chars += k - i
+                                at = i if ascii else _chars_to(s, &mark_b, &mark_c, i)
+                                self._emit(c, at, at + (k - i))
                             i = k
                             continue
                     else:
@@ -167,7 +247,6 @@ cdef class SpanAligner:
                         if k > j:
                             semi = k < n and s[k] == 59
                             if semi and _plain_entity(s + j, k - j):
-                                chars += k + 1 - i
                                 i = k + 1
                                 continue
                             name = data[j:k + semi].decode("ascii")
@@ -181,23 +260,21 @@ cdef class SpanAligner:
                                         x = j + q
                                         break
                             if x >= 0:
-                                self._emit_value(value, chars, chars + (x - i))
-                                chars += x - i
+                                at = i if ascii else _chars_to(s, &mark_b, &mark_c, i)
+                                self._emit_value(value, at, at + (x - i))
                                 i = x
                                 continue
                 elif b == 60 and markup:  # '<'
                     j = self._markup(s, n, i)
                     if j > i:
-                        chars += qatbe_code_points(<const char*> (s + i), j - i)
                         i = j
                         continue
-                chars += 1
                 i += 1
             else:
                 next_i = _decode_cp(s, i, n, &c)
-                if Py_UNICODE_ISALNUM(c):
-                    self._emit(c, chars, chars + 1)
-                chars += 1
+                if (_ALNUM_BMP[c >> 3] >> (c & 7)) & 1 if c < 0x10000 else Py_UNICODE_ISALNUM(c):
+                    at = _chars_to(s, &mark_b, &mark_c, i)
+                    self._emit(c, at, at + 1)
                 i = next_i
         return 0
 
@@ -227,9 +304,7 @@ cdef class SpanAligner:
         name_len = k - name_start
         # Attributes: a quote opens a value only after "=" (spaces between allowed); a ">" inside one is text.
         while True:
-            q = k
-            while q < n and s[q] != 62 and s[q] != 34 and s[q] != 39:
-                q += 1
+            q = qatbe_find_any3(s, k, n, 62, 34, 39)  # ">", '"', "'"
             if q >= n:
                 return n
             if s[q] == 62:
@@ -295,6 +370,10 @@ cdef class SpanAligner:
                 return (self.last_end, self.last_end)
             lines[n_lines] = n_words
             p = self._find(key, nk, self.cursor, _SPAN_WINDOW if self.budget > 0 else _SPAN_WORD_WINDOW)
+            if p > self.cursor + _SPAN_FAR and nk < _SPAN_SHORT and self.budget > 0 and nk <= self.cursor:
+                at = self._behind(key, nk)  # a short text far ahead: a copy behind is likelier its own place
+                if at >= 0:
+                    return (self.lo[at], self.hi[at + nk - 1])
             if p >= 0:
                 first = p
                 last = p + nk - 1

@@ -9,7 +9,9 @@ and digits get the reference's range. Plain text (``markup=False``) is read as i
 
 A segment's own letters and digits are then placed at their first occurrence in the stream after the previous
 segment's (``span``), else at their last occurrence in the ``WINDOW`` before it (a block the walk emits after
-blocks that follow it in the source, which leaves the cursor where it is). When they are not in the source in one
+blocks that follow it in the source, which leaves the cursor where it is); a text shorter than ``SHORT`` found more
+than ``FAR`` ahead is also placed behind when it is there (a menu item repeated in the footer must not carry the
+cursor past the page). When they are not in the source in one
 run (text the page holds in an attribute, a formula's TeX, cells a span repeats), the segment is placed line by
 line (a table row, a list item), and a line not found word by word: the first placed word within ``WORD_WINDOW``
 (more than ``NEAR`` ahead only when the next word follows it within ``NEAR``: a far copy of a common word must
@@ -19,9 +21,8 @@ that of the last: for HTML the element (or run of elements) the text came from, 
 letters and digits are compared, so what the segmenters change (whitespace, quotes, bullets, separators) does
 not matter.
 
-Linear cost: searches start at a forward-only cursor and stop after ``WINDOW`` stream characters (the
-word-by-word searches after ``WORD_WINDOW``); all searches together may scan about eight times the
-stream, after which every search is limited to ``WORD_WINDOW``.
+Linear cost: every search is bounded by a window, and all searches together may scan ``BUDGET_PER_CHAR`` times
+the stream (plus a ``WINDOW``), after which each is limited to ``WORD_WINDOW`` and none looks behind the cursor.
 
 ``PySpanAligner`` is the reference; ``html_fastwalk.SpanAligner`` (compiled) gives the same spans over the UTF-8
 bytes, and ``aligner`` returns it when it is built.
@@ -37,6 +38,9 @@ from typing import Protocol
 WINDOW = 1 << 16
 WORD_WINDOW = 1 << 11
 NEAR = 64
+FAR = 1 << 12
+SHORT = 64
+BUDGET_PER_CHAR = 32
 # Elements whose content is not markup and not shown: skipped to their end tag.
 RAW_TEXT = ("script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title")
 # The letters and digits each named reference makes (html.entities.html5, the names with and without ";").
@@ -141,7 +145,7 @@ class PySpanAligner:
         self._build(source, markup)
         self.cursor = 0
         self.last_end = 0
-        self.budget = 8 * len(self.cp) + WINDOW
+        self.budget = BUDGET_PER_CHAR * len(self.cp) + WINDOW
 
     def _emit(self, value: str, lo: int, hi: int) -> None:
         for c in value:
@@ -257,6 +261,10 @@ class PySpanAligner:
         lines.append(len(words) // 2)
         window = WINDOW if self.budget > 0 else WORD_WINDOW
         p = self._find(key, self.cursor, window)
+        if p > self.cursor + FAR and len(key) < SHORT and self.budget > 0 and len(key) <= self.cursor:
+            at = self._behind(key)  # a short text far ahead: a copy behind is likelier its own place
+            if at >= 0:
+                return (self.lo[at], self.hi[at + len(key) - 1])
         if p >= 0:
             first, last = p, p + len(key) - 1
             self.cursor = p + len(key)
@@ -310,6 +318,8 @@ def aligner(source: str, data: bytes | None = None, markup: bool = True) -> Alig
     try:
         from .html_fastwalk import SpanAligner
     except ImportError:
+        return PySpanAligner(source, markup)
+    if len(source) >= 0xFFFFFFFF:  # the compiled stream holds 32-bit offsets
         return PySpanAligner(source, markup)
     result: Aligner = SpanAligner(source, data, markup)
     return result
