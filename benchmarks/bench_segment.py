@@ -28,6 +28,7 @@ from qatbe.segmentation.html import segment_html
 from qatbe.segmentation.html_decide import decide
 from qatbe.segmentation.html_emit import _emit
 from qatbe.segmentation.html_guard import limit_nesting
+from qatbe.segmentation.spans import aligner
 from qatbe.settings import Settings
 
 HTML = html_inputs()
@@ -78,7 +79,7 @@ def stage_times(pages: list[str], runs: int) -> tuple[dict[str, float], dict[str
             t4 = clock()
             decide(walker, False)
             t5 = clock()
-            _emit(SegmentBuilder(settings), walker.blocks, page)
+            _emit(SegmentBuilder(settings, spans=aligner(page)), walker.blocks)  # with the source spans
             t6 = clock()
             segment_html(page, settings)
             t7 = clock()

@@ -1,12 +1,13 @@
 """Does a change keep qatbe's output exactly as it was? Digests of everything observable, on every dev input.
 
     python benchmarks/equivalence.py write FILE [--parts segments,metadata,extract,scores] [--limit N]
+        [--no-spans]
     python benchmarks/equivalence.py compare OLD NEW [--show 10]
 
 ``write`` records one digest per item:
 
 * ``segments``: ``qatbe.segment(page)`` for every HTML page in the boilerplate corpora and every HTML or markdown
-  document of the QA sets (kind, text, markdown, position, index, level, heading path, group, part, header);
+  document of the QA sets (kind, text, markdown, span, index, level, heading path, group, part, header);
 * ``metadata``: the page's ``Metadata`` (every field, ``extra`` included);
 * ``languages``: the language the scorer guesses from the page's segments when none is declared
   (``choose_language``), for the same inputs: the ``scores`` part sees a guess only on pages without
@@ -82,8 +83,14 @@ def _digest(value: object) -> str:
     return hashlib.sha256(repr(value).encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
+# Cleared by ``write --no-spans``: digests without the segments' source spans (``start``/``position`` and
+# ``end``), to show that a change which moves only spans leaves every text, score and choice as it was.
+_SPANS = [True]
+
+
 def _segment_row(s: Segment) -> tuple[object, ...]:
-    return (s.kind.value, s.text, s.markdown, s.position, s.index, s.level, s.heading_path, s.group, s.part,
+    span = (s.position, s.end) if _SPANS[0] else None
+    return (s.kind.value, s.text, s.markdown, span, s.index, s.level, s.heading_path, s.group, s.part,
             s.header, s.tokens)
 
 
@@ -158,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("out", type=Path)
     w.add_argument("--parts", default=",".join(_PARTS))
     w.add_argument("--limit", type=int, default=None)
+    w.add_argument("--no-spans", action="store_true", help="leave the segments' source spans out of the digests")
     c = sub.add_parser("compare")
     c.add_argument("old", type=Path)
     c.add_argument("new", type=Path)
@@ -173,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"unknown part {min(unknown)!r}; parts: {', '.join(_PARTS)}", file=sys.stderr)
         return 2
+    _SPANS[0] = not args.no_spans
     return write(args.out, parts, args.limit)
 
 

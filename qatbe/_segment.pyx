@@ -2,7 +2,7 @@
 """Compiled ``Segment`` constructors: the same frozen dataclass instance as ``Segment(...)``, about 6x cheaper.
 
 Why: every unit of every document becomes a ``Segment`` in the builder, and every chosen or pending segment of an
-extraction gets a copy with its cost, score and matched flag. The dataclass's generated ``__init__`` sets its 14
+extraction gets a copy with its cost, score and matched flag. The dataclass's generated ``__init__`` sets its 15
 slots through ``object.__setattr__`` one Python call at a time (frozen dataclasses must go around their own
 ``__setattr__``), about 2.1 us per record, which was a tenth of the emit stage and most of building the result.
 Here the instance is allocated by ``Segment``'s own ``tp_new`` (``object.__new__``) and each slot is filled
@@ -10,7 +10,7 @@ as its ``__slots__`` member descriptor fills it, at the offset the descriptor na
 
 This is exactly ``Segment(...)`` because the dataclass's ``__init__`` does nothing but set the fields: there is
 no ``__post_init__``, no default factory and no custom ``__new__``. Import checks that this still holds (and
-that the fields are the 14 below, in this order) and refuses to load otherwise, so ``qatbe.records`` falls back
+that the fields are the 15 below, in this order) and refuses to load otherwise, so ``qatbe.records`` falls back
 to the pure-Python twin, ``qatbe/_segment_py.py``. tests/test_records.py compares the two.
 """
 
@@ -22,7 +22,7 @@ from types import MemberDescriptorType
 from .types import Segment
 
 FIELDS = ("kind", "text", "markdown", "position", "index", "level", "heading_path", "language", "group", "part",
-          "header", "tokens", "score", "matched")
+          "header", "tokens", "score", "matched", "end")
 
 cdef extern from "structmember.h":
     ctypedef struct PyMemberDef:
@@ -54,7 +54,7 @@ cdef object _SEGMENT = Segment
 cdef PyTypeObject* _TYPE = <PyTypeObject*>Segment
 cdef tuple _NO_ARGS = ()
 # Where each field's slot lies in a Segment: the offset its member descriptor (``__slots__``) reads and writes.
-cdef Py_ssize_t _AT[14]
+cdef Py_ssize_t _AT[15]
 
 
 def _slot_offsets() -> None:
@@ -83,7 +83,7 @@ cdef inline void _put(object record, int k, object value) noexcept:
     ``__set__`` does (a new reference in the slot, the old one released), without finding the descriptor.
 
     Why: ``PyObject_GenericSetAttr`` looks the name up on the type and calls the descriptor, about 20 ns a field
-    and 14 fields a record; every segment of a page and every record of a result is built here."""
+    and 15 fields a record; every segment of a page and every record of a result is built here."""
     cdef PyObject** slot = <PyObject**> ((<char*> <PyObject*> record) + _AT[k])
     cdef PyObject* old = slot[0]
     Py_INCREF(value)
@@ -100,7 +100,7 @@ cdef inline object _get(object record, int k):
 
 
 def new_segment(kind, text, markdown, position, index, level, heading_path, language, group, part, header,
-                tokens=0, score=0.0, matched=False):
+                tokens=0, score=0.0, matched=False, end=0):
     """``Segment(kind, text, ..., matched)``, positional in field order (see the module docstring)."""
     cdef object seg = _alloc()
     _put(seg, 0, kind)
@@ -117,6 +117,7 @@ def new_segment(kind, text, markdown, position, index, level, heading_path, lang
     _put(seg, 11, tokens)
     _put(seg, 12, score)
     _put(seg, 13, matched)
+    _put(seg, 14, end)
     return seg
 
 
@@ -126,9 +127,11 @@ cdef inline object _outcome(seg, tokens, score, matched):
     if type(seg) is _SEGMENT:  # its slots are where _AT says
         for k in range(11):
             _put(out, k, _get(seg, k))
+        _put(out, 14, _get(seg, 14))
     else:  # a subclass may move or shadow a field: read it as Python does
         for k in range(11):
             _put(out, k, getattr(seg, FIELDS[k]))
+        _put(out, 14, seg.end)
     _put(out, 11, tokens)
     _put(out, 12, score)
     _put(out, 13, matched)

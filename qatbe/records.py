@@ -1,7 +1,7 @@
 """``Segment`` records on the hot paths: the compiled constructors of ``qatbe/_segment.pyx`` when built, else
 their pure-Python twin (same records, tests/test_records.py).
 
-``new_segment`` is ``Segment(...)`` with all 14 fields positional; ``with_outcome`` is
+``new_segment`` is ``Segment(...)`` with all 15 fields positional; ``with_outcome`` is
 ``dataclasses.replace(seg, tokens=..., score=..., matched=...)``, and ``outcomes`` is that for many slots at
 once. The segment builder makes one record per unit of every document and ``extract`` one per chosen or pending
 segment; the dataclass's own ``__init__`` costs about 2.1 us a record, the compiled constructor about 0.35 us.

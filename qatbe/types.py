@@ -36,6 +36,13 @@ class Segment:
 
     ``tokens`` and ``score`` are 0 as the segmenter emits a segment and are filled in by ``extract``; ``matched``
     says whether the segment was chosen for matching the query (True) or only to fill space (False).
+
+    ``source[start:end]`` is where the segment was read in the source as loaded (the decoded bytes, or the str
+    given, after control characters are stripped; ``start`` is ``position``, which keeps its name), from its first
+    to its last letter or digit: for HTML in the element, or run of elements, its text came from; for markdown and
+    plain text in its block; for a part of a split unit in that part (``qatbe.segmentation.spans`` says how spans
+    are found). Spans increase in document order, except where the HTML walk emits a block after blocks that
+    follow it in the source. A segment built by hand has ``end`` 0.
     """
 
     kind: SegmentKind
@@ -52,6 +59,12 @@ class Segment:
     tokens: int = 0
     score: float = 0.0
     matched: bool = False
+    end: int = 0
+
+    @property
+    def start(self) -> int:
+        """Where the segment's source span starts: ``position``."""
+        return self.position
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -59,6 +72,8 @@ class Segment:
             "text": self.text,
             "markdown": self.markdown,
             "position": self.position,
+            "start": self.position,
+            "end": self.end,
             "index": self.index,
             "level": self.level,
             "heading_path": list(self.heading_path),

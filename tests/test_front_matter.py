@@ -108,6 +108,7 @@ def test_a_block_in_front_changes_no_segment_and_shifts_every_position(body: str
     shift = len(block)
 
     def moved(s: qatbe.Segment) -> qatbe.Segment:
-        return dataclasses.replace(s, position=s.position + shift if s.position >= 0 else s.position)
+        return dataclasses.replace(s, position=s.position + shift if s.position >= 0 else s.position,
+                                   end=s.end + shift)
 
     assert [moved(s) for s in alone] == list(fronted)

@@ -22,7 +22,8 @@ def _every_field_set() -> Segment:
     """A segment whose every field differs from its default, so that a field the shortcut forgets shows."""
     values: dict[str, object] = {"kind": SegmentKind.TABLE, "text": "t", "markdown": "| t |", "position": 7,
                                  "index": 3, "level": 2, "heading_path": ("A", "B"), "language": "de", "group": 5,
-                                 "part": 1, "header": "| h |", "tokens": 9, "score": 0.5, "matched": True}
+                                 "part": 1, "header": "| h |", "tokens": 9, "score": 0.5, "matched": True,
+                                 "end": 11}
     assert set(values) == {f.name for f in dataclasses.fields(Segment)}, "a new Segment field: add it here"
     return Segment(**values)  # type: ignore[arg-type]
 

@@ -47,6 +47,7 @@ _values = st.fixed_dictionaries({
     "tokens": st.integers(0, 10**6),
     "score": st.floats(allow_nan=False),
     "matched": st.booleans(),
+    "end": st.integers(0, 10**9),
 })
 
 
@@ -165,7 +166,8 @@ def test_builder_records_are_dataclass_records() -> None:
     built = builder.segments
     assert built == [
         Segment(SegmentKind.HEADING, "Fees", "## Fees", 0, 0, 2, (), None, 1, 0, None),
-        Segment(SegmentKind.PARAGRAPH, "The fee is £335.", "The fee is £335.", 10, 1, 0, ("Fees",), None, 2, 0, None),
+        Segment(SegmentKind.PARAGRAPH, "The fee is £335.", "The fee is £335.", 10, 1, 0, ("Fees",), None, 2, 0, None,
+                end=10),  # a unit given without its end spans nothing (a builder without an aligner)
     ]
 
 

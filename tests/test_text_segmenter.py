@@ -43,4 +43,6 @@ def test_line_endings_do_not_change_the_blocks(blocks: list[list[str]], newline:
     other = unix.replace("\n", newline)
     assert [t for t, _ in _blocks(other)] == [t for t, _ in _blocks(unix)]
     for text, position in _blocks(other):
-        assert other[position:].lstrip().startswith(text.split()[0])
+        letters = [c for c in text if c.isalnum()]
+        if letters:  # a span starts at the block's first letter or digit (qatbe.segmentation.spans)
+            assert other[position] == letters[0]

@@ -23,6 +23,7 @@ cdef class SegmentBuilder:
     cdef Py_ssize_t _group
     cdef bint _navigation
     cdef bint _clean
+    cdef object _spans
     cdef Py_ssize_t _count
 
     cdef Py_ssize_t _next_group(self)
@@ -31,9 +32,9 @@ cdef class SegmentBuilder:
     cpdef add_paragraph(self, str text, Py_ssize_t position, kind, bint boilerplate)
     cpdef add_list(self, items, Py_ssize_t position, bint boilerplate)
 
-    @cython.locals(path=tuple, index=Py_ssize_t)
+    @cython.locals(path=tuple, index=Py_ssize_t, start=Py_ssize_t, end=Py_ssize_t)
     cpdef _add(self, kind, str text, str markdown, Py_ssize_t position, Py_ssize_t group, Py_ssize_t part=*,
-               Py_ssize_t level=*, language=*, header=*)
+               Py_ssize_t level=*, language=*, header=*, key=*)
 
 
 cpdef str clean_inline(str text)

@@ -18,6 +18,7 @@ from ..records import new_segment
 from ..settings import Settings
 from ..tokens import chars_div4
 from ..types import Segment, SegmentKind
+from .spans import Aligner
 
 # The kinds the builder tests and assigns, read once: a member of an Enum class is a descriptor lookup on the
 # class (about 90 ns on Python 3.11), and the builder reads two or three of them per segment.
@@ -173,16 +174,31 @@ def split_sentences(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
+def _source_cells(caption: str, head: builtins.list[str] | None, rows: Sequence[builtins.list[str]],
+                  above: builtins.list[str] | None) -> str:
+    """The text of a table part as the source holds it, for the aligner: a cell that repeats its left neighbour or
+    the cell above it is left out, since row and column spans copy one source cell into several
+    (``html_tables._expand``); ``above`` is the row before the first of ``rows``."""
+    out = [caption] if caption else []
+    for row in ([head] if head else []) + builtins.list(rows):
+        out.append(" ".join([cell for k, cell in enumerate(row) if not (
+            (k and cell == row[k - 1]) or (above is not None and k < len(above) and cell == above[k]))]))
+        above = row
+    return "\n".join(out)
+
+
 class SegmentBuilder:
     """Accumulates segments in document order, tracking the heading path.
 
     With ``navigation=False`` boilerplate units are counted, not built: ``extract`` never looks at them (unless
     ``include_navigation``), and on a typical page they are three blocks in four. Counting keeps every other
     segment's ``index`` and ``group`` what they are when boilerplate is built, so ``Segment.index`` still names
-    a segment's place in ``qatbe.segment``'s listing.
+    a segment's place in ``qatbe.segment``'s listing. With an aligner (``spans``) they are also aligned, not
+    built, so that every other segment's span is what it is when boilerplate is built.
     """
 
-    def __init__(self, settings: Settings, navigation: bool = True, clean: bool = True) -> None:
+    def __init__(self, settings: Settings, navigation: bool = True, clean: bool = True,
+                 spans: Aligner | None = None) -> None:
         # Split sizes are a layout decision, so they use chars/4 whatever estimator the budget is counted in.
         self._estimate = chars_div4
         self._max = settings.segment_tokens
@@ -196,6 +212,9 @@ class SegmentBuilder:
         # clean=False: the caller's inline texts are collapsed already (the HTML walk's are: html_tables.visible_text),
         # so clean_inline would return each unchanged after scanning it twice.
         self._clean = clean
+        # With an aligner (qatbe.segmentation.spans) every built segment's source span is found by aligning its
+        # text with the source, in document order; the positions the callers pass are then not read.
+        self._spans = spans
 
     # -- public API ---------------------------------------------------------------------------------------
 
@@ -215,7 +234,7 @@ class SegmentBuilder:
             return
         level = min(max(level, 1), 6)
         if boilerplate:
-            if self._navigation:
+            if self._navigation or self._spans is not None:  # with spans, _add aligns what it does not build
                 self._add(_NAVIGATION, text, text, position, self._next_group())
             else:
                 self._next_group()
@@ -240,7 +259,7 @@ class SegmentBuilder:
         if _shows_nothing(text):
             return
         if boilerplate:
-            if not self._navigation:
+            if not self._navigation and self._spans is None:
                 self._next_group()
                 # as many parts as the split below would make
                 self._count += 1 if (len(text) + 3) // 4 <= self._max else len(self._pack_text(text))
@@ -277,7 +296,7 @@ class SegmentBuilder:
             return
         kind = _NAVIGATION if boilerplate else SegmentKind.LIST
         group = self._next_group()
-        if boilerplate and not self._navigation:
+        if boilerplate and not self._navigation and self._spans is None:
             sizes = [self._item_length(item, cleaned) for item, cleaned in rendered]
             self._count += len(self._run_sizes(sizes, 1, 4 * self._max))
             return
@@ -327,7 +346,7 @@ class SegmentBuilder:
             return
         budget = max(self._max - (self._estimate(head_md) if head_md else 0), self._max // 4)
         runs = self._pack(row_mds, sep="\n", limit=budget)
-        if boilerplate and not self._navigation:
+        if boilerplate and not self._navigation and self._spans is None:
             self._count += len(runs)
             return
         start = 0
@@ -338,8 +357,14 @@ class SegmentBuilder:
                 pos = row_positions[start]
             start += len(run)
             md = (head_md + "\n" if head_md else "") + "\n".join(run)
+            key = None
+            if self._spans is not None:
+                # What the source holds: parts after the first repeat the header, which is not at their place.
+                first = start - len(run)
+                key = (_source_cells(cap, head, rows_here, None) if part == 0
+                       else _source_cells("", None, rows_here, body[first - 1]))
             self._add(kind, self._table_text(cap, head, rows_here), md, pos, group, part=part,
-                      header=head_md or None)
+                      header=head_md or None, key=key)
 
     def code(self, code: str, language: str | None, position: int) -> None:
         code = code.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
@@ -364,9 +389,14 @@ class SegmentBuilder:
         return self._group
 
     def _add(self, kind: SegmentKind, text: str, markdown: str, position: int, group: int, *, part: int = 0,
-             level: int = 0, language: str | None = None, header: str | None = None) -> None:
+             level: int = 0, language: str | None = None, header: str | None = None, key: str | None = None) -> None:
+        """One segment; ``key`` is what the aligner places in the source (``text`` unless given)."""
         index = self._count
         self._count += 1
+        start = max(position, 0)
+        end = start
+        if self._spans is not None:  # also for what is not built: the spans after it depend on its place
+            start, end = self._spans.span(text if key is None else key)
         if kind is _NAVIGATION and not self._navigation:
             return
         path = self._path
@@ -375,7 +405,8 @@ class SegmentBuilder:
         # Every segment of every document is built here: new_segment is Segment(...) without the dataclass
         # __init__'s 14 object.__setattr__ calls (qatbe/_segment.pyx; about 0.37 us a record instead of 2.1 us).
         self._segments.append(
-            new_segment(kind, text, markdown, max(position, 0), index, level, path, language, group, part, header)
+            new_segment(kind, text, markdown, start, index, level, path, language, group, part, header, 0, 0.0, False,
+                        end)
         )
 
     @staticmethod

@@ -3,7 +3,7 @@
 Boilerplate is emitted as NAVIGATION (``boilerplate=True``) so ``qatbe.segment`` can show it; ``extract`` leaves
 it out unless asked.
 
-Emitting blocks as segments (and finding their source positions) is ``html_emit``'s job.
+Emitting blocks as segments is ``html_emit``'s job; their source spans are found by ``spans``.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from .html_math import has_math, replace_math
 from .html_metadata import CssSource, PageFacts, read_from, with_byline
 from .html_structured import EMPTY_BODY, body_text_chars, structured_html
 from .html_walk import SCRIPT_LIKE, Block, Walker
+from .spans import aligner
 
 try:
-    from .html_fastwalk import ByteLocator, FastWalker, fast_walk
+    from .html_fastwalk import FastWalker, fast_walk
     from .lexbor_nodes import available, reads_directly, reason
 
     FAST_WALK = available()
@@ -155,10 +156,10 @@ def segment_html(html: str, settings: Settings, navigation: bool = True) -> Pars
     if body_text_chars(blocks, EMPTY_BODY) < EMPTY_BODY:
         blocks = _with_structured(blocks, facts.jsonld_texts(), discussion)
     rescue(blocks)
-    builder = SegmentBuilder(settings, navigation, clean=False)  # the walk's texts are collapsed already
-    locate = None
-    if FAST_WALK:  # positions are searched in the page as given, which limit_nesting may have changed
-        locate = ByteLocator(html, data if source is html else kernel.utf8_encode(html))
-    _emit(builder, blocks, html, locate)
+    # Spans are found in the page as given, which limit_nesting may have changed; the walk's texts are collapsed
+    # already (clean=False).
+    spans = aligner(html, data if source is html else None)
+    builder = SegmentBuilder(settings, navigation, clean=False, spans=spans)
+    _emit(builder, blocks)
     return ParsedDocument(segments=tuple(builder.segments), metadata=_deferred_metadata(facts, blocks),
                           format="html")

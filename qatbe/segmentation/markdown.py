@@ -33,6 +33,7 @@ from ..settings import Settings
 from ..types import Metadata, ParsedDocument
 from .builder import ListItem, SegmentBuilder
 from .front_matter import read_front_matter
+from .spans import aligner
 from .text import LINE_END, segment_text
 
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
@@ -235,7 +236,10 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
         return segment_text(text, settings)
     # Lines as markdown-it counts them (it normalises "\r\n" and a lone "\r" to "\n" before parsing).
     line_starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
-    builder = SegmentBuilder(settings)
+    spans = aligner(text, markup=False)
+    if front is not None:
+        spans.skip_to(front.end)  # the front matter is metadata: no segment comes from it
+    builder = SegmentBuilder(settings, spans=spans)
     title: str | None = None
 
     def offset(token: Token | _Token) -> int:

@@ -7,6 +7,7 @@ import re
 from ..settings import Settings
 from ..types import Metadata, ParsedDocument
 from .builder import SegmentBuilder
+from .spans import aligner
 
 # A block ends at a blank line -- whatever ends its lines: "\n", "\r\n" (Windows) or a lone "\r" (old Mac OS) -- or
 # at a form feed, the page break of text extracted from PDF (pdftotext puts one between pages).
@@ -17,7 +18,7 @@ _BLANK = re.compile(rf"{LINE_END}[^\S\r\n\f]*{LINE_END}|[^\S\r\n\f]*\f\s*")
 
 
 def segment_text(text: str, settings: Settings) -> ParsedDocument:
-    builder = SegmentBuilder(settings)
+    builder = SegmentBuilder(settings, spans=aligner(text, markup=False))
     start = 0
     for match in _BLANK.finditer(text):
         builder.paragraph(text[start : match.start()], start)
