@@ -266,10 +266,10 @@ def test_no_lead_in_between_the_parts_of_one_split_unit(kernel: ModuleType) -> N
     """A part of a split unit that ends with a colon is where the splitter cut ("def f(x):" in a long code
     block), not a lead-in: the next part of the same unit inherits nothing; the next unit does."""
     p = _page(heads=[], levels=[], lead_in=1.0, groups=[3, 3])
-    assert kernel.page_scores(**p)[3] is None
+    assert _scores(kernel, p).lead_in is None
     for groups in ([3, 4], [-1, -1], [3, -1]):
-        _, base, _, lead, *_ = kernel.page_scores(**{**p, "groups": groups})
-        assert lead.tolist() == [0.0, base[0]]
+        page = _scores(kernel, {**p, "groups": groups})
+        assert page.lead_in is not None and page.lead_in.tolist() == [0.0, page.bm25[0]]
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
