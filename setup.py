@@ -16,6 +16,8 @@ Build options are environment variables, read strictly:
   QATBE_OPTIONAL_EXTENSION=1  a compiler failure falls back to the twin instead of failing the install.
   QATBE_SANITIZE=1  every extension built with AddressSanitizer and UndefinedBehaviorSanitizer, for fuzz/ (never
                     for a release; fuzz/README.md says how to run Python with the sanitizer runtime preloaded).
+  QATBE_SANITIZE=fuzzer  the same plus libFuzzer's coverage hooks (-fsanitize=fuzzer-no-link; clang only), so
+                    atheris is guided by the native code's coverage too (fuzz/README.md).
 """
 
 from __future__ import annotations
@@ -36,6 +38,23 @@ def _flag(name: str) -> bool:
     raise SystemExit(f"{name} must be '0' or '1', not {value!r}")
 
 
+def _sanitize() -> str:
+    """QATBE_SANITIZE: "" (a release build), "1" (ASan + UBSan) or "fuzzer" (ASan + UBSan + coverage hooks)."""
+    value = os.environ.get("QATBE_SANITIZE", "").strip()
+    if value in ("", "0"):
+        return ""
+    if value in ("1", "fuzzer"):
+        return value
+    raise SystemExit(f"QATBE_SANITIZE must be '0', '1' or 'fuzzer', not {value!r}")
+
+
+def _sanitize_flags() -> list[str]:
+    """ASan and UBSan; UBSan's pointer-overflow check recovers (instead of aborting) so that fuzz/ubsan.supp can
+    silence the one report in Cython's generated argument parsing (NULL + 0 for a call without arguments)."""
+    flags = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fsanitize-recover=pointer-overflow"]
+    return [*flags, "-fsanitize=fuzzer-no-link"] if _sanitize() == "fuzzer" else flags
+
+
 def _compile_args(compiler_type: str, native: bool) -> list[str]:
     """Extra compiler flags for one extension (after Python's own CFLAGS, so these win).
 
@@ -46,12 +65,9 @@ def _compile_args(compiler_type: str, native: bool) -> list[str]:
     MSVC keeps its release defaults (/O2)."""
     if compiler_type == "msvc":
         return []
-    if _flag("QATBE_SANITIZE"):  # -O1 -g: reports that name lines
-        return ["-O1", "-g", "-fno-omit-frame-pointer", *_SANITIZE, "-fno-sanitize-recover=undefined"]
+    if _sanitize():  # -O1 -g: reports that name lines
+        return ["-O1", "-g", "-fno-omit-frame-pointer", *_sanitize_flags()]
     return ["-O3" if native else "-O2", "-g0"]
-
-
-_SANITIZE = ("-fsanitize=address,undefined",)
 
 
 # Python modules compiled as they are (see the module docstring), a literal that tests/test_kernel_backend.py reads.
@@ -94,8 +110,8 @@ class _BuildExt(build_ext):
         for ext in self.extensions:
             ext.extra_compile_args = [*ext.extra_compile_args,
                                       *_compile_args(self.compiler.compiler_type, ext.name in _NATIVE)]
-            if _flag("QATBE_SANITIZE") and self.compiler.compiler_type != "msvc":
-                ext.extra_link_args = [*ext.extra_link_args, *_SANITIZE]
+            if _sanitize() and self.compiler.compiler_type != "msvc":
+                ext.extra_link_args = [*ext.extra_link_args, *_sanitize_flags()]
         super().build_extensions()
 
     def run(self) -> None:
