@@ -24,10 +24,10 @@ from .html_math import has_math, replace_math
 from .html_metadata import CssSource, PageFacts, read_from, with_byline
 from .html_structured import EMPTY_BODY, body_text_chars, structured_html
 from .html_walk import SCRIPT_LIKE, Block, Walker
-from .spans import aligner
+from .spans import ANCHORED_NEAR, aligner
 
 try:
-    from .html_fastwalk import FastWalker, fast_walk
+    from .html_fastwalk import FastWalker, SpanAligner, anchor_offsets, fast_walk
     from .lexbor_nodes import available, reads_directly, reason
 
     FAST_WALK = available()
@@ -159,7 +159,11 @@ def segment_html(html: str, settings: Settings, navigation: bool = True) -> Pars
     # Spans are found in the page as given, which limit_nesting may have changed; the walk's texts are collapsed
     # already (clean=False).
     spans = aligner(html, data if source is html else None)
-    builder = SegmentBuilder(settings, navigation, clean=False, spans=spans)
-    _emit(builder, blocks)
+    anchors = None
+    if FAST_WALK and source is html and isinstance(spans, SpanAligner) and tree.root is not None:
+        anchors = anchor_offsets(spans, tree.root.mem_id, [b.node for b in blocks])
+        spans.near = ANCHORED_NEAR
+    builder = SegmentBuilder(settings, navigation, clean=False, spans=spans, anchored=anchors is not None)
+    _emit(builder, blocks, anchors)
     return ParsedDocument(segments=tuple(builder.segments), metadata=_deferred_metadata(facts, blocks),
                           format="html")
