@@ -1,7 +1,8 @@
 """The span check of tests/test_spans.py, shared with its corpus run: is each segment's text where its span says?
 
 A segment's *words* are the runs of letters and digits (``str.isalnum``) of its text; for a table part after the
-first, of its rows only (the header it repeats is in the source once, before it). The span's *readable* letters
+first, of its rows only (the header it repeats is in the source once, before it); in a formula, not the TeX
+commands (``\\frac``, ``\\begin{matrix}``) the segmenter writes for the page's MathML. The span's *readable* letters
 and digits are those of ``source[start:end]`` with markup removed (tags, comments) and character references
 decoded (``html.unescape``); whitespace, punctuation and combining marks are not compared (both sides are
 decomposed, NFD: the segmenters compose what the page may write decomposed). The check: the words occur in order in
@@ -21,6 +22,10 @@ import unicodedata
 from qatbe.types import Segment, SegmentKind
 
 _HIDDEN = 200
+# A formula's TeX (html_math writes it between dollar signs): its commands are what the segmenter writes for the
+# page's MathML, not words of the page.
+_MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.DOTALL)
+_TEX_COMMAND = re.compile(r"\\(?:begin|end)\{[A-Za-z*]+\}|\\[A-Za-z]+")
 _MARKUP = re.compile(r"<!--.*?-->|<[A-Za-z/!?][^>]*>", re.DOTALL)
 
 
@@ -34,6 +39,7 @@ def words(seg: Segment) -> list[str]:
         lines = seg.header.split("\n")
         skip = (1 if lines[0].startswith("Table: ") else 0) + (1 if any(ln.startswith("| ") for ln in lines) else 0)
         text = "\n".join(text.split("\n")[skip:])
+    text = _MATH.sub(lambda m: _TEX_COMMAND.sub(" ", m.group()), text)
     return re.findall(r"[^\W_]+", text)
 
 
@@ -46,7 +52,8 @@ def misses(source: str, seg: Segment, markup: bool, table_start: int | None = No
     everything = _alnum(html_lib.unescape(piece)) if markup else readable
     if table_start is not None and seg.part and seg.kind in (SegmentKind.TABLE, SegmentKind.NAVIGATION):
         before = source[table_start : seg.start]
-        everything += _alnum(html_lib.unescape(before)) if markup else _alnum(before)
+        everything += (_alnum(html_lib.unescape(_MARKUP.sub("", before))) + _alnum(html_lib.unescape(before))
+                       if markup else _alnum(before))
     found: list[str] = []
     at = 0
     for word in words(seg):

@@ -25,6 +25,8 @@ cdef class SegmentBuilder:
     cdef bint _clean
     cdef object _spans
     cdef bint _anchored
+    cdef Py_ssize_t _held_start
+    cdef Py_ssize_t _held_end
     cdef Py_ssize_t _count
 
     cdef Py_ssize_t _next_group(self)

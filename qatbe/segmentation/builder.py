@@ -220,8 +220,17 @@ class SegmentBuilder:
         # aligner starts its search for the unit's first part there.
         self._spans = spans
         self._anchored = anchored
+        self._held_start = -1  # hold(): the span of every segment built until released
+        self._held_end = -1
 
     # -- public API ---------------------------------------------------------------------------------------
+
+    def hold(self, start: int, end: int) -> None:
+        """Give every segment built from now on the span ``start``-``end`` without aligning it, until
+        ``hold(-1, -1)``: for text the page holds outside its readable text (the JSON-LD a page with an empty
+        body is read from)."""
+        self._held_start = start
+        self._held_end = end
 
     @property
     def segments(self) -> list[Segment]:
@@ -405,7 +414,9 @@ class SegmentBuilder:
         self._count += 1
         start = max(position, 0)
         end = start
-        if self._spans is not None:  # also for what is not built: the spans after it depend on its place
+        if self._held_start >= 0:
+            start, end = self._held_start, self._held_end
+        elif self._spans is not None:  # also for what is not built: the spans after it depend on its place
             if self._anchored and part == 0 and position >= 0:
                 self._spans.skip_to(position)
                 start, end = self._spans.span(text if key is None else key)

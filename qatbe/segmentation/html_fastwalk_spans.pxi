@@ -26,8 +26,8 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
 
 from .spans import BUDGET_PER_CHAR, ENTITY_ALNUM as _ENTITY_ALNUM, NUMERIC_C1, fold as _fold, fold_table
-from .spans import RAW_TEXT as _RAW_TEXT_NAMES, WINDOW as _WINDOW
-from .spans import FAR as _FAR, NEAR as _NEAR, SHORT as _SHORT, WORD_WINDOW as _WORD_WINDOW
+from .spans import breaks_out as _breaks_out, RAW_TEXT as _RAW_TEXT_NAMES, RCDATA as _RCDATA_NAMES, WINDOW as _WINDOW
+from .spans import FAR as _FAR, NEAR as _NEAR, REST as _REST, SHORT as _SHORT, WORD_WINDOW as _WORD_WINDOW
 
 cdef Py_ssize_t _SPAN_WINDOW = _WINDOW
 cdef Py_ssize_t _SPAN_WORD_WINDOW = _WORD_WINDOW
@@ -35,6 +35,7 @@ cdef Py_ssize_t _SPAN_NEAR = _NEAR
 cdef Py_ssize_t _SPAN_FAR = _FAR
 cdef Py_ssize_t _BUDGET_PER_CHAR = BUDGET_PER_CHAR
 cdef Py_ssize_t _SPAN_SHORT = _SHORT
+cdef Py_ssize_t _SPAN_REST = _REST
 
 
 cdef inline bint _letter(uchar c) noexcept nogil:
@@ -197,6 +198,8 @@ cdef class SpanAligner:
         # (mark_b, mark_c): the markup between is skipped without reading it again.
         cdef Py_ssize_t n = len(data), i = 0, j, k, q, x, next_i, at, mark_b = 0, mark_c = 0, template = 0
         cdef Py_ssize_t foreign = 0  # open <svg> and <math>: their content has no raw text
+        cdef Py_ssize_t text_until = -1  # the end of an RCDATA element's content: no markup before it
+        cdef const char* rcdata
         cdef uint32_t tag
         cdef uchar b
         cdef uint32_t c, num, digit
@@ -276,7 +279,7 @@ cdef class SpanAligner:
                                 self._emit_value(value, at, at + (x - i))
                                 i = x
                                 continue
-                elif b == 60 and markup:  # '<'
+                elif b == 60 and markup and i >= text_until:  # '<'
                     j = self._markup(s, n, i, foreign > 0)
                     if j > i:
                         b = s[i + 1]
@@ -287,13 +290,20 @@ cdef class SpanAligner:
                                 k += 1
                             tag = _name_hash(s + i + 1 + (b == 47), k - i - 1 - (b == 47))
                             if b == 47:
-                                template -= tag == _TEMPLATE and template > 0
+                                template -= tag == _TEMPLATE and template > 0 and not foreign
                                 foreign -= (tag == _SVG or tag == _MATH) and foreign > 0
                             else:
+                                if foreign and _breaks_out(data[i + 1:k].lower().decode("latin-1"),
+                                                           data[i:j].decode("latin-1")):
+                                    foreign = 0
                                 if not template:
                                     _tag_add(&self.tags, tag, i if ascii else _chars_to(s, &mark_b, &mark_c, i))
-                                template += tag == _TEMPLATE
+                                template += tag == _TEMPLATE and not foreign  # an SVG <template> holds children
                                 foreign += (tag == _SVG or tag == _MATH) and s[j - 2] != 47  # not <svg/>
+                                if not foreign and k - i - 1 <= 8:
+                                    rcdata = _rcdata(s + i + 1, k - i - 1)
+                                    if rcdata != NULL:
+                                        text_until = _raw_end(s, n, j, rcdata, k - i - 1)
                         i = j
                         continue
                 i += 1
@@ -359,7 +369,7 @@ cdef class SpanAligner:
         """``(start, end)``: the character range in the source of ``text``'s letters and digits (see the class
         docstring); an empty range at the end of the previous span when none of them is found."""
         cdef Py_ssize_t length = len(text), nk = 0, p, first = -1, last = -1, at, w, line, m, ks, ke
-        cdef Py_ssize_t n_words = 0, n_lines = 0
+        cdef Py_ssize_t n_words = 0, n_lines = 0, end = 0
         # key: the letters and digits; words: where each word starts and ends in key, in pairs; lines: the first
         # word of each line that has one, then n_words.
         cdef uint32_t* key = <uint32_t*> malloc((length + 1) * sizeof(uint32_t))
@@ -429,12 +439,33 @@ cdef class SpanAligner:
                         m = words[2 * w + 1] - words[2 * w]
                         if first >= 0:  # near the previous word, or left out
                             p = self._find(key + words[2 * w], m, at, self.near + m)
+                            ks = words[2 * w]
+                            ke = words[2 * lines[line + 1] - 1]
+                            if p < 0 and self.near > _SPAN_NEAR and ke - ks >= _SPAN_REST:  # the rest, further on
+                                p = self._find(key + ks, ke - ks, at, _SPAN_WINDOW)
+                                if p >= 0:
+                                    at = p + ke - ks
+                                    last = at - 1
+                                    break
+                            if p < 0:  # in two pieces, text the walk leaves out or moves between them
+                                p = self._pieces(key + ks, m, at, &end)
+                                if p >= 0:
+                                    at = end
+                                    last = at - 1
+                                    continue
                         else:
                             p = self._find(key + words[2 * w], m, at, _SPAN_WORD_WINDOW)
                             if p > at + _SPAN_NEAR and w + 1 < n_words and self._find(
                                     key + words[2 * w + 2], words[2 * w + 3] - words[2 * w + 2], p + m,
                                     _SPAN_NEAR) < 0:
                                 p = -1  # far, and the next word is not right after it: another copy of the word
+                            if p < 0:  # in two pieces
+                                p = self._pieces(key + words[2 * w], m, at, &end)
+                                if p >= 0:
+                                    first = p
+                                    at = end
+                                    last = at - 1
+                                    continue
                         if p >= 0:
                             if first < 0:
                                 first = p
@@ -449,6 +480,18 @@ cdef class SpanAligner:
             free(key)
             free(words)
             free(lines)
+
+    cdef Py_ssize_t _pieces(self, const uint32_t* word, Py_ssize_t m, Py_ssize_t at, Py_ssize_t* end) noexcept:
+        """``spans.PySpanAligner._pieces``: the start, and the end in ``end``."""
+        cdef Py_ssize_t k, p, q
+        for k in range(m - 1, 0, -1):
+            p = self._find(word, k, at, self.near + k)
+            if p >= 0:
+                q = self._find(word + k, m - k, p + k, self.near + m - k)
+                if q >= 0:
+                    end[0] = q + m - k
+                    return p
+        return -1
 
     cdef Py_ssize_t _behind(self, const uint32_t* key, Py_ssize_t m) noexcept:
         """The last place of ``key[:m]`` that ends before the cursor and starts in the ``WINDOW`` stream
@@ -533,6 +576,17 @@ cdef inline bint _plain_entity(const uchar* name, Py_ssize_t n) noexcept nogil:
 
 
 cdef list _RAW_TEXT_BYTES = [name.encode("ascii") for name in _RAW_TEXT_NAMES]
+cdef list _RCDATA_BYTES = [name.encode("ascii") for name in _RCDATA_NAMES]
+
+
+cdef const char* _rcdata(const uchar* name, Py_ssize_t n) noexcept:
+    """The lower-case name of an RCDATA element (``spans.RCDATA``) when the tag name is one, ignoring ASCII case;
+    NULL otherwise."""
+    cdef bytes want
+    for want in _RCDATA_BYTES:
+        if len(want) == n and equals_ci(name, n, want, n):
+            return want
+    return NULL
 
 
 cdef const char* _raw_text(const uchar* name, Py_ssize_t n) noexcept:

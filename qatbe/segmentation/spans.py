@@ -4,7 +4,8 @@ Lexbor keeps no source positions on its nodes, and the segmenters' texts are tra
 references decoded, cells joined), so a segment's span is found by alignment. The source is read once into a
 *stream*: its readable letters and digits (``fold``: "é" reads as "e" however the page writes it), each with the
 character range it came from. Markup is not readable: tags with their attributes, comments, declarations and the
-content of the raw-text elements (``RAW_TEXT``, outside ``FOREIGN`` content); a character reference is read as
+content of the raw-text elements (``RAW_TEXT``, outside ``FOREIGN`` content; ``RCDATA``'s is text, tags
+included); a character reference is read as
 what ``html.unescape`` makes of it, and all its letters and digits get the reference's range. Plain text
 (``markup=False``) is read as it is, references too.
 
@@ -18,7 +19,9 @@ page holds in an attribute, a formula's TeX, cells a span repeats), the segment 
 row, a list item), and a line not found word by word: the first placed word within ``WORD_WINDOW`` (more than
 ``NEAR`` ahead only when the next word follows it within ``NEAR``: a far copy of a common word must not carry the
 span away), each later line within ``4 * near`` of the previous one and each later word within ``near``
-(``NEAR``, or ``ANCHORED_NEAR`` when every unit has an anchor); words not found are left out. The span runs from
+(``NEAR``, or ``ANCHORED_NEAR`` when every unit has an anchor, and then the rest of the line from a word not
+found, ``REST`` letters or more, further on in one piece), or in two pieces within ``near`` of each other (text
+the walk leaves out or the parser moves between them); words not found are left out. The span runs from
 the source range of the first placed character to that of the last: for HTML the element (or run of elements)
 the text came from, for a split unit its part. Only letters and digits are compared, so what the segmenters
 change (whitespace, quotes, bullets, separators) does not matter.
@@ -45,13 +48,29 @@ NEAR = 64
 # unit's later words may be this far apart (``near``): a far copy of a word then carries away only the end of one
 # span, since the next unit starts at its own anchor.
 ANCHORED_NEAR = 1 << 11
+# With anchors, the rest of a line from a word not found near (at least ``REST`` letters) is looked for in one
+# piece within ``WINDOW``: what follows text the page hides (a list of names it expands on demand).
+REST = 24
 FAR = 1 << 12
 SHORT = 64
 BUDGET_PER_CHAR = 32
 # Elements whose content is not markup and not shown: skipped to their end tag.
-RAW_TEXT = ("script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title")
-# Foreign content: inside <svg> and <math> no element is raw text (an SVG <title> holds text).
+RAW_TEXT = ("script", "style", "xmp", "iframe", "noembed", "noframes")
+# Elements whose content is text, with references but no tags, up to their end tag (the standard's RCDATA): read.
+RCDATA = ("title", "textarea")
+# Foreign content: inside <svg> and <math> no element is raw text (an SVG <title> holds text). One of these start
+# tags ends it (the HTML standard's "breakout" list: <font> only with a color, face or size, ``FONT_BREAKOUT``).
 FOREIGN = ("svg", "math")
+BREAKOUT = frozenset((
+    "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em", "embed", "h1", "h2", "h3",
+    "h4", "h5", "h6", "head", "hr", "i", "img", "li", "listing", "menu", "meta", "nobr", "ol", "p", "pre", "ruby",
+    "s", "small", "span", "strong", "strike", "sub", "sup", "table", "tt", "u", "ul", "var"))
+FONT_BREAKOUT = re.compile(r"[\s/](?:color|face|size)[\s/=>]", re.IGNORECASE)
+
+
+def breaks_out(tag: str, markup: str) -> bool:
+    """Whether the start tag ``markup`` (named ``tag``, lower case) ends foreign content."""
+    return tag in BREAKOUT or (tag == "font" and FONT_BREAKOUT.search(markup) is not None)
 _TAG_NAME = re.compile(r"[^ \t\n\f\r/>]*")
 _HANGUL = range(0xAC00, 0xD7A4)
 _FOLD: dict[str, str] = {}  # filled on first use (fold_table): 1,493 characters, about 8 ms
@@ -202,6 +221,7 @@ class PySpanAligner:
         n = len(s)
         i = 0
         foreign = 0  # open <svg> and <math>: their content has no raw text
+        text_until = -1  # the end of an RCDATA element's content: no markup before it
         while i < n:
             c = s[i]
             folded = fold(c)
@@ -243,14 +263,18 @@ class PySpanAligner:
                             self._emit(value, i, x)
                             i = x
                             continue
-            elif c == "<" and markup:
+            elif c == "<" and markup and i >= text_until:
                 j = _markup_end(s, i, foreign > 0)
                 if j > i:
                     end = s[i + 1] == "/"
-                    name = _TAG_NAME.match(s, i + 1 + end)
-                    tag = name.group() if name is not None else ""
-                    if tag.isascii() and tag.lower() in FOREIGN and (end or s[j - 2] != "/"):
+                    named = _TAG_NAME.match(s, i + 1 + end)
+                    tag = named.group().lower() if named is not None and named.group().isascii() else ""
+                    if tag in FOREIGN and (end or s[j - 2] != "/"):
                         foreign = max(foreign - 1, 0) if end else foreign + 1
+                    elif foreign and not end and breaks_out(tag, s[i:j]):
+                        foreign = 0
+                    elif tag in RCDATA and not end and not foreign:
+                        text_until = _raw_end(s, j, tag)
                     i = j
                     continue
             i += 1
@@ -284,6 +308,17 @@ class PySpanAligner:
             i += 1
         self.budget -= max(i - start, 0)
         return -1
+
+    def _pieces(self, word: list[str], at: int) -> tuple[int, int]:
+        """Where ``word`` starts and ends when the stream holds it in two pieces, the first within ``near`` of
+        ``at`` and the second within ``near`` of the first (the longest first piece that works); (-1, -1) if not."""
+        for k in range(len(word) - 1, 0, -1):
+            p = self._find(word[:k], at, self.near + k)
+            if p >= 0:
+                q = self._find(word[k:], p + k, self.near + len(word) - k)
+                if q >= 0:
+                    return p, q + len(word) - k
+        return -1, -1
 
     def span(self, text: str) -> tuple[int, int]:
         key: list[str] = []
@@ -341,11 +376,30 @@ class PySpanAligner:
                     word = key[words[2 * w] : words[2 * w + 1]]
                     if first >= 0:  # near the previous word, or left out
                         p = self._find(word, at, self.near + len(word))
+                        ks, ke = words[2 * w], words[2 * wb - 1]
+                        if p < 0 and self.near > NEAR and ke - ks >= REST:  # the rest of the line, further on
+                            p = self._find(key[ks:ke], at, WINDOW)
+                            if p >= 0:
+                                at = p + ke - ks
+                                last = at - 1
+                                break
+                        if p < 0:  # in two pieces, text the walk leaves out or moves between them
+                            p, end = self._pieces(word, at)
+                            if p >= 0:
+                                at = end
+                                last = at - 1
+                                continue
                     else:
                         p = self._find(word, at, WORD_WINDOW)
                         if p > at + NEAR and w + 1 < n_words and \
                                 self._find(key[words[2 * w + 2] : words[2 * w + 3]], p + len(word), NEAR) < 0:
                             p = -1  # far, and the next word is not right after it: another copy of the word
+                        if p < 0:  # in two pieces
+                            p, end = self._pieces(word, at)
+                            if p >= 0:
+                                first, at = p, end
+                                last = at - 1
+                                continue
                     if p >= 0:
                         first = p if first < 0 else first
                         at = p + len(word)
