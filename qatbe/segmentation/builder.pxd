@@ -24,6 +24,9 @@ cdef class SegmentBuilder:
     cdef bint _navigation
     cdef bint _clean
     cdef object _spans
+    cdef bint _anchored
+    cdef Py_ssize_t _held_start
+    cdef Py_ssize_t _held_end
     cdef Py_ssize_t _count
 
     cdef Py_ssize_t _next_group(self)
@@ -34,7 +37,7 @@ cdef class SegmentBuilder:
 
     @cython.locals(path=tuple, index=Py_ssize_t, start=Py_ssize_t, end=Py_ssize_t)
     cpdef _add(self, kind, str text, str markdown, Py_ssize_t position, Py_ssize_t group, Py_ssize_t part=*,
-               Py_ssize_t level=*, language=*, header=*, key=*)
+               Py_ssize_t level=*, language=*, header=*, key=*, bint whole=*)
 
 
 cpdef str clean_inline(str text)

@@ -178,11 +178,13 @@ def _source_cells(caption: str, head: builtins.list[str] | None, rows: Sequence[
                   above: builtins.list[str] | None) -> str:
     """The text of a table part as the source holds it, for the aligner: a cell that repeats its left neighbour or
     the cell above it is left out, since row and column spans copy one source cell into several
-    (``html_tables._expand``); ``above`` is the row before the first of ``rows``."""
+    (``html_tables._expand``); ``above`` is the row before the first of ``rows``. A row equal to the one above
+    is the source's own (a schedule's repeated rows): row spans covering every cell would leave it no cell."""
     out = [caption] if caption else []
     for row in ([head] if head else []) + builtins.list(rows):
+        up = above if above != row else None
         out.append(" ".join([cell for k, cell in enumerate(row) if not (
-            (k and cell == row[k - 1]) or (above is not None and k < len(above) and cell == above[k]))]))
+            (k and cell == row[k - 1]) or (up is not None and k < len(up) and cell == up[k]))]))
         above = row
     return "\n".join(out)
 
@@ -198,7 +200,7 @@ class SegmentBuilder:
     """
 
     def __init__(self, settings: Settings, navigation: bool = True, clean: bool = True,
-                 spans: Aligner | None = None) -> None:
+                 spans: Aligner | None = None, anchored: bool = False) -> None:
         # Split sizes are a layout decision, so they use chars/4 whatever estimator the budget is counted in.
         self._estimate = chars_div4
         self._max = settings.segment_tokens
@@ -213,10 +215,22 @@ class SegmentBuilder:
         # so clean_inline would return each unchanged after scanning it twice.
         self._clean = clean
         # With an aligner (qatbe.segmentation.spans) every built segment's source span is found by aligning its
-        # text with the source, in document order; the positions the callers pass are then not read.
+        # text with the source, in document order. The positions the callers pass are then read only with
+        # ``anchored``: a unit's is where the source holds its element (html_fastwalk.anchor_offsets), and the
+        # aligner starts its search for the unit's first part there.
         self._spans = spans
+        self._anchored = anchored
+        self._held_start = -1  # hold(): the span of every segment built until released
+        self._held_end = -1
 
     # -- public API ---------------------------------------------------------------------------------------
+
+    def hold(self, start: int, end: int) -> None:
+        """Give every segment built from now on the span ``start``-``end`` without aligning it, until
+        ``hold(-1, -1)``: for text the page holds outside its readable text (the JSON-LD a page with an empty
+        body is read from)."""
+        self._held_start = start
+        self._held_end = end
 
     @property
     def segments(self) -> list[Segment]:
@@ -342,7 +356,8 @@ class SegmentBuilder:
             head_md = f"Table: {cap}\n" + head_md if head_md else f"Table: {cap}"
         row_mds = ["| " + " | ".join(r) + " |" for r in body]
         if not row_mds:
-            self._add(kind, self._table_text(cap, head, []), head_md, position, group, header=head_md or None)
+            self._add(kind, self._table_text(cap, head, []), head_md, position, group, header=head_md or None,
+                      whole=True)
             return
         budget = max(self._max - (self._estimate(head_md) if head_md else 0), self._max // 4)
         runs = self._pack(row_mds, sep="\n", limit=budget)
@@ -364,7 +379,7 @@ class SegmentBuilder:
                 key = (_source_cells(cap, head, rows_here, None) if part == 0
                        else _source_cells("", None, rows_here, body[first - 1]))
             self._add(kind, self._table_text(cap, head, rows_here), md, pos, group, part=part,
-                      header=head_md or None, key=key)
+                      header=head_md or None, key=key, whole=True)
 
     def code(self, code: str, language: str | None, position: int) -> None:
         code = code.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
@@ -380,7 +395,7 @@ class SegmentBuilder:
         limit = max(self._max - overhead, self._max // 4)
         for part, chunk in enumerate(self._pack_code(code, limit)):
             self._add(SegmentKind.CODE, chunk, f"{opener}\n{chunk}\n{fence}", position, group, part=part,
-                      language=lang, header=opener)
+                      language=lang, header=opener, whole=True)
 
     # -- helpers ------------------------------------------------------------------------------------------
 
@@ -389,14 +404,26 @@ class SegmentBuilder:
         return self._group
 
     def _add(self, kind: SegmentKind, text: str, markdown: str, position: int, group: int, *, part: int = 0,
-             level: int = 0, language: str | None = None, header: str | None = None, key: str | None = None) -> None:
-        """One segment; ``key`` is what the aligner places in the source (``text`` unless given)."""
+             level: int = 0, language: str | None = None, header: str | None = None, key: str | None = None,
+             whole: bool = False) -> None:
+        """One segment; ``key`` is what the aligner places in the source (``text`` unless given). ``whole``: the
+        unit is an element's (a table, a code block), so an anchored first part's span starts at the element,
+        where the text found may start later (a header row with empty cells). A list's does not: the walk may
+        emit text inside the list element as blocks of their own, before it."""
         index = self._count
         self._count += 1
         start = max(position, 0)
         end = start
-        if self._spans is not None:  # also for what is not built: the spans after it depend on its place
-            start, end = self._spans.span(text if key is None else key)
+        if self._held_start >= 0:
+            start, end = self._held_start, self._held_end
+        elif self._spans is not None:  # also for what is not built: the spans after it depend on its place
+            if self._anchored and part == 0 and position >= 0:
+                self._spans.skip_to(position)
+                start, end = self._spans.span(text if key is None else key)
+                if whole and position < start:
+                    start = position
+            else:
+                start, end = self._spans.span(text if key is None else key)
         if kind is _NAVIGATION and not self._navigation:
             return
         path = self._path

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -24,10 +25,10 @@ from .html_math import has_math, replace_math
 from .html_metadata import CssSource, PageFacts, read_from, with_byline
 from .html_structured import EMPTY_BODY, body_text_chars, structured_html
 from .html_walk import SCRIPT_LIKE, Block, Walker
-from .spans import aligner
+from .spans import ANCHORED_NEAR, aligner
 
 try:
-    from .html_fastwalk import FastWalker, fast_walk
+    from .html_fastwalk import FastWalker, SpanAligner, anchor_offsets, fast_walk
     from .lexbor_nodes import available, reads_directly, reason
 
     FAST_WALK = available()
@@ -97,19 +98,38 @@ def _walk(tree: LexborHTMLParser) -> Walker | FastWalker:
     return walker
 
 
-def _with_structured(blocks: list[Block], scripts: list[str], discussion: bool) -> list[Block]:
+class Structured(NamedTuple):
+    """Blocks ``first`` to ``last`` (excluded) were read from the page's JSON-LD, which the source holds from
+    ``start`` to ``end``: their segments' span."""
+
+    first: int
+    last: int
+    start: int
+    end: int
+
+
+_JSONLD_SCRIPT = re.compile(r"<script\b[^>]*?\btype\s*=\s*[\"']?application/ld\+json\b[^>]*>.*?(?:</script\s*>|\Z)",
+                            re.IGNORECASE | re.DOTALL)
+
+
+def _with_structured(blocks: list[Block], scripts: list[str], discussion: bool,
+                     source: str) -> tuple[list[Block], Structured | None]:
     """``blocks`` with the page's JSON-LD text (``html_structured``) walked in after its last kept block (its
-    title, its byline), when that text is at least ``EMPTY_BODY`` characters and twice what the body kept."""
+    title, its byline), when that text is at least ``EMPTY_BODY`` characters and twice what the body kept; and
+    which blocks those are, and where ``source`` holds the JSON-LD (found here with a regular expression: the
+    tree keeps no source positions, and this runs only for a page whose body is empty)."""
     fragment = structured_html(scripts)
     if not fragment:
-        return blocks
+        return blocks, None
     walker = _walk(LexborHTMLParser(f"<body><article>{fragment}</article></body>"))
     decide(walker, discussion)
     found = body_text_chars(walker.blocks)
     if found < max(EMPTY_BODY, 2 * body_text_chars(blocks)):
-        return blocks
+        return blocks, None
     at = max([i + 1 for i, b in enumerate(blocks) if not b.boiler], default=0)
-    return blocks[:at] + walker.blocks + blocks[at:]
+    held = [m.span() for m in _JSONLD_SCRIPT.finditer(source)]
+    where = Structured(at, at + len(walker.blocks), held[0][0], held[-1][1]) if held else None
+    return blocks[:at] + walker.blocks + blocks[at:], where
 
 
 def page_facts(tree: LexborHTMLParser) -> PageFacts:
@@ -153,13 +173,26 @@ def segment_html(html: str, settings: Settings, navigation: bool = True) -> Pars
     discussion = facts.discussion
     decide(walker, discussion)
     blocks = walker.blocks
+    structured = None
     if body_text_chars(blocks, EMPTY_BODY) < EMPTY_BODY:
-        blocks = _with_structured(blocks, facts.jsonld_texts(), discussion)
+        blocks, structured = _with_structured(blocks, facts.jsonld_texts(), discussion, html)
     rescue(blocks)
     # Spans are found in the page as given, which limit_nesting may have changed; the walk's texts are collapsed
     # already (clean=False).
     spans = aligner(html, data if source is html else None)
-    builder = SegmentBuilder(settings, navigation, clean=False, spans=spans)
-    _emit(builder, blocks)
+    anchors = None
+    if FAST_WALK and source is html and isinstance(spans, SpanAligner) and tree.root is not None:
+        anchors = anchor_offsets(spans, tree.root.mem_id, [b.node for b in blocks])
+        spans.near = ANCHORED_NEAR
+    builder = SegmentBuilder(settings, navigation, clean=False, spans=spans, anchored=anchors is not None)
+    if structured is None:
+        _emit(builder, blocks, anchors)
+    else:
+        first, last = structured.first, structured.last
+        _emit(builder, blocks[:first], anchors[:first] if anchors is not None else None)
+        builder.hold(structured.start, structured.end)
+        _emit(builder, blocks[first:last])
+        builder.hold(-1, -1)
+        _emit(builder, blocks[last:], anchors[last:] if anchors is not None else None)
     return ParsedDocument(segments=tuple(builder.segments), metadata=_deferred_metadata(facts, blocks),
                           format="html")

@@ -6,5 +6,5 @@ from qatbe.segmentation.builder cimport SegmentBuilder
 from qatbe.segmentation.html_walk cimport Block
 
 
-@cython.locals(kind=str, position=Py_ssize_t, base=Py_ssize_t, text=str, block=Block, boiler=bint)
-cpdef _emit(SegmentBuilder builder, list blocks)
+@cython.locals(kind=str, position=Py_ssize_t, at=Py_ssize_t, base=Py_ssize_t, text=str, block=Block, boiler=bint)
+cpdef _emit(SegmentBuilder builder, list blocks, list anchors=*)

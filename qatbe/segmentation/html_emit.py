@@ -1,5 +1,6 @@
 """Blocks to segments: hand each walked block to the builder. The builder's aligner (``spans``) finds each
-segment's source span, so no position is passed here (-1).
+segment's source span; the position passed is the block's anchor (``html_fastwalk.anchor_offsets``: where the
+source holds its element), or -1.
 """
 
 from __future__ import annotations
@@ -13,27 +14,27 @@ _QUOTE = SegmentKind.QUOTE
 _METADATA = SegmentKind.METADATA
 
 
-def _emit(builder: SegmentBuilder, blocks: list[Block]) -> None:
-    """Hand every block to the builder, in document order."""
-    for block in blocks:
+def _emit(builder: SegmentBuilder, blocks: list[Block], anchors: list[int] | None = None) -> None:
+    """Hand every block to the builder, in document order; ``anchors`` are the blocks' anchors."""
+    for at, block in enumerate(blocks):
+        position = anchors[at] if anchors is not None else -1
         kind = block.kind
         boiler = block.boiler
         # Paragraphs are two blocks in three: they are tested first.
         if kind == "p" and not block.meta:
-            builder.add_paragraph(block.text, -1, _PARAGRAPH, boiler)
+            builder.add_paragraph(block.text, position, _PARAGRAPH, boiler)
         elif kind == "list":
             if block.items:
                 base = min([item[1] for item in block.items])
                 items = [ListItem(text, depth - base, ordered, number, -1)
                          for text, depth, ordered, number, _ in block.items]
-                builder.add_list(items, -1, boiler)
+                builder.add_list(items, position, boiler)
         elif kind == "table":
             data = block.table
             assert data is not None
-            builder.table(data.header, data.rows, -1, caption=data.caption, boilerplate=boiler)
+            builder.table(data.header, data.rows, position, caption=data.caption, boilerplate=boiler)
         else:
             text = block.text
-            position = -1
             if kind == "h":
                 builder.add_heading(text, block.level, position, boiler)
             elif kind == "code":

@@ -21,14 +21,15 @@ Differences in mechanics, not in output:
 
 The module is one extension in parts: this file (tag classification, frame kinds, test hooks) includes
 ``html_fastwalk_text.pxi`` (UTF-8, buffers, whitespace collapsing), ``html_fastwalk_attrs.pxi`` (attributes,
-evidence, hiding), ``html_fastwalk_walk.pxi`` (``FastWalker``) and ``html_fastwalk_spans.pxi`` (source spans); the C
-they call is in ``html_fastwalk_swar.h`` and ``html_fastwalk_find.h``.
+evidence, hiding), ``html_fastwalk_walk.pxi`` (``FastWalker``), ``html_fastwalk_anchors.pxi`` (where each block's
+element starts in the source) and ``html_fastwalk_spans.pxi`` (source spans); the C they call is in
+``html_fastwalk_swar.h`` and ``html_fastwalk_find.h``.
 """
 
 cimport cython
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdint cimport uint32_t, uintptr_t
+from libc.stdint cimport uint16_t, uint32_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy, memset
 
@@ -267,6 +268,7 @@ cdef list _fill(Attrs* a, dict attrs):
 
 
 
+include "html_fastwalk_anchors.pxi"
 include "html_fastwalk_spans.pxi"
 
 

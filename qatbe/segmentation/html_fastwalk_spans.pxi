@@ -25,9 +25,9 @@ def use_avx2(bint on):
 cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
 
-from .spans import BUDGET_PER_CHAR, ENTITY_ALNUM as _ENTITY_ALNUM, NUMERIC_C1
-from .spans import RAW_TEXT as _RAW_TEXT_NAMES, WINDOW as _WINDOW
-from .spans import FAR as _FAR, NEAR as _NEAR, SHORT as _SHORT, WORD_WINDOW as _WORD_WINDOW
+from .spans import BUDGET_PER_CHAR, ENTITY_ALNUM as _ENTITY_ALNUM, NUMERIC_C1, fold as _fold, fold_table
+from .spans import breaks_out as _breaks_out, RAW_TEXT as _RAW_TEXT_NAMES, RCDATA as _RCDATA_NAMES, WINDOW as _WINDOW
+from .spans import FAR as _FAR, NEAR as _NEAR, REST as _REST, SHORT as _SHORT, WORD_WINDOW as _WORD_WINDOW
 
 cdef Py_ssize_t _SPAN_WINDOW = _WINDOW
 cdef Py_ssize_t _SPAN_WORD_WINDOW = _WORD_WINDOW
@@ -35,6 +35,7 @@ cdef Py_ssize_t _SPAN_NEAR = _NEAR
 cdef Py_ssize_t _SPAN_FAR = _FAR
 cdef Py_ssize_t _BUDGET_PER_CHAR = BUDGET_PER_CHAR
 cdef Py_ssize_t _SPAN_SHORT = _SHORT
+cdef Py_ssize_t _SPAN_REST = _REST
 
 
 cdef inline bint _letter(uchar c) noexcept nogil:
@@ -45,10 +46,11 @@ cdef inline bint _alnum_byte(uchar c) noexcept nogil:
     return (97 <= c <= 122) or (65 <= c <= 90) or (48 <= c <= 57)
 
 
-cdef inline bint _alnum_cp(Py_UCS4 c) noexcept:
-    if c < 128:
-        return _alnum_byte(<uchar> c)
-    return Py_UNICODE_ISALNUM(c)
+cdef inline uint32_t _fold_cp(uint32_t c) noexcept:
+    """``spans.fold`` of one code point: the code point compared, 0 for one that is not a letter or digit."""
+    if c < 0x10000:
+        return _FOLD_BMP[c]
+    return c if Py_UNICODE_ISALNUM(<Py_UCS4> c) else 0
 
 
 cdef inline bint _entity_stop(uchar c) noexcept nogil:
@@ -57,20 +59,21 @@ cdef inline bint _entity_stop(uchar c) noexcept nogil:
     return c == 9 or c == 10 or c == 12 or c == 32 or c == 60 or c == 38 or c == 35 or c == 59 or c >= 128
 
 
-# Which code points of the Basic Multilingual Plane are letters or digits (str.isalnum), a bit each: filled on
-# first use, since Py_UNICODE_ISALNUM's several table lookups were much of reading a page in another script.
-cdef unsigned char _ALNUM_BMP[8192]
-cdef bint _alnum_bmp_ready = False
+# ``spans.fold`` of each code point of the Basic Multilingual Plane (0: not a letter or digit), filled on first
+# use: one lookup, where Py_UNICODE_ISALNUM's several were much of reading a page in another script.
+cdef uint16_t _FOLD_BMP[65536]
+cdef bint _fold_ready = False
 
 
-cdef void _fill_alnum_bmp() noexcept:
-    global _alnum_bmp_ready
+cdef int _fill_fold() except -1:
+    global _fold_ready
     cdef uint32_t c
-    memset(_ALNUM_BMP, 0, sizeof(_ALNUM_BMP))
     for c in range(0x10000):
-        if Py_UNICODE_ISALNUM(<Py_UCS4> c):
-            _ALNUM_BMP[c >> 3] |= <unsigned char> (1 << (c & 7))
-    _alnum_bmp_ready = True
+        _FOLD_BMP[c] = <uint16_t> c if Py_UNICODE_ISALNUM(<Py_UCS4> c) else 0
+    for ch, folded in fold_table().items():
+        _FOLD_BMP[ord(ch)] = <uint16_t> ord(folded) if folded else 0
+    _fold_ready = True
+    return 0
 
 
 # One set of stream arrays kept from an aligner for the next (taken and given back under the GIL): a page's
@@ -112,14 +115,21 @@ cdef class SpanAligner:
     cdef uint32_t* lo  # offsets below 2**32: aligner() takes PySpanAligner for a longer source
     cdef uint32_t* hi
     cdef Py_ssize_t n, capacity, cursor, last_end, budget
+    cdef TagList tags  # the start tags outside <template> content, in order (html_fastwalk_anchors.pxi)
+    cdef public Py_ssize_t near  # spans.PySpanAligner.near
 
     def __cinit__(self):
         self.cp = NULL
         self.lo = NULL
         self.hi = NULL
+        self.tags.name = NULL
+        self.tags.lo = NULL
+        self.tags.n = self.tags.cap = 0
 
     def __dealloc__(self):
         global _spare_cp, _spare_lo, _spare_hi, _spare_capacity
+        free(self.tags.name)
+        free(self.tags.lo)
         if self.capacity > _spare_capacity and self.capacity <= _SPARE_MAX:  # kept for the next aligner
             free(_spare_cp)
             free(_spare_lo)
@@ -134,8 +144,8 @@ cdef class SpanAligner:
         global _spare_cp, _spare_lo, _spare_hi, _spare_capacity
         if len(source) >= 0xFFFFFFFF:
             raise ValueError("SpanAligner holds offsets below 2**32")
-        if not _alnum_bmp_ready:
-            _fill_alnum_bmp()
+        if not _fold_ready:
+            _fill_fold()
         if data is None or qatbe_code_points(data, len(data)) != len(source):
             data = source.encode("utf-8", "surrogatepass")  # every character one code point in the bytes
         if self.cp == NULL and _spare_cp != NULL:
@@ -145,6 +155,7 @@ cdef class SpanAligner:
         self.n = 0
         self.cursor = 0
         self.last_end = 0
+        self.near = _SPAN_NEAR
         self._build(data, markup, len(data) == len(source))
         self.budget = _BUDGET_PER_CHAR * self.n + _SPAN_WINDOW
 
@@ -185,7 +196,11 @@ cdef class SpanAligner:
         cdef const uchar* s = <const uchar*> (<const char*> data)
         # Character offsets are counted only where a stream character is emitted, from the last such place
         # (mark_b, mark_c): the markup between is skipped without reading it again.
-        cdef Py_ssize_t n = len(data), i = 0, j, k, q, x, next_i, at, mark_b = 0, mark_c = 0
+        cdef Py_ssize_t n = len(data), i = 0, j, k, q, x, next_i, at, mark_b = 0, mark_c = 0, template = 0
+        cdef Py_ssize_t foreign = 0  # open <svg> and <math>: their content has no raw text
+        cdef Py_ssize_t text_until = -1  # the end of an RCDATA element's content: no markup before it
+        cdef const char* rcdata
+        cdef uint32_t tag
         cdef uchar b
         cdef uint32_t c, num, digit
         cdef bint hexa, semi
@@ -264,24 +279,47 @@ cdef class SpanAligner:
                                 self._emit_value(value, at, at + (x - i))
                                 i = x
                                 continue
-                elif b == 60 and markup:  # '<'
-                    j = self._markup(s, n, i)
+                elif b == 60 and markup and i >= text_until:  # '<'
+                    j = self._markup(s, n, i, foreign > 0)
                     if j > i:
+                        b = s[i + 1]
+                        if _letter(b) or (b == 47 and j > i + 2 and _letter(s[i + 2])):  # a start or end tag
+                            k = i + 1 + (b == 47)
+                            while k < j and not (s[k] == 32 or s[k] == 9 or s[k] == 10 or s[k] == 12 or s[k] == 13
+                                                 or s[k] == 47 or s[k] == 62):
+                                k += 1
+                            tag = _name_hash(s + i + 1 + (b == 47), k - i - 1 - (b == 47))
+                            if b == 47:
+                                template -= tag == _TEMPLATE and template > 0 and not foreign
+                                foreign -= (tag == _SVG or tag == _MATH) and foreign > 0
+                            else:
+                                if foreign and _breaks_out(data[i + 1:k].lower().decode("latin-1"),
+                                                           data[i:j].decode("latin-1")):
+                                    foreign = 0
+                                if not template:
+                                    _tag_add(&self.tags, tag, i if ascii else _chars_to(s, &mark_b, &mark_c, i))
+                                template += tag == _TEMPLATE and not foreign  # an SVG <template> holds children
+                                foreign += (tag == _SVG or tag == _MATH) and s[j - 2] != 47  # not <svg/>
+                                if not foreign and k - i - 1 <= 8:
+                                    rcdata = _rcdata(s + i + 1, k - i - 1)
+                                    if rcdata != NULL:
+                                        text_until = _raw_end(s, n, j, rcdata, k - i - 1)
                         i = j
                         continue
                 i += 1
             else:
                 next_i = _decode_cp(s, i, n, &c)
-                if (_ALNUM_BMP[c >> 3] >> (c & 7)) & 1 if c < 0x10000 else Py_UNICODE_ISALNUM(c):
+                c = _fold_cp(c)
+                if c:
                     at = _chars_to(s, &mark_b, &mark_c, i)
                     self._emit(c, at, at + 1)
                 i = next_i
         return 0
 
-    cdef Py_ssize_t _markup(self, const uchar* s, Py_ssize_t n, Py_ssize_t i) except -2:
+    cdef Py_ssize_t _markup(self, const uchar* s, Py_ssize_t n, Py_ssize_t i, bint foreign) except -2:
         """Where the markup starting with the ``<`` at ``i`` ends: a comment, a declaration or processing
-        instruction, an end tag, or a start tag with its attributes (and, for the raw-text elements, their
-        content up to the end tag); ``i`` when this ``<`` is text."""
+        instruction, an end tag, or a start tag with its attributes (and, for the raw-text elements outside
+        ``foreign`` content, their content up to the end tag); ``i`` when this ``<`` is text."""
         cdef Py_ssize_t j = i + 1, k, q, name_start, name_len
         cdef const uchar* hit
         cdef const char* raw
@@ -321,7 +359,7 @@ cdef class SpanAligner:
                 k = (hit - s) + 1
             else:
                 k = q + 1
-        if name_len <= 9:
+        if name_len <= 9 and not foreign:
             raw = _raw_text(s + name_start, name_len)
             if raw != NULL:
                 return _raw_end(s, n, k, raw, name_len)
@@ -331,13 +369,14 @@ cdef class SpanAligner:
         """``(start, end)``: the character range in the source of ``text``'s letters and digits (see the class
         docstring); an empty range at the end of the previous span when none of them is found."""
         cdef Py_ssize_t length = len(text), nk = 0, p, first = -1, last = -1, at, w, line, m, ks, ke
-        cdef Py_ssize_t n_words = 0, n_lines = 0
+        cdef Py_ssize_t n_words = 0, n_lines = 0, end = 0
         # key: the letters and digits; words: where each word starts and ends in key, in pairs; lines: the first
         # word of each line that has one, then n_words.
         cdef uint32_t* key = <uint32_t*> malloc((length + 1) * sizeof(uint32_t))
         cdef Py_ssize_t* words = <Py_ssize_t*> malloc((length + 2) * sizeof(Py_ssize_t))
         cdef Py_ssize_t* lines = <Py_ssize_t*> malloc((length + 2) * sizeof(Py_ssize_t))
         cdef Py_UCS4 c
+        cdef uint32_t folded
         cdef bint inside = False, new_line = True
         if key == NULL or words == NULL or lines == NULL:
             free(key)
@@ -346,7 +385,8 @@ cdef class SpanAligner:
             raise MemoryError()
         try:
             for c in text:
-                if _alnum_cp(c):
+                folded = _fold_cp(c)
+                if folded:
                     if not inside:
                         if new_line:
                             lines[n_lines] = n_words
@@ -354,7 +394,7 @@ cdef class SpanAligner:
                             new_line = False
                         words[2 * n_words] = nk
                         inside = True
-                    key[nk] = c
+                    key[nk] = folded
                     nk += 1
                     continue
                 if inside:
@@ -388,7 +428,7 @@ cdef class SpanAligner:
                         ks = words[2 * lines[line]]
                         ke = words[2 * lines[line + 1] - 1]
                         p = self._find(key + ks, ke - ks, at,
-                                       _SPAN_WORD_WINDOW if first < 0 else 4 * _SPAN_NEAR + ke - ks)
+                                       _SPAN_WORD_WINDOW if first < 0 else 4 * self.near + ke - ks)
                         if p >= 0:
                             if first < 0:
                                 first = p
@@ -398,13 +438,34 @@ cdef class SpanAligner:
                     for w in range(lines[line], lines[line + 1]):
                         m = words[2 * w + 1] - words[2 * w]
                         if first >= 0:  # near the previous word, or left out
-                            p = self._find(key + words[2 * w], m, at, _SPAN_NEAR + m)
+                            p = self._find(key + words[2 * w], m, at, self.near + m)
+                            ks = words[2 * w]
+                            ke = words[2 * lines[line + 1] - 1]
+                            if p < 0 and self.near > _SPAN_NEAR and ke - ks >= _SPAN_REST:  # the rest, further on
+                                p = self._find(key + ks, ke - ks, at, _SPAN_WINDOW)
+                                if p >= 0:
+                                    at = p + ke - ks
+                                    last = at - 1
+                                    break
+                            if p < 0:  # in two pieces, text the walk leaves out or moves between them
+                                p = self._pieces(key + ks, m, at, &end)
+                                if p >= 0:
+                                    at = end
+                                    last = at - 1
+                                    continue
                         else:
                             p = self._find(key + words[2 * w], m, at, _SPAN_WORD_WINDOW)
                             if p > at + _SPAN_NEAR and w + 1 < n_words and self._find(
                                     key + words[2 * w + 2], words[2 * w + 3] - words[2 * w + 2], p + m,
                                     _SPAN_NEAR) < 0:
                                 p = -1  # far, and the next word is not right after it: another copy of the word
+                            if p < 0:  # in two pieces
+                                p = self._pieces(key + words[2 * w], m, at, &end)
+                                if p >= 0:
+                                    first = p
+                                    at = end
+                                    last = at - 1
+                                    continue
                         if p >= 0:
                             if first < 0:
                                 first = p
@@ -419,6 +480,18 @@ cdef class SpanAligner:
             free(key)
             free(words)
             free(lines)
+
+    cdef Py_ssize_t _pieces(self, const uint32_t* word, Py_ssize_t m, Py_ssize_t at, Py_ssize_t* end) noexcept:
+        """``spans.PySpanAligner._pieces``: the start, and the end in ``end``."""
+        cdef Py_ssize_t k, p, q
+        for k in range(m - 1, 0, -1):
+            p = self._find(word, k, at, self.near + k)
+            if p >= 0:
+                q = self._find(word + k, m - k, p + k, self.near + m - k)
+                if q >= 0:
+                    end[0] = q + m - k
+                    return p
+        return -1
 
     cdef Py_ssize_t _behind(self, const uint32_t* key, Py_ssize_t m) noexcept:
         """The last place of ``key[:m]`` that ends before the cursor and starts in the ``WINDOW`` stream
@@ -479,7 +552,7 @@ cdef class SpanAligner:
 
 cdef uint32_t _CP1252[32]
 for _k, _ch in enumerate(NUMERIC_C1):
-    _CP1252[_k] = ord(_ch) if _ch.isalnum() else 0
+    _CP1252[_k] = ord(_fold(_ch)) if _fold(_ch) else 0
 
 
 cdef inline uint32_t _numeric_alnum(uint32_t num) noexcept:
@@ -490,7 +563,7 @@ cdef inline uint32_t _numeric_alnum(uint32_t num) noexcept:
         return _CP1252[num - 0x80]
     if 0xD800 <= num <= 0xDFFF or num > 0x10FFFF:
         return 0
-    return num if _alnum_cp(num) else 0
+    return _fold_cp(num)
 
 
 cdef inline bint _plain_entity(const uchar* name, Py_ssize_t n) noexcept nogil:
@@ -503,6 +576,17 @@ cdef inline bint _plain_entity(const uchar* name, Py_ssize_t n) noexcept nogil:
 
 
 cdef list _RAW_TEXT_BYTES = [name.encode("ascii") for name in _RAW_TEXT_NAMES]
+cdef list _RCDATA_BYTES = [name.encode("ascii") for name in _RCDATA_NAMES]
+
+
+cdef const char* _rcdata(const uchar* name, Py_ssize_t n) noexcept:
+    """The lower-case name of an RCDATA element (``spans.RCDATA``) when the tag name is one, ignoring ASCII case;
+    NULL otherwise."""
+    cdef bytes want
+    for want in _RCDATA_BYTES:
+        if len(want) == n and equals_ci(name, n, want, n):
+            return want
+    return NULL
 
 
 cdef const char* _raw_text(const uchar* name, Py_ssize_t n) noexcept:

@@ -20,6 +20,7 @@ cdef class FastWalker:
     cdef PointerSet holders
     cdef dict dynamic  # tag id -> (TagInfo as a tuple, name) for tags Lexbor does not know
     cdef Buffer buf      # the current block's text
+    cdef void* buf_node  # the text node the current block's text starts in (Block.node)
     cdef Buffer scratch  # a subtree's or a cell's text
     cdef Buffer keys     # memo keys
     cdef Frame* frames
@@ -130,7 +131,9 @@ cdef class FastWalker:
         cdef int mode, level
         cdef Block block
         cdef Ctx ctx
+        cdef void* node = self.buf_node
         self.br_mark = -1
+        self.buf_node = NULL
         if self.buf.length == 0:
             return 0
         text = _visible(&self.buf, &self.keys)
@@ -144,7 +147,7 @@ cdef class FastWalker:
         if mode == M_ITEM:
             block = self.list_block
             if block is None:
-                block = self.open_list_block()
+                block = self.open_list_block(node)
             if self.n_lists:
                 ordered = self.lists[self.n_lists - 1].ordered
                 counter = self.lists[self.n_lists - 1].counter
@@ -158,12 +161,14 @@ cdef class FastWalker:
             return 0
         block = Block(_KINDS[mode], text, ctx, len(text), link, level)
         block.box = self.box
+        block.node = <size_t> node
         self.blocks.append(block)
         return 0
 
-    cdef Block open_list_block(self):
+    cdef Block open_list_block(self, void* node):
         cdef Block block = Block("list", "", self.ctx, 0, 0)
         block.box = self.box
+        block.node = <size_t> node
         self.blocks.append(block)
         self.list_block = block
         return block
@@ -445,6 +450,8 @@ cdef class FastWalker:
             if ntype == NODE_TEXT:
                 data = text_data(api, node, &length)
                 if data != NULL and length and (self.buf.length or not _all_space(data, length)):
+                    if self.buf_node == NULL:
+                        self.buf_node = node
                     _put(&self.buf, data, length)
                     if self.in_link:
                         self.link += _stripped_length(data, length)
@@ -577,6 +584,7 @@ cdef class FastWalker:
         self.break_list()
         block = Block("p", text, self.ctx, len(text), len(text))
         block.box = self.box
+        block.node = <size_t> node
         block.furniture = True
         self.blocks.append(block)
         return True
@@ -594,7 +602,7 @@ cdef class FastWalker:
         if info.flags & F_LIST:
             self.flush()
             if self.list_block is None:
-                self.open_list_block()
+                self.open_list_block(node)
             first = list_start(_attr(self.api, node, b"start", 5, &present))
             self.push_list(code == T_OL, first - 1)
             self.push_mode(M_PARA, 0)
@@ -602,7 +610,7 @@ cdef class FastWalker:
         if code == T_LI or code == T_DT or code == T_DD:
             self.flush()
             if self.list_block is None:
-                self.open_list_block()
+                self.open_list_block(node)
             if self.n_lists and code == T_LI:
                 self.lists[self.n_lists - 1].counter += 1
             self.push_mode(M_ITEM, 1 if code == T_DD else 0)
@@ -615,6 +623,7 @@ cdef class FastWalker:
                 return K_SPACE if _leaf(mode) else K_BLOCK
             block = Block("table", "", self.ctx, data.chars, data.link_chars)
             block.box = self.box
+            block.node = <size_t> node
             block.table = data
             self.blocks.append(block)
             return -1
@@ -626,6 +635,7 @@ cdef class FastWalker:
             text = _take(&self.scratch)
             block = Block("code", text, self.ctx, len(text), 0)
             block.box = self.box
+            block.node = <size_t> node
             block.lang = self.pre_language(node)
             self.blocks.append(block)
             return -1

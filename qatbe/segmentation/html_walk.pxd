@@ -47,6 +47,7 @@ cdef class Block:
     cdef public Box box
     cdef public bint furniture
     cdef public bint button
+    cdef public size_t node
 
 
 cdef class Walker:

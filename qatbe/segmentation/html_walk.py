@@ -141,6 +141,7 @@ class Block:
         "level",
         "link",
         "meta",
+        "node",
         "table",
         "text",
     )
@@ -160,6 +161,10 @@ class Block:
         self.box: Box | None = None
         self.furniture = False  # a flagged subtree emitted whole (see Walker._furniture)
         self.button = False  # the text of a link drawn as a button (see _BUTTON_CLASS)
+        # The address of the node the block's text starts in (its first text node, or the list's, table's or
+        # pre's element), for html_fastwalk.anchor_offsets: set by the compiled walk (anchors need Lexbor's nodes
+        # read in C), 0 here.
+        self.node = 0
 
 
 class Walked(Protocol):

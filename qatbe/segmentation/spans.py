@@ -2,24 +2,29 @@
 
 Lexbor keeps no source positions on its nodes, and the segmenters' texts are transformed (whitespace collapsed,
 references decoded, cells joined), so a segment's span is found by alignment. The source is read once into a
-*stream*: its readable letters and digits (``str.isalnum``), each with the character range it came from.
-Markup is not readable: tags with their attributes, comments, declarations and the content of the raw-text
-elements (``RAW_TEXT``); a character reference is read as what ``html.unescape`` makes of it, and all its letters
-and digits get the reference's range. Plain text (``markup=False``) is read as it is, references too.
+*stream*: its readable letters and digits (``fold``: "é" reads as "e" however the page writes it), each with the
+character range it came from. Markup is not readable: tags with their attributes, comments, declarations and the
+content of the raw-text elements (``RAW_TEXT``, outside ``FOREIGN`` content; ``RCDATA``'s is text, tags
+included); a character reference is read as
+what ``html.unescape`` makes of it, and all its letters and digits get the reference's range. Plain text
+(``markup=False``) is read as it is, references too.
 
-A segment's own letters and digits are then placed at their first occurrence in the stream after the previous
-segment's (``span``), else at their last occurrence in the ``WINDOW`` before it (a block the walk emits after
-blocks that follow it in the source, which leaves the cursor where it is); a text shorter than ``SHORT`` found more
-than ``FAR`` ahead is also placed behind when it is there (a menu item repeated in the footer must not carry the
-cursor past the page). When they are not in the source in one
-run (text the page holds in an attribute, a formula's TeX, cells a span repeats), the segment is placed line by
-line (a table row, a list item), and a line not found word by word: the first placed word within ``WORD_WINDOW``
-(more than ``NEAR`` ahead only when the next word follows it within ``NEAR``: a far copy of a common word must
-not carry the span away), each later line within ``4 * NEAR`` of the previous one and each later word within
-``NEAR``; words not found are left out. The span runs from the source range of the first placed character to
-that of the last: for HTML the element (or run of elements) the text came from, for a split unit its part. Only
-letters and digits are compared, so what the segmenters change (whitespace, quotes, bullets, separators) does
-not matter.
+A segment's own letters and digits are then placed at their first occurrence in the stream after the cursor
+(``span``): where the previous segment's ended, or the segment's anchor (``skip_to``: for HTML, where the source
+holds the block's element, html_fastwalk.anchor_offsets). Not found there, they are placed at their last
+occurrence in the ``WINDOW`` before it (a block the walk emits after blocks that follow it in the source); a text
+shorter than ``SHORT`` found more than ``FAR`` ahead is also placed behind when it is there (a menu item repeated
+in the footer must not carry the cursor past the page). When they are not in the source in one run (text the
+page holds in an attribute, a formula's TeX, cells a span repeats), the segment is placed line by line (a table
+row, a list item), and a line not found word by word: the first placed word within ``WORD_WINDOW`` (more than
+``NEAR`` ahead only when the next word follows it within ``NEAR``: a far copy of a common word must not carry the
+span away), each later line within ``4 * near`` of the previous one and each later word within ``near``
+(``NEAR``, or ``ANCHORED_NEAR`` when every unit has an anchor, and then the rest of the line from a word not
+found, ``REST`` letters or more, further on in one piece), or in two pieces within ``near`` of each other (text
+the walk leaves out or the parser moves between them); words not found are left out. The span runs from
+the source range of the first placed character to that of the last: for HTML the element (or run of elements)
+the text came from, for a split unit its part. Only letters and digits are compared, so what the segmenters
+change (whitespace, quotes, bullets, separators) does not matter.
 
 Linear cost: every search is bounded by a window, and all searches together may scan ``BUDGET_PER_CHAR`` times
 the stream (plus a ``WINDOW``), after which each is limited to ``WORD_WINDOW`` and none looks behind the cursor.
@@ -27,9 +32,10 @@ the stream (plus a ``WINDOW``), after which each is limited to ``WORD_WINDOW`` a
 ``PySpanAligner`` is the reference; ``html_fastwalk.SpanAligner`` (compiled) gives the same spans over the UTF-8
 bytes, and ``aligner`` returns it when it is built.
 """
-
 from __future__ import annotations
 
+import re
+import unicodedata
 from bisect import bisect_left
 from html import unescape
 from html.entities import html5
@@ -38,13 +44,72 @@ from typing import Protocol
 WINDOW = 1 << 16
 WORD_WINDOW = 1 << 11
 NEAR = 64
+# With anchors (html_fastwalk.anchor_offsets: each unit's search starts where the source holds its element), a
+# unit's later words may be this far apart (``near``): a far copy of a word then carries away only the end of one
+# span, since the next unit starts at its own anchor.
+ANCHORED_NEAR = 1 << 11
+# With anchors, the rest of a line from a word not found near (at least ``REST`` letters) is looked for in one
+# piece within ``WINDOW``: what follows text the page hides (a list of names it expands on demand).
+REST = 24
 FAR = 1 << 12
 SHORT = 64
 BUDGET_PER_CHAR = 32
 # Elements whose content is not markup and not shown: skipped to their end tag.
-RAW_TEXT = ("script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title")
+RAW_TEXT = ("script", "style", "xmp", "iframe", "noembed", "noframes")
+# Elements whose content is text, with references but no tags, up to their end tag (the standard's RCDATA): read.
+RCDATA = ("title", "textarea")
+# Foreign content: inside <svg> and <math> no element is raw text (an SVG <title> holds text). One of these start
+# tags ends it (the HTML standard's "breakout" list: <font> only with a color, face or size, ``FONT_BREAKOUT``).
+FOREIGN = ("svg", "math")
+BREAKOUT = frozenset((
+    "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em", "embed", "h1", "h2", "h3",
+    "h4", "h5", "h6", "head", "hr", "i", "img", "li", "listing", "menu", "meta", "nobr", "ol", "p", "pre", "ruby",
+    "s", "small", "span", "strong", "strike", "sub", "sup", "table", "tt", "u", "ul", "var"))
+FONT_BREAKOUT = re.compile(r"[\s/](?:color|face|size)[\s/=>]", re.IGNORECASE)
+
+
+def breaks_out(tag: str, markup: str) -> bool:
+    """Whether the start tag ``markup`` (named ``tag``, lower case) ends foreign content."""
+    return tag in BREAKOUT or (tag == "font" and FONT_BREAKOUT.search(markup) is not None)
+_TAG_NAME = re.compile(r"[^ \t\n\f\r/>]*")
+_HANGUL = range(0xAC00, 0xD7A4)
+_FOLD: dict[str, str] = {}  # filled on first use (fold_table): 1,493 characters, about 8 ms
+
+
+def _folded(c: str) -> str:
+    """``fold(c)``, computed."""
+    if c.isascii() or ord(c) > 0xFFFF or ord(c) in _HANGUL:
+        return c if c.isalnum() else ""
+    return "".join(d for d in unicodedata.normalize("NFD", c) if d.isalnum())
+
+
+def fold_table() -> dict[str, str]:
+    """The characters of the Basic Multilingual Plane that ``fold`` changes, and what it makes of each."""
+    if not _FOLD:
+        for k in range(0x80, 0x10000):
+            c = chr(k)
+            found = _folded(c)
+            if found != (c if c.isalnum() else ""):
+                _FOLD[c] = found
+    return _FOLD
+
+
+def fold(c: str) -> str:
+    """What the aligner compares a character as: the letters and digits of its canonical decomposition (NFD),
+    so that "é" reads as "e" whether the page writes it precomposed, as "e" and U+0301 (a combining mark is not a
+    letter) or as a reference; ``""`` for a character that is not a letter or digit. Each makes at most one
+    (``fold_table``). Hangul syllables and characters past the Basic Multilingual Plane are compared as they
+    are: their decomposition would triple a Korean page's stream, and the segmenters' NFC leaves them."""
+    if c.isascii() or len(c) != 1 or ord(c) > 0xFFFF:
+        return c if c.isalnum() else ""
+    found = fold_table().get(c)
+    if found is not None:
+        return found
+    return c if c.isalnum() else ""
+
+
 # The letters and digits each named reference makes (html.entities.html5, the names with and without ";").
-ENTITY_ALNUM: dict[str, str] = {name: "".join(c for c in value if c.isalnum()) for name, value in html5.items()}
+ENTITY_ALNUM: dict[str, str] = {name: "".join(_folded(c) for c in value) for name, value in html5.items()}
 # What html.unescape makes of &#128; ... &#159; (windows-1252's characters).
 NUMERIC_C1 = "".join(unescape(f"&#{k};") for k in range(0x80, 0xA0))
 _SPACE = " \t\n\f\r"
@@ -59,22 +124,20 @@ class Aligner(Protocol):
 def numeric_alnum(num: int) -> str:
     """The letter or digit ``html.unescape`` makes of ``&#num;``, or ``""``."""
     if 0x80 <= num <= 0x9F:
-        c = NUMERIC_C1[num - 0x80]
-        return c if c.isalnum() else ""
+        return fold(NUMERIC_C1[num - 0x80])
     if 0xD800 <= num <= 0xDFFF or num > 0x10FFFF:
         return ""
-    c = chr(num)
-    return c if c.isalnum() else ""
+    return fold(chr(num))
 
 
 def _letter(c: str) -> bool:
     return "a" <= c <= "z" or "A" <= c <= "Z"
 
 
-def _markup_end(s: str, i: int) -> int:
+def _markup_end(s: str, i: int, foreign: bool = False) -> int:
     """Where the markup starting with the ``<`` at ``i`` ends (``i`` when this ``<`` is text): a comment, a
     declaration or processing instruction, an end tag, or a start tag with its attributes (and, for the raw-text
-    elements, their content up to the end tag)."""
+    elements outside ``foreign`` content, their content up to the end tag)."""
     n = len(s)
     j = i + 1
     if j >= n:
@@ -111,7 +174,7 @@ def _markup_end(s: str, i: int) -> int:
             k = hit + 1
         else:
             k = q + 1
-    if len(name) <= 9 and name.isascii() and name.lower() in RAW_TEXT:
+    if not foreign and len(name) <= 9 and name.isascii() and name.lower() in RAW_TEXT:
         return _raw_end(s, k, name.lower())
     return k
 
@@ -136,7 +199,7 @@ def _raw_end(s: str, k: int, name: str) -> int:
 class PySpanAligner:
     """The stream and the cursor (see the module docstring); ``span(text)`` is the next segment's span."""
 
-    __slots__ = ("budget", "cp", "cursor", "hi", "last_end", "lo")
+    __slots__ = ("budget", "cp", "cursor", "hi", "last_end", "lo", "near")
 
     def __init__(self, source: str, markup: bool = True) -> None:
         self.cp: list[str] = []
@@ -145,6 +208,7 @@ class PySpanAligner:
         self._build(source, markup)
         self.cursor = 0
         self.last_end = 0
+        self.near = NEAR
         self.budget = BUDGET_PER_CHAR * len(self.cp) + WINDOW
 
     def _emit(self, value: str, lo: int, hi: int) -> None:
@@ -156,10 +220,13 @@ class PySpanAligner:
     def _build(self, s: str, markup: bool) -> None:
         n = len(s)
         i = 0
+        foreign = 0  # open <svg> and <math>: their content has no raw text
+        text_until = -1  # the end of an RCDATA element's content: no markup before it
         while i < n:
             c = s[i]
-            if c.isalnum():
-                self._emit(c, i, i + 1)
+            folded = fold(c)
+            if folded:
+                self._emit(folded, i, i + 1)
             elif c == "&" and markup:
                 j = i + 1
                 if j < n and s[j] == "#":
@@ -196,9 +263,18 @@ class PySpanAligner:
                             self._emit(value, i, x)
                             i = x
                             continue
-            elif c == "<" and markup:
-                j = _markup_end(s, i)
+            elif c == "<" and markup and i >= text_until:
+                j = _markup_end(s, i, foreign > 0)
                 if j > i:
+                    end = s[i + 1] == "/"
+                    named = _TAG_NAME.match(s, i + 1 + end)
+                    tag = named.group().lower() if named is not None and named.group().isascii() else ""
+                    if tag in FOREIGN and (end or s[j - 2] != "/"):
+                        foreign = max(foreign - 1, 0) if end else foreign + 1
+                    elif foreign and not end and breaks_out(tag, s[i:j]):
+                        foreign = 0
+                    elif tag in RCDATA and not end and not foreign:
+                        text_until = _raw_end(s, j, tag)
                     i = j
                     continue
             i += 1
@@ -233,6 +309,17 @@ class PySpanAligner:
         self.budget -= max(i - start, 0)
         return -1
 
+    def _pieces(self, word: list[str], at: int) -> tuple[int, int]:
+        """Where ``word`` starts and ends when the stream holds it in two pieces, the first within ``near`` of
+        ``at`` and the second within ``near`` of the first (the longest first piece that works); (-1, -1) if not."""
+        for k in range(len(word) - 1, 0, -1):
+            p = self._find(word[:k], at, self.near + k)
+            if p >= 0:
+                q = self._find(word[k:], p + k, self.near + len(word) - k)
+                if q >= 0:
+                    return p, q + len(word) - k
+        return -1, -1
+
     def span(self, text: str) -> tuple[int, int]:
         key: list[str] = []
         words: list[int] = []  # where each word starts and ends in key, in pairs
@@ -240,14 +327,15 @@ class PySpanAligner:
         inside = False
         new_line = True
         for c in text:
-            if c.isalnum():
+            folded = fold(c)
+            if folded:
                 if not inside:
                     if new_line:
                         lines.append(len(words) // 2)
                         new_line = False
                     words.append(len(key))
                     inside = True
-                key.append(c)
+                key.append(folded)
                 continue
             if inside:
                 words.append(len(key))
@@ -278,7 +366,7 @@ class PySpanAligner:
                 wa, wb = lines[line], lines[line + 1]
                 if len(lines) > 2:  # the whole line first (a table row, a list item)
                     ks, ke = words[2 * wa], words[2 * wb - 1]
-                    p = self._find(key[ks:ke], at, WORD_WINDOW if first < 0 else 4 * NEAR + ke - ks)
+                    p = self._find(key[ks:ke], at, WORD_WINDOW if first < 0 else 4 * self.near + ke - ks)
                     if p >= 0:
                         first = p if first < 0 else first
                         at = p + ke - ks
@@ -287,12 +375,31 @@ class PySpanAligner:
                 for w in range(wa, wb):
                     word = key[words[2 * w] : words[2 * w + 1]]
                     if first >= 0:  # near the previous word, or left out
-                        p = self._find(word, at, NEAR + len(word))
+                        p = self._find(word, at, self.near + len(word))
+                        ks, ke = words[2 * w], words[2 * wb - 1]
+                        if p < 0 and self.near > NEAR and ke - ks >= REST:  # the rest of the line, further on
+                            p = self._find(key[ks:ke], at, WINDOW)
+                            if p >= 0:
+                                at = p + ke - ks
+                                last = at - 1
+                                break
+                        if p < 0:  # in two pieces, text the walk leaves out or moves between them
+                            p, end = self._pieces(word, at)
+                            if p >= 0:
+                                at = end
+                                last = at - 1
+                                continue
                     else:
                         p = self._find(word, at, WORD_WINDOW)
                         if p > at + NEAR and w + 1 < n_words and \
                                 self._find(key[words[2 * w + 2] : words[2 * w + 3]], p + len(word), NEAR) < 0:
                             p = -1  # far, and the next word is not right after it: another copy of the word
+                        if p < 0:  # in two pieces
+                            p, end = self._pieces(word, at)
+                            if p >= 0:
+                                first, at = p, end
+                                last = at - 1
+                                continue
                     if p >= 0:
                         first = p if first < 0 else first
                         at = p + len(word)
