@@ -191,17 +191,66 @@ class Ledger:
         self.cited.add(d)
         self.order.extend(slots)
 
-    def fill(self, slots: Sequence[int], chosen: set[int]) -> None:
-        """Each of ``slots`` that still fits, alone and in order, added to ``chosen`` (fill is context: no heading
-        is brought along)."""
+    def fill(self, slots: Sequence[int], chosen: set[int], needs: Sequence[int] | None = None) -> None:
+        """Each of ``slots`` that still fits, with what it ``needs`` (``bundle``) and in order, added to ``chosen``
+        (fill is context: no heading is brought along, only a lead-in when it fits; ``lead_in_slots``)."""
+        leads = lead_in_slots(needs)
         for i in slots:
-            charge = self.price((i,))
-            if charge is not None:
-                self.take((i,), charge)
-                chosen.add(i)
+            if i in chosen or i in leads:  # (came in with a slot that needed it; a lead-in comes as context)
+                continue
+            unit = bundle(i, needs, chosen)
+            charge = self.price(unit)
+            if charge is None:
+                continue
+            extra: list[int] = []
+            for k in context_of(unit, None, chosen, needs) if leads else ():
+                more = self.price(extra + [k] + unit)
+                if more is not None:
+                    extra.append(k)
+                    charge = more
+            self.take(extra + unit, charge)
+            chosen.update(unit)
+            chosen.update(extra)
 
 
 LedgerFactory = Callable[[], Ledger]
+
+
+def bundle(i: int, needs: Sequence[int] | None, taken: Collection[int]) -> list[int]:
+    """``i`` with the slots it may not appear without (``needs[i]``, then what that one needs, ...: see
+    ``select.plan.needs_of``) that are not in ``taken`` yet, in document order. ``needs`` None: ``[i]``."""
+    if needs is None:
+        return [i]
+    unit = [i]
+    j = needs[i]
+    while j >= 0 and j not in taken and j not in unit:
+        unit.append(j)
+        j = needs[j]
+    return sorted(unit) if len(unit) > 1 else unit
+
+
+def lead_in_slots(needs: Sequence[int] | None) -> set[int]:
+    """The slots that need the slot right after them: lead-ins (``select.plan.needs_of``). A lead-in never
+    competes on its own; it comes as context of that slot (``context_of``), and only with it."""
+    return set() if needs is None else {i for i, j in enumerate(needs) if j == i + 1}
+
+
+def context_of(unit: Sequence[int], parents: Sequence[int] | None, taken: Collection[int],
+               needs: Sequence[int] | None = None) -> list[int]:
+    """What comes along with ``unit`` as context when it fits, in document order, leaving out what is in
+    ``taken`` or ``unit``: the headings of its slots (``parents``; None: no headings) and the lead-in of each
+    slot (the slot before it, when that one needs it: ``lead_in_slots``)."""
+    if len(unit) == 1 and needs is None:  # the common case
+        parent = -1 if parents is None else parents[unit[0]]
+        return [parent] if parent >= 0 and parent not in taken else []
+    out: set[int] = set()
+    for j in unit:
+        parent = -1 if parents is None else parents[j]
+        if parent >= 0:
+            out.add(parent)
+        if needs is not None and j > 0 and needs[j - 1] == j:
+            out.add(j - 1)
+    return sorted(k for k in out if k not in taken and k not in unit)
 
 
 def _greedy(
@@ -212,16 +261,19 @@ def _greedy(
     include_headings: bool,
     seed: int | None = None,
     ledger: Ledger | None = None,
+    needs: Sequence[int] | None = None,
 ) -> tuple[list[int], set[int], int]:
     """One greedy pass in ``order`` (after ``seed``, if given); returns (taken, headings brought along, spent).
 
-    A slot comes in with its heading when both fit, else alone when it fits. What "fits" means is the budget
-    alone, or, with a ``ledger``, the ledger's account (envelopes, per-document cap)."""
+    A slot comes in with the slots it ``needs`` (its ``bundle``: all or none of them; they count as taken, being
+    content), then each piece of its context (``context_of``: headings, lead-ins) that still fits. What "fits"
+    means is the budget alone, or, with a ``ledger``, the ledger's account (envelopes, per-document cap)."""
     taken: list[int] = []
     heads: set[int] = set()
     in_set: set[int] = set()
     spent = 0
     cap = min(budget, SUM_CAP)
+    up = parents if include_headings else None
     for i in order if seed is None else [seed, *order]:
         if i in heads:  # already in as a heading; now it counts as chosen on its own merit
             heads.discard(i)
@@ -229,32 +281,33 @@ def _greedy(
             continue
         if i in in_set:
             continue
-        parent = parents[i] if include_headings else -1
+        unit = bundle(i, needs, in_set)
+        context = context_of(unit, up, in_set, needs)
         if ledger is not None:
-            charge = ledger.price((i, parent)) if parent >= 0 and parent not in in_set else None
-            if charge is not None:
-                ledger.take((parent, i), charge)
-                in_set.add(parent)
-                heads.add(parent)
-            else:
-                charge = ledger.price((i,))
-                if charge is None:
-                    continue
-                ledger.take((i,), charge)
-            in_set.add(i)
-            taken.append(i)
-            continue
-        cost = costs[i]
-        if parent >= 0 and parent not in in_set and spent + cost + costs[parent] <= cap:
-            in_set.add(i)
-            in_set.add(parent)
-            taken.append(i)
-            heads.add(parent)
-            spent += cost + costs[parent]
-        elif spent + cost <= cap:
-            in_set.add(i)
-            taken.append(i)
+            charge = ledger.price(unit)
+            if charge is None:
+                continue
+            extra: list[int] = []
+            for k in context:  # each piece of context that still fits, in document order
+                more = ledger.price(extra + [k] + unit)
+                if more is not None:
+                    extra.append(k)
+                    charge = more
+            ledger.take(extra + unit, charge)
+        else:
+            cost = sum([costs[j] for j in unit]) if len(unit) > 1 else costs[i]
+            if spent + cost > cap:
+                continue
             spent += cost
+            extra = []
+            for k in context:
+                if spent + costs[k] <= cap:
+                    extra.append(k)
+                    spent += costs[k]
+        in_set.update(unit)
+        taken.extend(unit)
+        in_set.update(extra)
+        heads.update(extra)
     return taken, heads, spent if ledger is None else ledger.spent
 
 
@@ -284,22 +337,25 @@ def pack(
     *,
     ledger: LedgerFactory | None = None,
     guard: bool = True,
+    needs: Sequence[int] | None = None,
 ) -> Packed:
-    """The greedy in ``order`` with the best-single guard. ``ledger`` makes a fresh account per pass (``extract_many``); ``guard=False`` keeps
-    the first pass (an order that must be kept, such as documents by date)."""
+    """The greedy in ``order`` with the best-single guard. ``ledger`` makes a fresh account per pass
+    (``extract_many``); ``guard=False`` keeps the first pass (an order that must be kept, such as documents by
+    date); ``needs``: the slots each slot may not appear without (``bundle``; the guard's single is a bundle)."""
     first = ledger() if ledger is not None else None
-    taken, heads, spent = _greedy(order, costs, parents, budget, include_headings, ledger=first)
+    taken, heads, spent = _greedy(order, costs, parents, budget, include_headings, ledger=first, needs=needs)
     if not guard:
         return Packed(taken, heads, spent, first)
     best = -1
     cap = min(budget, SUM_CAP)
     for i in order:  # the best single slot that fits: highest score, then first in the document
-        if costs[i] <= cap and (best < 0 or scores[i] > scores[best] or (scores[i] == scores[best] and i < best)):
+        cost = costs[i] if needs is None or needs[i] < 0 else sum([costs[j] for j in bundle(i, needs, ())])
+        if cost <= cap and (best < 0 or scores[i] > scores[best] or (scores[i] == scores[best] and i < best)):
             best = i
     if best >= 0 and best not in taken and best not in heads:  # (in as a heading: it is in)
         alt = ledger() if ledger is not None else None
         alt_taken, alt_heads, alt_spent = _greedy(order, costs, parents, budget, include_headings, seed=best,
-                                                  ledger=alt)
+                                                  ledger=alt, needs=needs)
         if _total(scores, alt_taken) > _total(scores, taken):
             return Packed(alt_taken, alt_heads, alt_spent, alt)
     return Packed(taken, heads, spent, first)
@@ -315,20 +371,22 @@ def select_slots(
     include_headings: bool = True,
     fill: str = "neighbors",
     lone: set[int] | None = None,
+    needs: Sequence[int] | None = None,
 ) -> Selection:
     """``select`` on plain lists, with the priority order already made (``priority_slots``); ``lone``: the
-    slots that may not stand alone (``lone_slots``)."""
+    slots that may not stand alone (``lone_slots``); ``needs``: what each slot may not appear without
+    (``bundle``)."""
     if not scores:
         return Selection((), frozenset(), frozenset(), frozenset(), 0)
     if budget <= 0:
         return Selection((), frozenset(), frozenset(), frozenset(), 0, tuple(order))
-    taken, heads, spent, _ = pack(scores, costs, parents, order, budget, include_headings)
+    taken, heads, spent, _ = pack(scores, costs, parents, order, budget, include_headings, needs=needs)
     matched = set(taken)
     chosen = matched | heads
     filled: set[int] = set()
     if fill == "neighbors" and spent < budget:
         filled, spent, _ = fill_slots(matched, costs, chosen, budget, spent, parents if include_headings else None,
-                                      lone)
+                                      lone, needs)
         chosen |= filled
     return Selection(tuple(sorted(chosen)), frozenset(matched), frozenset(heads), frozenset(filled), spent,
                      tuple(order))
@@ -345,12 +403,16 @@ def select(
     fill: str = "neighbors",
     standalone: Bools | None = None,
     cost_exponent: float = COST_EXPONENT,
+    needs: Ints | None = None,
 ) -> Selection:
-    """Choose slots (indices into the candidate arrays, which are in document order) within ``budget``."""
+    """Choose slots (indices into the candidate arrays, which are in document order) within ``budget``;
+    ``needs[i]``: a slot ``i`` may not appear without (-1: none; ``bundle``)."""
     slots = [i for i, m in enumerate(as_list(matched_mask)) if m]
+    need_list = None if needs is None else as_list(needs)
     order = priority_slots(densities(scores, costs, cost_exponent, slots), slots)
     return select_slots(as_list(scores), as_list(costs), as_list(parents), order, budget,
-                        include_headings=include_headings, fill=fill, lone=lone_slots(standalone))
+                        include_headings=include_headings, fill=fill, lone=lone_slots(standalone),
+                        needs=need_list)
 
 
 def priority_slots(value: Sequence[float], slots: Sequence[int]) -> list[int]:
@@ -403,16 +465,19 @@ def fill_slots(
     spent: int,
     parents: Sequence[int] | None = None,
     lone: set[int] | None = None,
+    needs: Sequence[int] | None = None,
 ) -> tuple[set[int], int, list[int] | None]:
     """``fill_neighbors`` on lists, with the slots that may not stand alone as a set; returns (filled, spent, the
     neighbour order it used, or None when it needed none).
 
     When everything left fits (strictly under the budget, so the loop never stops early), the fill takes every
     slot not chosen whatever the order (the lone ones in the last pass, or with a slot they head): that is
-    returned without making the order, which is common: many pages fit the summary tier whole."""
+    returned without making the order, which is common: many pages fit the summary tier whole. A slot comes in
+    only with what it ``needs`` (its ``bundle``, charged with it), then each piece of its context that fits
+    (``context_of``); lead-ins (``lead_in_slots``) come only as context."""
     filled: set[int] = set()
     taken = set(chosen)
-    lone = lone or set()
+    lone = (lone or set()) | lead_in_slots(needs)
     left = sum(costs) - sum([costs[i] for i in taken])
     if spent + left < budget and min(costs, default=0) >= 0:  # (a negative cost could let a sum fit, not a prefix)
         return set(range(len(costs))) - taken, spent + left, None
@@ -422,18 +487,18 @@ def fill_slots(
             break
         if i in taken or i in lone:
             continue
-        cost = costs[i]
-        parent = parents[i] if parents is not None else -1
-        if parent >= 0 and parent not in taken and spent + cost + costs[parent] <= budget:
-            filled.add(i)
-            filled.add(parent)
-            taken.add(i)
-            taken.add(parent)
-            spent += cost + costs[parent]
-        elif spent + cost <= budget:
-            filled.add(i)
-            taken.add(i)
-            spent += cost
+        unit = bundle(i, needs, taken)
+        cost = sum([costs[j] for j in unit]) if len(unit) > 1 else costs[i]
+        if spent + cost > budget:
+            continue
+        spent += cost
+        filled.update(unit)
+        taken.update(unit)
+        for k in context_of(unit, parents, taken, needs):
+            if spent + costs[k] <= budget:
+                filled.add(k)
+                taken.add(k)
+                spent += costs[k]
     # Once every slot that may stand alone is in, the lone ones left come too, in reading order (then they are
     # the only slots not taken).
     if len(taken) - len(taken & lone) == len(costs) - len(lone):
@@ -453,6 +518,7 @@ def fill_neighbors(
     spent: int,
     parents: Ints | None = None,
     standalone: Bools | None = None,
+    needs: Ints | None = None,
 ) -> tuple[set[int], int]:
     """Spend what is left on the segments nearest to ``anchors`` (see the module docstring); returns (filled, spent).
 
@@ -461,5 +527,6 @@ def fill_neighbors(
     budget that fits the whole document keeps the whole document.
     """
     filled, spent, _ = fill_slots(anchors, as_list(costs), chosen, budget, spent,
-                                  None if parents is None else as_list(parents), lone_slots(standalone))
+                                  None if parents is None else as_list(parents), lone_slots(standalone),
+                                  None if needs is None else as_list(needs))
     return filled, spent
