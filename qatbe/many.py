@@ -51,8 +51,8 @@ from .render.citations import (
 from .score import score_segments
 from .score.dense import rerank
 from .select.dedupe import find_duplicates
-from .select.knapsack import Ledger, lead_in_slots, pack, priority_order
-from .select.plan import needs_of, wordless
+from .select.knapsack import Ledger, pack, priority_order, settle
+from .select.plan import kept_alone, needs_of, wordless
 from .select.truncate import truncate
 from .settings import DENSE_RANKINGS, Settings
 from .types import ItemError, Segment, SegmentKind
@@ -409,8 +409,6 @@ def extract_many(
         for i, j in needs_at.items():
             if live[j]:
                 needs[i] = j
-    for i in lead_in_slots(needs):  # a lead-in comes only as the context of what it leads into
-        matched_mask[i] = False
     order = priority_order(weighted, costs, matched_mask, settings.cost_exponent)
     if settings.ranking in ("recency", "manual"):
         rank_of = {d: r for r, d in enumerate(_doc_rank(docs, settings.ranking))}
@@ -428,11 +426,15 @@ def extract_many(
         return Ledger(cost_list, doc_list, entries, room, fixed, settings.max_document_tokens)
 
     packed = pack(weighted.tolist(), cost_list, parents.tolist(), order, room, settings.include_headings,
-                  ledger=ledger, guard=settings.ranking not in ("recency", "manual"), needs=needs)
+                  ledger=ledger, guard=settings.ranking not in ("recency", "manual"))
     account = packed.ledger
     assert account is not None  # pack keeps the ledger of the pass it returns
-    matched = set(packed.taken)
-    picked = matched | packed.heads  # grows with the cut segment and the fill
+    taken, heads = packed.taken, packed.heads
+    if needs is not None:  # lead-ins with what they lead into, later steps with the first (select.plan.needs_of)
+        taken, heads, _ = settle(taken, heads, account.spent, cost_list, parents.tolist()
+                                 if settings.include_headings else None, needs, room, kept_alone(needs), account)
+    matched = set(taken)
+    picked = matched | heads  # grows with the cut segment and the fill
 
     # 7. Truncation: the best matched segment left out, cut into the space left.
     cut: dict[int, Segment] = {}

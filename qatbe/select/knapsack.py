@@ -12,6 +12,11 @@ A chosen segment brings its nearest heading along when that fits (charged to the
 then on the rest in reading order; with no match at all that is simply the main content in reading order.
 Headings never enter on their own (the caller leaves them out of the matched mask and marks them not
 ``standalone``): a heading with nothing under it costs tokens and answers nothing.
+
+Some slots may not appear without another (``needs``, made by ``select.plan.needs_of``): a lead-in ending in ":"
+without the block it leads into, a later step of a split numbered list without the first. The greedy ranks slots
+alone; ``settle`` then completes each such slot it took when the rest fits, else gives it up, and the fill takes a
+slot only with what it needs (its ``bundle``). A lead-in fills only as context of what it leads into.
 """
 
 from __future__ import annotations
@@ -191,6 +196,17 @@ class Ledger:
         self.cited.add(d)
         self.order.extend(slots)
 
+    def give_back(self, slot: int) -> None:
+        """Undo the admission of ``slot`` (``settle``): its cost, and its document's entry charge when it was the
+        document's last slot (the fixed charge too when it was the last slot of all)."""
+        d = self.doc_of[slot]
+        self.order.remove(slot)
+        self.spent -= self.costs[slot]
+        self.doc_tokens[d] -= self.costs[slot]
+        if all(self.doc_of[j] != d for j in self.order):
+            self.cited.discard(d)
+            self.spent -= self.entry[d] + (0 if self.cited else self.fixed)
+
     def fill(self, slots: Sequence[int], chosen: set[int], needs: Sequence[int] | None = None) -> None:
         """Each of ``slots`` that still fits, with what it ``needs`` (``bundle``) and in order, added to ``chosen``
         (fill is context: no heading is brought along, only a lead-in when it fits; ``lead_in_slots``)."""
@@ -261,19 +277,16 @@ def _greedy(
     include_headings: bool,
     seed: int | None = None,
     ledger: Ledger | None = None,
-    needs: Sequence[int] | None = None,
 ) -> tuple[list[int], set[int], int]:
     """One greedy pass in ``order`` (after ``seed``, if given); returns (taken, headings brought along, spent).
 
-    A slot comes in with the slots it ``needs`` (its ``bundle``: all or none of them; they count as taken, being
-    content), then each piece of its context (``context_of``: headings, lead-ins) that still fits. What "fits"
-    means is the budget alone, or, with a ``ledger``, the ledger's account (envelopes, per-document cap)."""
+    A slot comes in with its heading when both fit, else alone when it fits. What "fits" means is the budget
+    alone, or, with a ``ledger``, the ledger's account (envelopes, per-document cap)."""
     taken: list[int] = []
     heads: set[int] = set()
     in_set: set[int] = set()
     spent = 0
     cap = min(budget, SUM_CAP)
-    up = parents if include_headings else None
     for i in order if seed is None else [seed, *order]:
         if i in heads:  # already in as a heading; now it counts as chosen on its own merit
             heads.discard(i)
@@ -281,34 +294,96 @@ def _greedy(
             continue
         if i in in_set:
             continue
-        unit = bundle(i, needs, in_set)
-        context = context_of(unit, up, in_set, needs)
+        parent = parents[i] if include_headings else -1
         if ledger is not None:
-            charge = ledger.price(unit)
-            if charge is None:
-                continue
-            extra: list[int] = []
-            for k in context:  # each piece of context that still fits, in document order
-                more = ledger.price(extra + [k] + unit)
-                if more is not None:
-                    extra.append(k)
-                    charge = more
-            ledger.take(extra + unit, charge)
-        else:
-            cost = sum([costs[j] for j in unit]) if len(unit) > 1 else costs[i]
-            if spent + cost > cap:
-                continue
+            charge = ledger.price((i, parent)) if parent >= 0 and parent not in in_set else None
+            if charge is not None:
+                ledger.take((parent, i), charge)
+                in_set.add(parent)
+                heads.add(parent)
+            else:
+                charge = ledger.price((i,))
+                if charge is None:
+                    continue
+                ledger.take((i,), charge)
+            in_set.add(i)
+            taken.append(i)
+            continue
+        cost = costs[i]
+        if parent >= 0 and parent not in in_set and spent + cost + costs[parent] <= cap:
+            in_set.add(i)
+            in_set.add(parent)
+            taken.append(i)
+            heads.add(parent)
+            spent += cost + costs[parent]
+        elif spent + cost <= cap:
+            in_set.add(i)
+            taken.append(i)
             spent += cost
-            extra = []
-            for k in context:
-                if spent + costs[k] <= cap:
-                    extra.append(k)
-                    spent += costs[k]
-        in_set.update(unit)
-        taken.extend(unit)
-        in_set.update(extra)
-        heads.update(extra)
     return taken, heads, spent if ledger is None else ledger.spent
+
+
+class Settled(NamedTuple):
+    """What ``settle`` left: the taken slots (admission order), the headings brought along, the tokens spent."""
+
+    taken: list[int]
+    heads: set[int]
+    spent: int
+
+
+def settle(taken: Sequence[int], heads: set[int], spent: int, costs: Sequence[int], parents: Sequence[int] | None,
+           needs: Sequence[int], budget: int, keep: Collection[int] = (), ledger: Ledger | None = None) -> Settled:
+    """What ``pack`` took, with each taken slot that lacks a slot it needs (``bundle``) completed when the rest of
+    its bundle fits in what is left of ``budget`` (or of the ``ledger``'s account), else given up (its tokens go
+    to the fill) unless it is in ``keep``; a heading left with nothing under it goes too.
+
+    Why after the greedy, not inside it: a slot brought along at the rank of the slot that needs it (a long list
+    behind a cheap lead-in that scored well) pushes out better matches (on conditionalqa-dev at 200 tokens it
+    lost answers); here it only takes budget that nothing ranked higher wanted. Slots are settled from the last
+    in the document to the first, so a lead-in into a lead-in is settled after the one it leads into."""
+    chosen = set(taken) | heads
+    kept = set(taken)
+    gave_up = False
+    cap = min(budget, SUM_CAP)
+    for i in sorted(kept, reverse=True):
+        if i not in chosen:
+            continue
+        unit = bundle(i, needs, chosen)
+        if len(unit) == 1:
+            continue
+        rest = [j for j in unit if j != i]
+        if ledger is not None:
+            charge = ledger.price(rest)
+            if charge is not None:
+                ledger.take(rest, charge)
+        elif spent + sum([costs[j] for j in rest]) <= cap:
+            spent += sum([costs[j] for j in rest])
+            charge = (0, 0)
+        else:
+            charge = None
+        if charge is not None:
+            chosen.update(rest)
+            kept.update(rest)
+        elif i not in keep:
+            chosen.discard(i)
+            kept.discard(i)
+            gave_up = True
+            if ledger is not None:
+                ledger.give_back(i)
+            else:
+                spent -= costs[i]
+    left_heads = set(heads)
+    if parents is not None and gave_up:
+        headed = {parents[j] for j in kept}
+        for h in heads:
+            if h not in headed:
+                left_heads.discard(h)
+                if ledger is not None:
+                    ledger.give_back(h)
+                else:
+                    spent -= costs[h]
+    order = [i for i in taken if i in kept] + sorted(kept - set(taken))
+    return Settled(order, left_heads, spent if ledger is None else ledger.spent)
 
 
 def _total(scores: Sequence[float], slots: Sequence[int]) -> float:
@@ -337,25 +412,22 @@ def pack(
     *,
     ledger: LedgerFactory | None = None,
     guard: bool = True,
-    needs: Sequence[int] | None = None,
 ) -> Packed:
-    """The greedy in ``order`` with the best-single guard. ``ledger`` makes a fresh account per pass
-    (``extract_many``); ``guard=False`` keeps the first pass (an order that must be kept, such as documents by
-    date); ``needs``: the slots each slot may not appear without (``bundle``; the guard's single is a bundle)."""
+    """The greedy in ``order`` with the best-single guard. ``ledger`` makes a fresh account per pass (``extract_many``); ``guard=False`` keeps
+    the first pass (an order that must be kept, such as documents by date)."""
     first = ledger() if ledger is not None else None
-    taken, heads, spent = _greedy(order, costs, parents, budget, include_headings, ledger=first, needs=needs)
+    taken, heads, spent = _greedy(order, costs, parents, budget, include_headings, ledger=first)
     if not guard:
         return Packed(taken, heads, spent, first)
     best = -1
     cap = min(budget, SUM_CAP)
     for i in order:  # the best single slot that fits: highest score, then first in the document
-        cost = costs[i] if needs is None or needs[i] < 0 else sum([costs[j] for j in bundle(i, needs, ())])
-        if cost <= cap and (best < 0 or scores[i] > scores[best] or (scores[i] == scores[best] and i < best)):
+        if costs[i] <= cap and (best < 0 or scores[i] > scores[best] or (scores[i] == scores[best] and i < best)):
             best = i
     if best >= 0 and best not in taken and best not in heads:  # (in as a heading: it is in)
         alt = ledger() if ledger is not None else None
         alt_taken, alt_heads, alt_spent = _greedy(order, costs, parents, budget, include_headings, seed=best,
-                                                  ledger=alt, needs=needs)
+                                                  ledger=alt)
         if _total(scores, alt_taken) > _total(scores, taken):
             return Packed(alt_taken, alt_heads, alt_spent, alt)
     return Packed(taken, heads, spent, first)
@@ -380,7 +452,9 @@ def select_slots(
         return Selection((), frozenset(), frozenset(), frozenset(), 0)
     if budget <= 0:
         return Selection((), frozenset(), frozenset(), frozenset(), 0, tuple(order))
-    taken, heads, spent, _ = pack(scores, costs, parents, order, budget, include_headings, needs=needs)
+    taken, heads, spent, _ = pack(scores, costs, parents, order, budget, include_headings)
+    if needs is not None:
+        taken, heads, spent = settle(taken, heads, spent, costs, parents if include_headings else None, needs, budget)
     matched = set(taken)
     chosen = matched | heads
     filled: set[int] = set()

@@ -9,9 +9,9 @@ Selections are then ``{i : t_i <= B}``, nested by construction for every pair of
 A segment of cost ``c`` gets the smallest ``t`` such that the slack ``B - F(B)`` stays ≥ ``c`` for every
 ``B ≥ t`` (``F(B)``: the cost of the segments already given thresholds ≤ ``B``). The slack only drops at earlier
 thresholds and grows between them, so ``t = F(s_K) + c`` where ``s_K`` is the last threshold whose slack is below
-``c`` (0 when there is none). A segment brings its heading along at the same threshold (charged with it), as the
-greedy selector does, and the slots it needs (``knapsack.bundle``). The price of nesting: a small segment that a larger budget would displace is not shown at a
-smaller one either. Nesting is exact for estimators that add up over rendered blocks (all the built-in ones); with
+``c`` (0 when there is none). A segment brings along, at the same threshold and charged with it, the slots it needs
+(``knapsack.bundle``) and its context (its heading, as the greedy selector does, and a lead-in into it). The price
+of nesting: a small segment that a larger budget would displace is not shown at a smaller one either. Nesting is exact for estimators that add up over rendered blocks (all the built-in ones); with
 another callable, the final measurement of the text may give up a segment, which keeps the budget but can break
 nesting for that budget.
 """
@@ -28,7 +28,8 @@ from .knapsack import bundle, context_of
 
 @dataclass(frozen=True)
 class Thresholds:
-    """``at[i]``: the smallest budget whose selection holds slot ``i``; ``heading_of``: slots that came as a heading."""
+    """``at[i]``: the smallest budget whose selection holds slot ``i``; ``heading_of``: slots that came as context
+    (a heading, a lead-in), each with the slot it came with."""
 
     at: dict[int, int]
     heading_of: dict[int, int]

@@ -28,10 +28,10 @@ from .knapsack import (
     as_list,
     densities,
     fill_slots,
-    lead_in_slots,
     neighbor_order,
     pack,
     priority_slots,
+    settle,
 )
 from .nested import thresholds
 from .truncate import truncate
@@ -66,12 +66,20 @@ def wordless(text: str) -> bool:
     return not text[:1].isalnum() and _ALNUM.search(text) is None
 
 
-# What a slot may not appear without (``needs_of``; the knapsack admits a slot with what it needs, all or none):
-# a lead-in ("You can renew online if all of the following apply:") with the block it leads into, and a later
-# part of a split list (the steps "5. Post your old passport ...") with the list's first part. Either alone reads
-# as a sentence cut off or a step out of context. Measured in docs/SELECTION.md.
+# What a slot may not appear without (``needs_of``; ``knapsack.settle`` completes or gives up what the greedy took,
+# the fill takes a slot only with what it needs): a lead-in ("You can renew online if all of the following
+# apply:") with the block it leads into, and a later part of a split numbered list (the step "5. Post your old
+# passport ...") with the list's first part. Either alone reads as a sentence cut off or a step out of context.
+# Answer retention is unchanged within noise on the four dev QA sets (``qatbe bench retention --folds 5``; the
+# tuning constants can be set to False to compare).
 LEAD_IN_NEEDS_FOLLOWER = True
 LIST_PART_NEEDS_FIRST = True
+# Only the parts of numbered lists (steps) need their first part: the items of a bulleted list stand alone (all
+# lists: a bulleted part holding the answer was given up, on conditionalqa-dev at 200 tokens).
+ORDERED_ONLY = True
+_ORDERED = re.compile(r"\s*\d+[.)]\s")
+# A later list part chosen on its merit whose first part does not fit: kept alone (True) or given up (False).
+LIST_PART_KEPT_ALONE = False
 _COLONS = (":", "\uff1a")  # the lead-in's last visible character, as the scorer's lead-in share reads it
 
 
@@ -86,8 +94,9 @@ def needs_of(segments: Sequence[Segment]) -> list[int] | None:
 
     - a lead-in (``lead_in``) needs the next segment, when that one is not a heading, has a letter or a digit,
       and is not a part of the same split unit (there the colon is where the splitter cut);
-    - a part after the first of a split list needs the list's first part (a later part carries on numbering and
-      sense from it; table row groups repeat their header, and a paragraph's sentences stand alone better).
+    - a part after the first of a split numbered list (with ``ORDERED_ONLY``; any list without) needs the list's
+      first part: a later step carries on from the first ones (table row groups repeat their header, and a
+      paragraph's sentences stand alone better).
     """
     needs: list[int] | None = None
     first_part: dict[int, int] = {}
@@ -98,7 +107,8 @@ def needs_of(segments: Sequence[Segment]) -> list[int] | None:
         need = -1
         if group >= 0 and seg.part == 0:
             first_part[group] = i
-        if LIST_PART_NEEDS_FIRST and seg.part > 0 and group >= 0 and seg.kind is list_kind:
+        if (LIST_PART_NEEDS_FIRST and seg.part > 0 and group >= 0 and seg.kind is list_kind
+                and (not ORDERED_ONLY or _ORDERED.match(seg.markdown) is not None)):
             need = first_part.get(group, -1)
         elif LEAD_IN_NEEDS_FOLLOWER and i < last and lead_in(seg):
             nxt = segments[i + 1]
@@ -110,6 +120,12 @@ def needs_of(segments: Sequence[Segment]) -> list[int] | None:
                 needs = [-1] * len(segments)
             needs[i] = need
     return needs
+
+
+def kept_alone(needs: Sequence[int]) -> set[int]:
+    """The slots ``knapsack.settle`` keeps when what they need does not fit: the later list parts, when
+    ``LIST_PART_KEPT_ALONE``. (A later part needs a part before it; a lead-in the segment after it.)"""
+    return {i for i, j in enumerate(needs) if 0 <= j < i} if LIST_PART_KEPT_ALONE else set()
 
 
 def _cost(seg: Segment, settings: Settings) -> int:
@@ -157,8 +173,10 @@ def plan_greedy(
         heads: set[int] = set()
         spent = 0
     else:
-        taken, heads, spent, _ = pack(weighted, costs, parents, order, budget, settings.include_headings,
-                                      needs=needs)
+        taken, heads, spent, _ = pack(weighted, costs, parents, order, budget, settings.include_headings)
+        if needs is not None:
+            taken, heads, spent = settle(taken, heads, spent, costs, parents if settings.include_headings else None,
+                                         needs, budget, kept_alone(needs))
     matched = set(taken)
     chosen = matched | heads
     cut: dict[int, Segment] = {}
@@ -232,9 +250,7 @@ def prepare(
     if settings.include_headings:
         heading = SegmentKind.HEADING
         lone |= {i for i, s in enumerate(candidates) if s.kind is heading}
-    # A lead-in comes only as the context of the block it leads into (knapsack.context_of).
     needs = needs_of(candidates)
-    lone |= lead_in_slots(needs)
     slots = [i for i, m in enumerate(as_list(matched_mask)) if m and i not in lone]
     weight_list: list[float] = as_list(weighted)
     cost_list: list[int] = as_list(costs)
