@@ -52,7 +52,7 @@ from .score import score_segments
 from .score.dense import rerank
 from .select.dedupe import find_duplicates
 from .select.knapsack import Ledger, pack, priority_order, settle
-from .select.plan import kept_alone, needs_of, wordless
+from .select.plan import ANCHOR_GIVEN_UP, kept_alone, needs_of, wordless
 from .select.truncate import truncate
 from .settings import DENSE_RANKINGS, Settings
 from .types import ItemError, Segment, SegmentKind
@@ -434,6 +434,7 @@ def extract_many(
         taken, heads, _ = settle(taken, heads, account.spent, cost_list, parents.tolist()
                                  if settings.include_headings else None, needs, room, kept_alone(needs), account)
     matched = set(taken)
+    near_to = matched | set(packed.taken) if ANCHOR_GIVEN_UP else matched  # where the fill looks (select.plan)
     picked = matched | heads  # grows with the cut segment and the fill
 
     # 7. Truncation: the best matched segment left out, cut into the space left.
@@ -463,7 +464,7 @@ def extract_many(
     if settings.fill == "neighbors":
         if matched:
             anchors_by_doc: dict[int, list[int]] = {}
-            for i in matched:
+            for i in sorted(near_to):
                 anchors_by_doc.setdefault(int(doc_of[i]), []).append(i)
             rows = []
             for d, anchors in anchors_by_doc.items():

@@ -16,7 +16,7 @@ Headings never enter on their own (the caller leaves them out of the matched mas
 Some slots may not appear without another (``needs``, made by ``select.plan.needs_of``): a lead-in ending in ":"
 without the block it leads into, a later step of a split numbered list without the first. The greedy ranks slots
 alone; ``settle`` then completes each such slot it took when the rest fits, else gives it up, and the fill takes a
-slot only with what it needs (its ``bundle``). A lead-in fills only as context of what it leads into.
+slot only with what it needs (its ``bundle``), and a block with the lead-in into it when that fits.
 """
 
 from __future__ import annotations
@@ -209,17 +209,16 @@ class Ledger:
 
     def fill(self, slots: Sequence[int], chosen: set[int], needs: Sequence[int] | None = None) -> None:
         """Each of ``slots`` that still fits, with what it ``needs`` (``bundle``) and in order, added to ``chosen``
-        (fill is context: no heading is brought along, only a lead-in when it fits; ``lead_in_slots``)."""
-        leads = lead_in_slots(needs)
+        (fill is context: no heading is brought along, only the lead-in into a slot when it fits; ``context_of``)."""
         for i in slots:
-            if i in chosen or i in leads:  # (came in with a slot that needed it; a lead-in comes as context)
+            if i in chosen:  # (came in with a slot that needed it)
                 continue
             unit = bundle(i, needs, chosen)
             charge = self.price(unit)
             if charge is None:
                 continue
             extra: list[int] = []
-            for k in context_of(unit, None, chosen, needs) if leads else ():
+            for k in context_of(unit, None, chosen, needs) if needs is not None else ():
                 more = self.price(extra + [k] + unit)
                 if more is not None:
                     extra.append(k)
@@ -245,17 +244,11 @@ def bundle(i: int, needs: Sequence[int] | None, taken: Collection[int]) -> list[
     return sorted(unit) if len(unit) > 1 else unit
 
 
-def lead_in_slots(needs: Sequence[int] | None) -> set[int]:
-    """The slots that need the slot right after them: lead-ins (``select.plan.needs_of``). A lead-in never
-    competes on its own; it comes as context of that slot (``context_of``), and only with it."""
-    return set() if needs is None else {i for i, j in enumerate(needs) if j == i + 1}
-
-
 def context_of(unit: Sequence[int], parents: Sequence[int] | None, taken: Collection[int],
                needs: Sequence[int] | None = None) -> list[int]:
     """What comes along with ``unit`` as context when it fits, in document order, leaving out what is in
     ``taken`` or ``unit``: the headings of its slots (``parents``; None: no headings) and the lead-in of each
-    slot (the slot before it, when that one needs it: ``lead_in_slots``)."""
+    slot (the slot before it, when that one needs it: a lead-in, ``select.plan.needs_of``)."""
     if len(unit) == 1 and needs is None:  # the common case
         parent = -1 if parents is None else parents[unit[0]]
         return [parent] if parent >= 0 and parent not in taken else []
@@ -333,47 +326,49 @@ class Settled(NamedTuple):
 
 def settle(taken: Sequence[int], heads: set[int], spent: int, costs: Sequence[int], parents: Sequence[int] | None,
            needs: Sequence[int], budget: int, keep: Collection[int] = (), ledger: Ledger | None = None) -> Settled:
-    """What ``pack`` took, with each taken slot that lacks a slot it needs (``bundle``) completed when the rest of
-    its bundle fits in what is left of ``budget`` (or of the ``ledger``'s account), else given up (its tokens go
-    to the fill) unless it is in ``keep``; a heading left with nothing under it goes too.
+    """What ``pack`` took, each taken slot that lacks a slot it needs (``bundle``) completed or given up.
+
+    Every such slot is first given back; then, in the greedy's order, each comes in again with the rest of its
+    bundle when that fits in what is left of ``budget`` (or of the ``ledger``'s account), or alone when it is in
+    ``keep`` and fits; the others stay out and their tokens go to the fill. A heading left with nothing under it
+    goes too. Giving them all back first lets the best of them be completed with the room the others held.
 
     Why after the greedy, not inside it: a slot brought along at the rank of the slot that needs it (a long list
     behind a cheap lead-in that scored well) pushes out better matches (on conditionalqa-dev at 200 tokens it
-    lost answers); here it only takes budget that nothing ranked higher wanted. Slots are settled from the last
-    in the document to the first, so a lead-in into a lead-in is settled after the one it leads into."""
+    lost answers); here it only takes budget that nothing ranked higher wanted."""
     chosen = set(taken) | heads
-    kept = set(taken)
-    gave_up = False
+    lacking = [i for i in taken if len(bundle(i, needs, chosen)) > 1]
+    if not lacking:
+        return Settled(list(taken), heads, spent)
+    for i in lacking:
+        chosen.discard(i)
+        if ledger is not None:
+            ledger.give_back(i)
+        else:
+            spent -= costs[i]
     cap = min(budget, SUM_CAP)
-    for i in sorted(kept, reverse=True):
-        if i not in chosen:
+    back: list[int] = []
+    for i in lacking:
+        if i in chosen:  # (came back in the bundle of another)
             continue
         unit = bundle(i, needs, chosen)
-        if len(unit) == 1:
-            continue
-        rest = [j for j in unit if j != i]
-        if ledger is not None:
-            charge = ledger.price(rest)
-            if charge is not None:
-                ledger.take(rest, charge)
-        elif spent + sum([costs[j] for j in rest]) <= cap:
-            spent += sum([costs[j] for j in rest])
-            charge = (0, 0)
-        else:
-            charge = None
-        if charge is not None:
-            chosen.update(rest)
-            kept.update(rest)
-        elif i not in keep:
-            chosen.discard(i)
-            kept.discard(i)
-            gave_up = True
+        for attempt in (unit, [i]) if i in keep else (unit,):
             if ledger is not None:
-                ledger.give_back(i)
+                charge = ledger.price(attempt)
+                if charge is None:
+                    continue
+                ledger.take(attempt, charge)
             else:
-                spent -= costs[i]
+                cost = sum([costs[j] for j in attempt])
+                if spent + cost > cap:
+                    continue
+                spent += cost
+            chosen.update(attempt)
+            back.extend(attempt)
+            break
+    kept = set(taken) - set(lacking) | set(back)
     left_heads = set(heads)
-    if parents is not None and gave_up:
+    if parents is not None:
         headed = {parents[j] for j in kept}
         for h in heads:
             if h not in headed:
@@ -382,7 +377,7 @@ def settle(taken: Sequence[int], heads: set[int], spent: int, costs: Sequence[in
                     ledger.give_back(h)
                 else:
                     spent -= costs[h]
-    order = [i for i in taken if i in kept] + sorted(kept - set(taken))
+    order = [i for i in taken if i in kept] + [j for j in back if j not in set(taken)]
     return Settled(order, left_heads, spent if ledger is None else ledger.spent)
 
 
@@ -548,10 +543,10 @@ def fill_slots(
     slot not chosen whatever the order (the lone ones in the last pass, or with a slot they head): that is
     returned without making the order, which is common: many pages fit the summary tier whole. A slot comes in
     only with what it ``needs`` (its ``bundle``, charged with it), then each piece of its context that fits
-    (``context_of``); lead-ins (``lead_in_slots``) come only as context."""
+    (``context_of``: its heading, the lead-in into it)."""
     filled: set[int] = set()
     taken = set(chosen)
-    lone = (lone or set()) | lead_in_slots(needs)
+    lone = lone or set()
     left = sum(costs) - sum([costs[i] for i in taken])
     if spent + left < budget and min(costs, default=0) >= 0:  # (a negative cost could let a sum fit, not a prefix)
         return set(range(len(costs))) - taken, spent + left, None

@@ -80,13 +80,26 @@ ORDERED_ONLY = True
 _ORDERED = re.compile(r"\s*\d+[.)]\s")
 # A later list part chosen on its merit whose first part does not fit: kept alone (True) or given up (False).
 LIST_PART_KEPT_ALONE = False
+LEAD_IN_KEPT_ALONE = False
+# The fill spends what is left nearest to what the greedy took, the slots ``settle`` gave up included: they
+# matched the query, and the text around them is what the reader wants next.
+ANCHOR_GIVEN_UP = True
+# A paragraph that says something before the sentence leading into a list ("Your application will usually be
+# decided within 6 months. It may take longer if it's complicated, for example:") is content, not a lead-in: it
+# is kept on its own merit (given up with its list, it cost evidence recall on conditionalqa-dev).
+LEAD_IN_ONE_SENTENCE = True
+_SENTENCE_END = re.compile(r"[.!?\u3002](?:\s|$)(?!$)")
 _COLONS = (":", "\uff1a")  # the lead-in's last visible character, as the scorer's lead-in share reads it
 
 
 def lead_in(seg: Segment) -> bool:
-    """A text that leads into the block after it: not a heading, its last visible character a colon (the notion
-    of the scorer's ``lead_in`` share, ``qatbe.score.bm25``)."""
-    return seg.kind is not SegmentKind.HEADING and seg.text.rstrip()[-1:] in _COLONS
+    """A text that only leads into the block after it: not a heading, its last visible character a colon (the
+    notion of the scorer's ``lead_in`` share, ``qatbe.score.bm25``), and, with ``LEAD_IN_ONE_SENTENCE``, one
+    sentence."""
+    if seg.kind is SegmentKind.HEADING:
+        return False
+    text = seg.text.rstrip()
+    return text[-1:] in _COLONS and not (LEAD_IN_ONE_SENTENCE and _SENTENCE_END.search(text) is not None)
 
 
 def needs_of(segments: Sequence[Segment]) -> list[int] | None:
@@ -125,7 +138,7 @@ def needs_of(segments: Sequence[Segment]) -> list[int] | None:
 def kept_alone(needs: Sequence[int]) -> set[int]:
     """The slots ``knapsack.settle`` keeps when what they need does not fit: the later list parts, when
     ``LIST_PART_KEPT_ALONE``. (A later part needs a part before it; a lead-in the segment after it.)"""
-    return {i for i, j in enumerate(needs) if 0 <= j < i} if LIST_PART_KEPT_ALONE else set()
+    return {i for i, j in enumerate(needs) if (0 <= j < i and LIST_PART_KEPT_ALONE) or (j > i and LEAD_IN_KEPT_ALONE)}
 
 
 def _cost(seg: Segment, settings: Settings) -> int:
@@ -168,16 +181,20 @@ def plan_greedy(
     lone: set[int],
     needs: list[int] | None = None,
 ) -> Plan:
+    anchors: set[int] = set()
     if not costs or budget <= 0:
         taken: list[int] = []
         heads: set[int] = set()
         spent = 0
     else:
         taken, heads, spent, _ = pack(weighted, costs, parents, order, budget, settings.include_headings)
+        anchors = set(taken)
         if needs is not None:
             taken, heads, spent = settle(taken, heads, spent, costs, parents if settings.include_headings else None,
                                          needs, budget, kept_alone(needs))
     matched = set(taken)
+    if not ANCHOR_GIVEN_UP:
+        anchors = matched
     chosen = matched | heads
     cut: dict[int, Segment] = {}
     cut_costs: dict[int, int] = {}
@@ -196,7 +213,7 @@ def plan_greedy(
                 spent += cut_costs[best]
     near: list[int] | None = None  # the slots not chosen, nearest to the matched ones first (made when needed)
     if settings.fill == "neighbors" and spent < budget:
-        filled, spent, near = fill_slots(matched, costs, chosen, budget, spent,
+        filled, spent, near = fill_slots(anchors | matched, costs, chosen, budget, spent,
                                          parents if settings.include_headings else None, lone, needs)
         chosen |= filled
 
