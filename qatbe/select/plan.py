@@ -78,7 +78,8 @@ LIST_PART_NEEDS_FIRST = True
 # lists: a bulleted part holding the answer was given up, on conditionalqa-dev at 200 tokens).
 ORDERED_ONLY = True
 _ORDERED = re.compile(r"\s*\d+[.)]\s")
-# A later list part chosen on its merit whose first part does not fit: kept alone (True) or given up (False).
+# What settle does with a later list part, and with a lead-in, whose needed slot does not fit: keep it alone
+# (True) or give it up (False). Kept alone, the output keeps the incoherence this exists to remove.
 LIST_PART_KEPT_ALONE = False
 LEAD_IN_KEPT_ALONE = False
 # The fill spends what is left nearest to what the greedy took, the slots ``settle`` gave up included: they
