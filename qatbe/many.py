@@ -52,7 +52,7 @@ from .score import score_segments
 from .score.dense import rerank
 from .select.dedupe import find_duplicates
 from .select.knapsack import Ledger, pack, priority_order, settle
-from .select.plan import ANCHOR_GIVEN_UP, kept_alone, needs_of, wordless
+from .select.plan import needs_of, wordless
 from .select.truncate import truncate
 from .settings import DENSE_RANKINGS, Settings
 from .types import ItemError, Segment, SegmentKind
@@ -432,9 +432,9 @@ def extract_many(
     taken, heads = packed.taken, packed.heads
     if needs is not None:  # lead-ins with what they lead into, later steps with the first (select.plan.needs_of)
         taken, heads, _ = settle(taken, heads, account.spent, cost_list, parents.tolist()
-                                 if settings.include_headings else None, needs, room, kept_alone(needs), account)
+                                 if settings.include_headings else None, needs, room, ledger=account)
     matched = set(taken)
-    near_to = matched | set(packed.taken) if ANCHOR_GIVEN_UP else matched  # where the fill looks (select.plan)
+    near_to = matched | set(packed.taken)  # where the fill looks: settle's give-ups too (select.plan)
     picked = matched | heads  # grows with the cut segment and the fill
 
     # 7. Truncation: the best matched segment left out, cut into the space left.

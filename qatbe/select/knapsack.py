@@ -325,12 +325,12 @@ class Settled(NamedTuple):
 
 
 def settle(taken: Sequence[int], heads: set[int], spent: int, costs: Sequence[int], parents: Sequence[int] | None,
-           needs: Sequence[int], budget: int, keep: Collection[int] = (), ledger: Ledger | None = None) -> Settled:
+           needs: Sequence[int], budget: int, ledger: Ledger | None = None) -> Settled:
     """What ``pack`` took, each taken slot that lacks a slot it needs (``bundle``) completed or given up.
 
     Every such slot is first given back; then, in the greedy's order, each comes in again with the rest of its
-    bundle when that fits in what is left of ``budget`` (or of the ``ledger``'s account), or alone when it is in
-    ``keep`` and fits; the others stay out and their tokens go to the fill. A heading left with nothing under it
+    bundle when that fits in what is left of ``budget`` (or of the ``ledger``'s account); the others stay out
+    and their tokens go to the fill. A heading left with nothing under it
     goes too. Giving them all back first lets the best of them be completed with the room the others held.
 
     Why after the greedy, not inside it: a slot brought along at the rank of the slot that needs it (a long list
@@ -352,20 +352,18 @@ def settle(taken: Sequence[int], heads: set[int], spent: int, costs: Sequence[in
         if i in chosen:  # (came back in the bundle of another)
             continue
         unit = bundle(i, needs, chosen)
-        for attempt in (unit, [i]) if i in keep else (unit,):
-            if ledger is not None:
-                charge = ledger.price(attempt)
-                if charge is None:
-                    continue
-                ledger.take(attempt, charge)
-            else:
-                cost = sum([costs[j] for j in attempt])
-                if spent + cost > cap:
-                    continue
-                spent += cost
-            chosen.update(attempt)
-            back.extend(attempt)
-            break
+        if ledger is not None:
+            charge = ledger.price(unit)
+            if charge is None:
+                continue
+            ledger.take(unit, charge)
+        else:
+            cost = sum([costs[j] for j in unit])
+            if spent + cost > cap:
+                continue
+            spent += cost
+        chosen.update(unit)
+        back.extend(unit)
     kept = set(taken) - set(lacking) | set(back)
     left_heads = set(heads)
     if parents is not None:

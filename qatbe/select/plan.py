@@ -69,38 +69,23 @@ def wordless(text: str) -> bool:
 # What a slot may not appear without (``needs_of``; ``knapsack.settle`` completes or gives up what the greedy took,
 # the fill takes a slot only with what it needs): a lead-in ("You can renew online if all of the following
 # apply:") with the block it leads into, and a later part of a split numbered list (the step "5. Post your old
-# passport ...") with the list's first part. Either alone reads as a sentence cut off or a step out of context.
-# Answer retention is unchanged within noise on the four dev QA sets (``qatbe bench retention --folds 5``; the
-# tuning constants can be set to False to compare).
-LEAD_IN_NEEDS_FOLLOWER = True
-LIST_PART_NEEDS_FIRST = True
-# Only the parts of numbered lists (steps) need their first part: the items of a bulleted list stand alone (all
-# lists: a bulleted part holding the answer was given up, on conditionalqa-dev at 200 tokens).
-ORDERED_ONLY = True
+# passport ...") with the list's first part. Either alone reads as a sentence cut off or a step out of context,
+# so when what it needs does not fit, it is given up and its tokens go to the fill, which spends them nearest to
+# what the greedy took (the given-up slots included: they matched the query). Only numbered lists: the items of a
+# bulleted list stand alone. A lead-in is one sentence: a paragraph that says something before the sentence that
+# leads into a list is content and kept on its own merit.
 _ORDERED = re.compile(r"\s*\d+[.)]\s")
-# What settle does with a later list part, and with a lead-in, whose needed slot does not fit: keep it alone
-# (True) or give it up (False). Kept alone, the output keeps the incoherence this exists to remove.
-LIST_PART_KEPT_ALONE = False
-LEAD_IN_KEPT_ALONE = False
-# The fill spends what is left nearest to what the greedy took, the slots ``settle`` gave up included: they
-# matched the query, and the text around them is what the reader wants next.
-ANCHOR_GIVEN_UP = True
-# A paragraph that says something before the sentence leading into a list ("Your application will usually be
-# decided within 6 months. It may take longer if it's complicated, for example:") is content, not a lead-in: it
-# is kept on its own merit (given up with its list, it cost evidence recall on conditionalqa-dev).
-LEAD_IN_ONE_SENTENCE = True
 _SENTENCE_END = re.compile(r"[.!?\u3002](?:\s|$)(?!$)")
 _COLONS = (":", "\uff1a")  # the lead-in's last visible character, as the scorer's lead-in share reads it
 
 
 def lead_in(seg: Segment) -> bool:
     """A text that only leads into the block after it: not a heading, its last visible character a colon (the
-    notion of the scorer's ``lead_in`` share, ``qatbe.score.bm25``), and, with ``LEAD_IN_ONE_SENTENCE``, one
-    sentence."""
+    notion of the scorer's ``lead_in`` share, ``qatbe.score.bm25``), and one sentence."""
     if seg.kind is SegmentKind.HEADING:
         return False
     text = seg.text.rstrip()
-    return text[-1:] in _COLONS and not (LEAD_IN_ONE_SENTENCE and _SENTENCE_END.search(text) is not None)
+    return text[-1:] in _COLONS and _SENTENCE_END.search(text) is None
 
 
 def needs_of(segments: Sequence[Segment]) -> list[int] | None:
@@ -108,8 +93,7 @@ def needs_of(segments: Sequence[Segment]) -> list[int] | None:
 
     - a lead-in (``lead_in``) needs the next segment, when that one is not a heading, has a letter or a digit,
       and is not a part of the same split unit (there the colon is where the splitter cut);
-    - a part after the first of a split numbered list (with ``ORDERED_ONLY``; any list without) needs the list's
-      first part: a later step carries on from the first ones (table row groups repeat their header, and a
+    - a part after the first of a split numbered list needs the list's first part: a later step carries on from the first ones (table row groups repeat their header, and a
       paragraph's sentences stand alone better).
     """
     needs: list[int] | None = None
@@ -121,10 +105,9 @@ def needs_of(segments: Sequence[Segment]) -> list[int] | None:
         need = -1
         if group >= 0 and seg.part == 0:
             first_part[group] = i
-        if (LIST_PART_NEEDS_FIRST and seg.part > 0 and group >= 0 and seg.kind is list_kind
-                and (not ORDERED_ONLY or _ORDERED.match(seg.markdown) is not None)):
+        if seg.part > 0 and group >= 0 and seg.kind is list_kind and _ORDERED.match(seg.markdown) is not None:
             need = first_part.get(group, -1)
-        elif LEAD_IN_NEEDS_FOLLOWER and i < last and lead_in(seg):
+        elif i < last and lead_in(seg):
             nxt = segments[i + 1]
             if (nxt.kind is not SegmentKind.HEADING and (group < 0 or nxt.group != group)
                     and not wordless(nxt.text)):
@@ -134,12 +117,6 @@ def needs_of(segments: Sequence[Segment]) -> list[int] | None:
                 needs = [-1] * len(segments)
             needs[i] = need
     return needs
-
-
-def kept_alone(needs: Sequence[int]) -> set[int]:
-    """The slots ``knapsack.settle`` keeps when what they need does not fit: the later list parts, when
-    ``LIST_PART_KEPT_ALONE``. (A later part needs a part before it; a lead-in the segment after it.)"""
-    return {i for i, j in enumerate(needs) if (0 <= j < i and LIST_PART_KEPT_ALONE) or (j > i and LEAD_IN_KEPT_ALONE)}
 
 
 def _cost(seg: Segment, settings: Settings) -> int:
@@ -182,7 +159,7 @@ def plan_greedy(
     lone: set[int],
     needs: list[int] | None = None,
 ) -> Plan:
-    anchors: set[int] = set()
+    anchors: set[int] = set()  # where the fill looks: what the greedy took, settle's give-ups included
     if not costs or budget <= 0:
         taken: list[int] = []
         heads: set[int] = set()
@@ -192,10 +169,8 @@ def plan_greedy(
         anchors = set(taken)
         if needs is not None:
             taken, heads, spent = settle(taken, heads, spent, costs, parents if settings.include_headings else None,
-                                         needs, budget, kept_alone(needs))
+                                         needs, budget)
     matched = set(taken)
-    if not ANCHOR_GIVEN_UP:
-        anchors = matched
     chosen = matched | heads
     cut: dict[int, Segment] = {}
     cut_costs: dict[int, int] = {}
