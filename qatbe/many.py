@@ -51,8 +51,8 @@ from .render.citations import (
 from .score import score_segments
 from .score.dense import rerank
 from .select.dedupe import find_duplicates
-from .select.knapsack import Ledger, pack, priority_order
-from .select.plan import wordless
+from .select.knapsack import Ledger, pack, priority_order, settle
+from .select.plan import needs_of, wordless
 from .select.truncate import truncate
 from .settings import DENSE_RANKINGS, Settings
 from .types import ItemError, Segment, SegmentKind
@@ -319,6 +319,7 @@ def extract_many(
     docs: list[_Doc] = []
     pool: list[Segment] = []
     doc_of_list: list[int] = []
+    needs_at: dict[int, int] = {}  # pooled slot -> the slot it may not appear without (select.plan.needs_of)
     costs_parts: list[np.ndarray] = []
     parents_parts: list[np.ndarray] = []
     errors: list[ItemError] = list(fetch_errors)
@@ -350,6 +351,9 @@ def extract_many(
         base = len(pool)
         docs.append(_Doc(k, document, label, url, date_text, date, list(range(base, base + len(segs)))))
         pool.extend(segs)
+        doc_needs = needs_of(segs)
+        if doc_needs is not None:
+            needs_at.update({base + i: base + j for i, j in enumerate(doc_needs) if j >= 0})
         doc_of_list.extend([k] * len(segs))
         costs_parts.append(measure(segs, settings))
         parents = heading_parents(segs)
@@ -398,6 +402,13 @@ def extract_many(
     room = max(budget_total - buffer - (reserve_note if with_note else 0), 0)
 
     # 5. Priority order of the matched segments, by the ranking strategy.
+    # A slot whose needed slot is a near-duplicate left out has nothing to bring along: it goes on its own.
+    needs: list[int] | None = None
+    if needs_at:
+        needs = [-1] * n
+        for i, j in needs_at.items():
+            if live[j]:
+                needs[i] = j
     order = priority_order(weighted, costs, matched_mask, settings.cost_exponent)
     if settings.ranking in ("recency", "manual"):
         rank_of = {d: r for r, d in enumerate(_doc_rank(docs, settings.ranking))}
@@ -418,13 +429,18 @@ def extract_many(
                   ledger=ledger, guard=settings.ranking not in ("recency", "manual"))
     account = packed.ledger
     assert account is not None  # pack keeps the ledger of the pass it returns
-    matched = set(packed.taken)
-    picked = matched | packed.heads  # grows with the cut segment and the fill
+    taken, heads = packed.taken, packed.heads
+    if needs is not None:  # lead-ins with what they lead into, later steps with the first (select.plan.needs_of)
+        taken, heads, _ = settle(taken, heads, account.spent, cost_list, parents.tolist()
+                                 if settings.include_headings else None, needs, room, ledger=account)
+    matched = set(taken)
+    near_to = matched | set(packed.taken)  # where the fill looks: settle's give-ups too (select.plan)
+    picked = matched | heads  # grows with the cut segment and the fill
 
     # 7. Truncation: the best matched segment left out, cut into the space left.
     cut: dict[int, Segment] = {}
     if settings.truncation != "drop":
-        left_out = [i for i in order if i not in picked]
+        left_out = [i for i in order if i not in picked and (needs is None or needs[i] < 0 or needs[i] in picked)]
         if left_out:
             best = max(left_out, key=lambda i: (float(weighted[i]), -i))
             d = int(doc_of[best])
@@ -448,7 +464,7 @@ def extract_many(
     if settings.fill == "neighbors":
         if matched:
             anchors_by_doc: dict[int, list[int]] = {}
-            for i in matched:
+            for i in sorted(near_to):
                 anchors_by_doc.setdefault(int(doc_of[i]), []).append(i)
             rows = []
             for d, anchors in anchors_by_doc.items():
@@ -465,9 +481,9 @@ def extract_many(
         if bare:
             skip = set(bare)
             filler = [i for i in filler if i not in skip]
-        account.fill(filler, picked)
+        account.fill(filler, picked, needs)
         if bare and all(i in picked for i in filler):
-            account.fill(bare, picked)
+            account.fill(bare, picked, needs)
         filler += bare  # last in what a larger budget would bring in, too
 
     # 9. Render: documents in ranking order, segments in document order, envelope around.

@@ -12,6 +12,11 @@ A chosen segment brings its nearest heading along when that fits (charged to the
 then on the rest in reading order; with no match at all that is simply the main content in reading order.
 Headings never enter on their own (the caller leaves them out of the matched mask and marks them not
 ``standalone``): a heading with nothing under it costs tokens and answers nothing.
+
+Some slots may not appear without another (``needs``, made by ``select.plan.needs_of``): a lead-in ending in ":"
+without the block it leads into, a later step of a split numbered list without the first. The greedy ranks slots
+alone; ``settle`` then completes each such slot it took when the rest fits, else gives it up, and the fill takes a
+slot only with what it needs (its ``bundle``), and a block with the lead-in into it when that fits.
 """
 
 from __future__ import annotations
@@ -191,17 +196,70 @@ class Ledger:
         self.cited.add(d)
         self.order.extend(slots)
 
-    def fill(self, slots: Sequence[int], chosen: set[int]) -> None:
-        """Each of ``slots`` that still fits, alone and in order, added to ``chosen`` (fill is context: no heading
-        is brought along)."""
+    def give_back(self, slot: int) -> None:
+        """Undo the admission of ``slot`` (``settle``): its cost, and its document's entry charge when it was the
+        document's last slot (the fixed charge too when it was the last slot of all)."""
+        d = self.doc_of[slot]
+        self.order.remove(slot)
+        self.spent -= self.costs[slot]
+        self.doc_tokens[d] -= self.costs[slot]
+        if all(self.doc_of[j] != d for j in self.order):
+            self.cited.discard(d)
+            self.spent -= self.entry[d] + (0 if self.cited else self.fixed)
+
+    def fill(self, slots: Sequence[int], chosen: set[int], needs: Sequence[int] | None = None) -> None:
+        """Each of ``slots`` that still fits, with what it ``needs`` (``bundle``) and in order, added to ``chosen``
+        (fill is context: no heading is brought along, only the lead-in into a slot when it fits; ``context_of``)."""
         for i in slots:
-            charge = self.price((i,))
-            if charge is not None:
-                self.take((i,), charge)
-                chosen.add(i)
+            if i in chosen:  # (came in with a slot that needed it)
+                continue
+            unit = bundle(i, needs, chosen)
+            charge = self.price(unit)
+            if charge is None:
+                continue
+            extra: list[int] = []
+            for k in context_of(unit, None, chosen, needs) if needs is not None else ():
+                more = self.price(extra + [k] + unit)
+                if more is not None:
+                    extra.append(k)
+                    charge = more
+            self.take(extra + unit, charge)
+            chosen.update(unit)
+            chosen.update(extra)
 
 
 LedgerFactory = Callable[[], Ledger]
+
+
+def bundle(i: int, needs: Sequence[int] | None, taken: Collection[int]) -> list[int]:
+    """``i`` with the slots it may not appear without (``needs[i]``, then what that one needs, ...: see
+    ``select.plan.needs_of``) that are not in ``taken`` yet, in document order. ``needs`` None: ``[i]``."""
+    if needs is None:
+        return [i]
+    unit = [i]
+    j = needs[i]
+    while j >= 0 and j not in taken and j not in unit:
+        unit.append(j)
+        j = needs[j]
+    return sorted(unit) if len(unit) > 1 else unit
+
+
+def context_of(unit: Sequence[int], parents: Sequence[int] | None, taken: Collection[int],
+               needs: Sequence[int] | None = None) -> list[int]:
+    """What comes along with ``unit`` as context when it fits, in document order, leaving out what is in
+    ``taken`` or ``unit``: the headings of its slots (``parents``; None: no headings) and the lead-in of each
+    slot (the slot before it, when that one needs it: a lead-in, ``select.plan.needs_of``)."""
+    if len(unit) == 1 and needs is None:  # the common case
+        parent = -1 if parents is None else parents[unit[0]]
+        return [parent] if parent >= 0 and parent not in taken else []
+    out: set[int] = set()
+    for j in unit:
+        parent = -1 if parents is None else parents[j]
+        if parent >= 0:
+            out.add(parent)
+        if needs is not None and j > 0 and needs[j - 1] == j:
+            out.add(j - 1)
+    return sorted(k for k in out if k not in taken and k not in unit)
 
 
 def _greedy(
@@ -256,6 +314,69 @@ def _greedy(
             taken.append(i)
             spent += cost
     return taken, heads, spent if ledger is None else ledger.spent
+
+
+class Settled(NamedTuple):
+    """What ``settle`` left: the taken slots (admission order), the headings brought along, the tokens spent."""
+
+    taken: list[int]
+    heads: set[int]
+    spent: int
+
+
+def settle(taken: Sequence[int], heads: set[int], spent: int, costs: Sequence[int], parents: Sequence[int] | None,
+           needs: Sequence[int], budget: int, ledger: Ledger | None = None) -> Settled:
+    """What ``pack`` took, each taken slot that lacks a slot it needs (``bundle``) completed or given up.
+
+    Every such slot is first given back; then, in the greedy's order, each comes in again with the rest of its
+    bundle when that fits in what is left of ``budget`` (or of the ``ledger``'s account); the others stay out
+    and their tokens go to the fill. A heading left with nothing under it
+    goes too. Giving them all back first lets the best of them be completed with the room the others held.
+
+    Why after the greedy, not inside it: a slot brought along at the rank of the slot that needs it (a long list
+    behind a cheap lead-in that scored well) pushes out better matches (on conditionalqa-dev at 200 tokens it
+    lost answers); here it only takes budget that nothing ranked higher wanted."""
+    chosen = set(taken) | heads
+    lacking = [i for i in taken if len(bundle(i, needs, chosen)) > 1]
+    if not lacking:
+        return Settled(list(taken), heads, spent)
+    for i in lacking:
+        chosen.discard(i)
+        if ledger is not None:
+            ledger.give_back(i)
+        else:
+            spent -= costs[i]
+    cap = min(budget, SUM_CAP)
+    back: list[int] = []
+    for i in lacking:
+        if i in chosen:  # (came back in the bundle of another)
+            continue
+        unit = bundle(i, needs, chosen)
+        if ledger is not None:
+            charge = ledger.price(unit)
+            if charge is None:
+                continue
+            ledger.take(unit, charge)
+        else:
+            cost = sum([costs[j] for j in unit])
+            if spent + cost > cap:
+                continue
+            spent += cost
+        chosen.update(unit)
+        back.extend(unit)
+    kept = set(taken) - set(lacking) | set(back)
+    left_heads = set(heads)
+    if parents is not None:
+        headed = {parents[j] for j in kept}
+        for h in heads:
+            if h not in headed:
+                left_heads.discard(h)
+                if ledger is not None:
+                    ledger.give_back(h)
+                else:
+                    spent -= costs[h]
+    order = [i for i in taken if i in kept] + [j for j in back if j not in set(taken)]
+    return Settled(order, left_heads, spent if ledger is None else ledger.spent)
 
 
 def _total(scores: Sequence[float], slots: Sequence[int]) -> float:
@@ -315,20 +436,24 @@ def select_slots(
     include_headings: bool = True,
     fill: str = "neighbors",
     lone: set[int] | None = None,
+    needs: Sequence[int] | None = None,
 ) -> Selection:
     """``select`` on plain lists, with the priority order already made (``priority_slots``); ``lone``: the
-    slots that may not stand alone (``lone_slots``)."""
+    slots that may not stand alone (``lone_slots``); ``needs``: what each slot may not appear without
+    (``bundle``)."""
     if not scores:
         return Selection((), frozenset(), frozenset(), frozenset(), 0)
     if budget <= 0:
         return Selection((), frozenset(), frozenset(), frozenset(), 0, tuple(order))
     taken, heads, spent, _ = pack(scores, costs, parents, order, budget, include_headings)
+    if needs is not None:
+        taken, heads, spent = settle(taken, heads, spent, costs, parents if include_headings else None, needs, budget)
     matched = set(taken)
     chosen = matched | heads
     filled: set[int] = set()
     if fill == "neighbors" and spent < budget:
         filled, spent, _ = fill_slots(matched, costs, chosen, budget, spent, parents if include_headings else None,
-                                      lone)
+                                      lone, needs)
         chosen |= filled
     return Selection(tuple(sorted(chosen)), frozenset(matched), frozenset(heads), frozenset(filled), spent,
                      tuple(order))
@@ -345,12 +470,16 @@ def select(
     fill: str = "neighbors",
     standalone: Bools | None = None,
     cost_exponent: float = COST_EXPONENT,
+    needs: Ints | None = None,
 ) -> Selection:
-    """Choose slots (indices into the candidate arrays, which are in document order) within ``budget``."""
+    """Choose slots (indices into the candidate arrays, which are in document order) within ``budget``;
+    ``needs[i]``: a slot ``i`` may not appear without (-1: none; ``bundle``)."""
     slots = [i for i, m in enumerate(as_list(matched_mask)) if m]
+    need_list = None if needs is None else as_list(needs)
     order = priority_slots(densities(scores, costs, cost_exponent, slots), slots)
     return select_slots(as_list(scores), as_list(costs), as_list(parents), order, budget,
-                        include_headings=include_headings, fill=fill, lone=lone_slots(standalone))
+                        include_headings=include_headings, fill=fill, lone=lone_slots(standalone),
+                        needs=need_list)
 
 
 def priority_slots(value: Sequence[float], slots: Sequence[int]) -> list[int]:
@@ -403,13 +532,16 @@ def fill_slots(
     spent: int,
     parents: Sequence[int] | None = None,
     lone: set[int] | None = None,
+    needs: Sequence[int] | None = None,
 ) -> tuple[set[int], int, list[int] | None]:
     """``fill_neighbors`` on lists, with the slots that may not stand alone as a set; returns (filled, spent, the
     neighbour order it used, or None when it needed none).
 
     When everything left fits (strictly under the budget, so the loop never stops early), the fill takes every
     slot not chosen whatever the order (the lone ones in the last pass, or with a slot they head): that is
-    returned without making the order, which is common: many pages fit the summary tier whole."""
+    returned without making the order, which is common: many pages fit the summary tier whole. A slot comes in
+    only with what it ``needs`` (its ``bundle``, charged with it), then each piece of its context that fits
+    (``context_of``: its heading, the lead-in into it)."""
     filled: set[int] = set()
     taken = set(chosen)
     lone = lone or set()
@@ -422,18 +554,18 @@ def fill_slots(
             break
         if i in taken or i in lone:
             continue
-        cost = costs[i]
-        parent = parents[i] if parents is not None else -1
-        if parent >= 0 and parent not in taken and spent + cost + costs[parent] <= budget:
-            filled.add(i)
-            filled.add(parent)
-            taken.add(i)
-            taken.add(parent)
-            spent += cost + costs[parent]
-        elif spent + cost <= budget:
-            filled.add(i)
-            taken.add(i)
-            spent += cost
+        unit = bundle(i, needs, taken)
+        cost = sum([costs[j] for j in unit]) if len(unit) > 1 else costs[i]
+        if spent + cost > budget:
+            continue
+        spent += cost
+        filled.update(unit)
+        taken.update(unit)
+        for k in context_of(unit, parents, taken, needs):
+            if spent + costs[k] <= budget:
+                filled.add(k)
+                taken.add(k)
+                spent += costs[k]
     # Once every slot that may stand alone is in, the lone ones left come too, in reading order (then they are
     # the only slots not taken).
     if len(taken) - len(taken & lone) == len(costs) - len(lone):
@@ -453,6 +585,7 @@ def fill_neighbors(
     spent: int,
     parents: Ints | None = None,
     standalone: Bools | None = None,
+    needs: Ints | None = None,
 ) -> tuple[set[int], int]:
     """Spend what is left on the segments nearest to ``anchors`` (see the module docstring); returns (filled, spent).
 
@@ -461,5 +594,6 @@ def fill_neighbors(
     budget that fits the whole document keeps the whole document.
     """
     filled, spent, _ = fill_slots(anchors, as_list(costs), chosen, budget, spent,
-                                  None if parents is None else as_list(parents), lone_slots(standalone))
+                                  None if parents is None else as_list(parents), lone_slots(standalone),
+                                  None if needs is None else as_list(needs))
     return filled, spent

@@ -9,9 +9,9 @@ Selections are then ``{i : t_i <= B}``, nested by construction for every pair of
 A segment of cost ``c`` gets the smallest ``t`` such that the slack ``B - F(B)`` stays ≥ ``c`` for every
 ``B ≥ t`` (``F(B)``: the cost of the segments already given thresholds ≤ ``B``). The slack only drops at earlier
 thresholds and grows between them, so ``t = F(s_K) + c`` where ``s_K`` is the last threshold whose slack is below
-``c`` (0 when there is none). A segment brings its heading along at the same threshold (charged with it), as the
-greedy selector does. The price of nesting: a small segment that a larger budget would displace is not shown at a
-smaller one either. Nesting is exact for estimators that add up over rendered blocks (all the built-in ones); with
+``c`` (0 when there is none). A segment brings along, at the same threshold and charged with it, the slots it needs
+(``knapsack.bundle``) and its context (its heading, as the greedy selector does, and a lead-in into it). The price
+of nesting: a small segment that a larger budget would displace is not shown at a smaller one either. Nesting is exact for estimators that add up over rendered blocks (all the built-in ones); with
 another callable, the final measurement of the text may give up a segment, which keeps the budget but can break
 nesting for that budget.
 """
@@ -23,10 +23,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
+from .knapsack import bundle, context_of
+
 
 @dataclass(frozen=True)
 class Thresholds:
-    """``at[i]``: the smallest budget whose selection holds slot ``i``; ``heading_of``: slots that came as a heading."""
+    """``at[i]``: the smallest budget whose selection holds slot ``i``; ``heading_of``: slots that came as context
+    (a heading, a lead-in), each with the slot it came with."""
 
     at: dict[int, int]
     heading_of: dict[int, int]
@@ -45,6 +48,7 @@ def thresholds(
     parents: Sequence[int],
     *,
     include_headings: bool = True,
+    needs: Sequence[int] | None = None,
 ) -> Thresholds:
     """Admission thresholds for the slots in ``order`` (highest priority first).
 
@@ -57,10 +61,8 @@ def thresholds(
     for i in order:
         if i in at:
             continue
-        unit = [i]
-        parent = int(parents[i]) if include_headings else -1
-        if parent >= 0 and parent not in at:
-            unit.append(parent)
+        content = bundle(i, needs, at)
+        unit = content + context_of(content, parents if include_headings else None, at, needs)
         cost = sum(int(costs[j]) for j in unit)
         t = cost
         if steps:
@@ -74,6 +76,6 @@ def thresholds(
         weights.insert(slot, cost)
         for j in unit:
             at[j] = t
-        if len(unit) == 2:
-            heading_of[parent] = i
+        for j in unit[len(content):]:
+            heading_of[j] = i
     return Thresholds(at, heading_of)

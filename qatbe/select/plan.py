@@ -31,6 +31,7 @@ from .knapsack import (
     neighbor_order,
     pack,
     priority_slots,
+    settle,
 )
 from .nested import thresholds
 from .truncate import truncate
@@ -65,6 +66,59 @@ def wordless(text: str) -> bool:
     return not text[:1].isalnum() and _ALNUM.search(text) is None
 
 
+# What a slot may not appear without (``needs_of``; ``knapsack.settle`` completes or gives up what the greedy took,
+# the fill takes a slot only with what it needs): a lead-in ("You can renew online if all of the following
+# apply:") with the block it leads into, and a later part of a split numbered list (the step "5. Post your old
+# passport ...") with the list's first part. Either alone reads as a sentence cut off or a step out of context,
+# so when what it needs does not fit, it is given up and its tokens go to the fill, which spends them nearest to
+# what the greedy took (the given-up slots included: they matched the query). Only numbered lists: the items of a
+# bulleted list stand alone. A lead-in is one sentence: a paragraph that says something before the sentence that
+# leads into a list is content and kept on its own merit.
+_ORDERED = re.compile(r"\s*\d+[.)]\s")
+_SENTENCE_END = re.compile(r"[.!?\u3002](?:\s|$)(?!$)")
+_COLONS = (":", "\uff1a")  # the lead-in's last visible character, as the scorer's lead-in share reads it
+
+
+def lead_in(seg: Segment) -> bool:
+    """A text that only leads into the block after it: not a heading, its last visible character a colon (the
+    notion of the scorer's ``lead_in`` share, ``qatbe.score.bm25``), and one sentence."""
+    if seg.kind is SegmentKind.HEADING:
+        return False
+    text = seg.text.rstrip()
+    return text[-1:] in _COLONS and _SENTENCE_END.search(text) is None
+
+
+def needs_of(segments: Sequence[Segment]) -> list[int] | None:
+    """For each slot, the slot it may not appear without, -1 for none; None when no slot needs one (most pages).
+
+    - a lead-in (``lead_in``) needs the next segment, when that one is not a heading, has a letter or a digit,
+      and is not a part of the same split unit (there the colon is where the splitter cut);
+    - a part after the first of a split numbered list needs the list's first part: a later step carries on from the first ones (table row groups repeat their header, and a
+      paragraph's sentences stand alone better).
+    """
+    needs: list[int] | None = None
+    first_part: dict[int, int] = {}
+    last = len(segments) - 1
+    list_kind = SegmentKind.LIST
+    for i, seg in enumerate(segments):
+        group = seg.group
+        need = -1
+        if group >= 0 and seg.part == 0:
+            first_part[group] = i
+        if seg.part > 0 and group >= 0 and seg.kind is list_kind and _ORDERED.match(seg.markdown) is not None:
+            need = first_part.get(group, -1)
+        elif i < last and lead_in(seg):
+            nxt = segments[i + 1]
+            if (nxt.kind is not SegmentKind.HEADING and (group < 0 or nxt.group != group)
+                    and not wordless(nxt.text)):
+                need = i + 1
+        if need >= 0:
+            if needs is None:
+                needs = [-1] * len(segments)
+            needs[i] = need
+    return needs
+
+
 def _cost(seg: Segment, settings: Settings) -> int:
     return int(settings.estimate(block(seg, settings.render) + SEPARATOR))
 
@@ -76,13 +130,14 @@ def plan_nested(
     budget: int,
     settings: Settings,
     lone: set[int],
+    needs: list[int] | None = None,
 ) -> Plan:
     matched_all = set(order)
     if settings.fill == "neighbors":
         # Headings come with what they head; lone ones only after everything else (see knapsack.fill_neighbors).
         rest = neighbor_order(len(costs), matched_all, matched_all)
         order = order + [i for i in rest if i not in lone] + [i for i in rest if i in lone]
-    th = thresholds(order, costs, parents, include_headings=settings.include_headings)
+    th = thresholds(order, costs, parents, include_headings=settings.include_headings, needs=needs)
     chosen = th.chosen(budget)
     pending = th.pending(budget)
     matched = frozenset(i for i in chosen if i in matched_all and i not in th.heading_of)
@@ -102,19 +157,26 @@ def plan_greedy(
     budget: int,
     settings: Settings,
     lone: set[int],
+    needs: list[int] | None = None,
 ) -> Plan:
+    anchors: set[int] = set()  # where the fill looks: what the greedy took, settle's give-ups included
     if not costs or budget <= 0:
         taken: list[int] = []
         heads: set[int] = set()
         spent = 0
     else:
         taken, heads, spent, _ = pack(weighted, costs, parents, order, budget, settings.include_headings)
+        anchors = set(taken)
+        if needs is not None:
+            taken, heads, spent = settle(taken, heads, spent, costs, parents if settings.include_headings else None,
+                                         needs, budget)
     matched = set(taken)
     chosen = matched | heads
     cut: dict[int, Segment] = {}
     cut_costs: dict[int, int] = {}
     if settings.truncation != "drop" and budget > spent:
-        left_out = [i for i in order if i not in chosen]
+        # (a slot that needs one left out is not cut in alone)
+        left_out = [i for i in order if i not in chosen and (needs is None or needs[i] < 0 or needs[i] in chosen)]
         if left_out:
             best = max(left_out, key=lambda i: (weighted[i], -i))
             short = truncate(candidates[best], budget - spent, settings.estimate, settings.truncation,
@@ -127,8 +189,8 @@ def plan_greedy(
                 spent += cut_costs[best]
     near: list[int] | None = None  # the slots not chosen, nearest to the matched ones first (made when needed)
     if settings.fill == "neighbors" and spent < budget:
-        filled, spent, near = fill_slots(matched, costs, chosen, budget, spent,
-                                         parents if settings.include_headings else None, lone)
+        filled, spent, near = fill_slots(anchors | matched, costs, chosen, budget, spent,
+                                         parents if settings.include_headings else None, lone, needs)
         chosen |= filled
 
     def drop_order() -> tuple[int, ...]:
@@ -160,6 +222,7 @@ class Prepared(NamedTuple):
     order: list[int]  # the matched slots that may stand alone, in priority order
     lone: set[int]
     settings: Settings
+    needs: list[int] | None  # ``needs_of`` the candidates
 
 
 def prepare(
@@ -180,18 +243,19 @@ def prepare(
     if settings.include_headings:
         heading = SegmentKind.HEADING
         lone |= {i for i, s in enumerate(candidates) if s.kind is heading}
+    needs = needs_of(candidates)
     slots = [i for i, m in enumerate(as_list(matched_mask)) if m and i not in lone]
     weight_list: list[float] = as_list(weighted)
     cost_list: list[int] = as_list(costs)
     order = priority_slots(densities(weight_list, cost_list, settings.cost_exponent, slots), slots)
-    return Prepared(candidates, weight_list, cost_list, as_list(parents), order, lone, settings)
+    return Prepared(candidates, weight_list, cost_list, as_list(parents), order, lone, settings, needs)
 
 
 def plan_prepared(p: Prepared, budget: int) -> Plan:
     """The plan for ``budget`` tokens of a prepared document (nothing in ``p`` is changed)."""
     if p.settings.nested:
-        return plan_nested(p.order, p.costs, p.parents, budget, p.settings, p.lone)
-    return plan_greedy(p.candidates, p.weighted, p.costs, p.parents, p.order, budget, p.settings, p.lone)
+        return plan_nested(p.order, p.costs, p.parents, budget, p.settings, p.lone, p.needs)
+    return plan_greedy(p.candidates, p.weighted, p.costs, p.parents, p.order, budget, p.settings, p.lone, p.needs)
 
 
 def plan(
