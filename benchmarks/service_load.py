@@ -4,7 +4,8 @@
 
 Starts ``qatbe serve`` on a free 127.0.0.1 port (a subprocess, stopped at the end), sends ``--requests`` POST
 /v1/extract requests (each page's text as ``source``, ``tier="summary"``, no query), at most ``--concurrency`` at
-once, cycling over the pages, and stops. Reports errors (any answer but 200, or a text that is not the library's),
+once, cycling over the pages; then as many with the page itself as the body (``Content-Type: text/html;
+charset=utf-8``, ``?tier=summary``), and stops. Every overhead figure below is given for both forms. Reports errors (any answer but 200, or a text that is not the library's),
 throughput and p50/p99 latency; then the library in a loop over the same request sequence in this process.
 
 Service overhead: what the service adds around the extract call (HTTP in and out, the kernel's socket work
@@ -80,8 +81,8 @@ def cpu_name() -> str:
     return platform.processor() or "unknown"
 
 
-async def load(base: str, bodies: list[bytes], expected: list[str], requests: int, concurrency: int
-               ) -> tuple[list[float], int, float]:
+async def load(base: str, bodies: list[bytes], expected: list[str], requests: int, concurrency: int,
+               form: Form | None = None) -> tuple[list[float], int, float]:
     """``requests`` POSTs, ``concurrency`` at once. The client is aiohttp: httpx's async pool slows down as
     concurrent requests grow (about 100 trivial requests/s at 32 here, against 1,300 for aiohttp), so it would
     measure the client."""
@@ -90,7 +91,8 @@ async def load(base: str, bodies: list[bytes], expected: list[str], requests: in
     latencies: list[float] = []
     errors = 0
     next_index = 0
-    headers = {"content-type": "application/json"}
+    form = form or JSON_FORM
+    headers = {"content-type": form.content_type}
     async with aiohttp.ClientSession(base, connector=aiohttp.TCPConnector(limit=concurrency)) as session:
         async def worker() -> None:
             nonlocal next_index, errors
@@ -98,7 +100,7 @@ async def load(base: str, bodies: list[bytes], expected: list[str], requests: in
                 k = next_index % len(bodies)
                 next_index += 1
                 started = time.perf_counter()
-                async with session.post("/v1/extract", data=bodies[k], headers=headers) as answer:
+                async with session.post(form.path, data=bodies[k], headers=headers) as answer:
                     data = await answer.read()
                     status = answer.status
                 latencies.append(time.perf_counter() - started)
@@ -124,6 +126,28 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
+@dataclass(frozen=True)
+class Form:
+    """How a request carries the page: the JSON form (``source`` in a JSON object) or the page itself as the body
+    (its options in the query string); ``page`` reads the page back from a body, as the service does."""
+
+    name: str
+    path: str
+    content_type: str
+
+    def body(self, page: str) -> bytes:
+        if self.name == "json":  # as a client's json.dumps writes it (escapes outside ASCII)
+            return json.dumps({"source": page, "tier": "summary"}).encode()
+        return page.encode("utf-8")
+
+    def page(self, body: bytes) -> str:
+        return str(orjson.loads(body)["source"]) if self.name == "json" else body.decode("utf-8")
+
+
+JSON_FORM = Form("json", "/v1/extract", "application/json")
+RAW_FORM = Form("raw", "/v1/extract?tier=summary", "text/html; charset=utf-8")
+
+
 @dataclass
 class Sequential:
     service_wall: list[float]  # seconds, one request at a time
@@ -131,7 +155,7 @@ class Sequential:
     service_cpu: float  # the service's CPU seconds per request
     library_cpu: float  # this thread's CPU seconds per extract
     to_dict_cpu: float  # this thread's CPU seconds per extract(...).to_dict()
-    parse_cpu: float  # this thread's CPU seconds per orjson.loads of the request body
+    parse_cpu: float  # this thread's CPU seconds to read the page from the request body (JSON parse, or decode)
 
 
 class RawClient:
@@ -144,8 +168,8 @@ class RawClient:
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.reader = self.sock.makefile("rb")
 
-    def post(self, path: str, body: bytes) -> tuple[int, bytes]:
-        head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    def post(self, path: str, body: bytes, content_type: str = "application/json") -> tuple[int, bytes]:
+        head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {content_type}\r\n"
                 f"Content-Length: {len(body)}\r\n\r\n").encode()
         self.sock.sendall(head + body)
         status = int(self.reader.readline().split()[1])
@@ -198,30 +222,30 @@ def floor(body: bytes, rounds: int) -> Sequential:
         server.wait(30)
 
 
-def one_at_a_time(port: int, body: bytes, rounds: int, pid: int, path: str = "/v1/extract") -> Sequential:
+def one_at_a_time(port: int, body: bytes, rounds: int, pid: int, form: Form = JSON_FORM) -> Sequential:
     """``rounds`` requests for ``body`` one at a time, each followed by the library's extract of the same page. The
-    library gets the page as the service does, a fresh str decoded from the request body (outside its timing: a
+    library gets the page as the service does, a fresh str read from the request body (outside its timing: a
     str reused across calls keeps caches, such as its UTF-8 form, that a request's str does not have)."""
     out = Sequential([], [], 0.0, 0.0, 0.0, 0.0)
     client = RawClient(port)
     try:
         for _ in range(20):  # warm-up
-            client.post(path, body)
+            client.post(form.path, body, form.content_type)
         library_cpu = to_dict_cpu = parse_cpu = 0.0
         cpu_before = cpu_seconds(pid)
         for _ in range(rounds):
             t = time.perf_counter()
-            status, _ = client.post(path, body)
+            status, _ = client.post(form.path, body, form.content_type)
             out.service_wall.append(time.perf_counter() - t)
             assert status == 200, status
             c = time.thread_time()
-            page = orjson.loads(body)["source"]
+            page = form.page(body)
             parse_cpu += time.thread_time() - c
             t, c = time.perf_counter(), time.thread_time()
             qatbe.extract(page, tier="summary")
             library_cpu += time.thread_time() - c
             out.library_wall.append(time.perf_counter() - t)
-            page = orjson.loads(body)["source"]
+            page = form.page(body)
             c = time.thread_time()
             qatbe.extract(page, tier="summary").to_dict()
             to_dict_cpu += time.thread_time() - c
@@ -247,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     keep_freed_memory()  # the allocator settings `qatbe serve` runs with, so both sides extract alike
     pages = [decode_bytes(gzip.decompress(p.read_bytes())) for p in sorted(CORPUS.glob("*.html.gz"))]
-    bodies = [json.dumps({"source": page, "tier": "summary"}).encode() for page in pages]
+    bodies = [JSON_FORM.body(page) for page in pages]
+    raw_bodies = [RAW_FORM.body(page) for page in pages]
     expected = [qatbe.extract(page, tier="summary").text for page in pages]  # also warms the library
 
     # The library in a loop, over the same request sequence.
@@ -287,12 +312,18 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         asyncio.run(load(base, bodies, expected, len(pages), 8))  # warm-up: every page once
         latencies, errors, seconds = asyncio.run(load(base, bodies, expected, args.requests, args.concurrency))
+        raw_latencies, raw_errors, raw_seconds = asyncio.run(
+            load(base, raw_bodies, expected, args.requests, args.concurrency, RAW_FORM))
+        errors += raw_errors
         seq = one_at_a_time(port, bodies[median_k], args.overhead_rounds, server.pid)
-        before = cpu_seconds(server.pid)
-        _, steady_errors, _ = asyncio.run(load(base, [bodies[median_k]], [expected[median_k]], args.requests,
-                                               args.concurrency))
-        steady_service = (cpu_seconds(server.pid) - before) / args.requests
-        errors += steady_errors
+        raw_seq = one_at_a_time(port, raw_bodies[median_k], args.overhead_rounds, server.pid, RAW_FORM)
+        steady_service: dict[str, float] = {}
+        for form, body in ((JSON_FORM, bodies[median_k]), (RAW_FORM, raw_bodies[median_k])):
+            before = cpu_seconds(server.pid)
+            _, steady_errors, _ = asyncio.run(load(base, [body], [expected[median_k]], args.requests,
+                                                   args.concurrency, form))
+            steady_service[form.name] = (cpu_seconds(server.pid) - before) / args.requests
+            errors += steady_errors
     finally:
         server.terminate()
         server.wait(30)
@@ -314,6 +345,9 @@ def main(argv: list[str] | None = None) -> int:
         "errors": errors,
         "service_rps": args.requests / seconds,
         "service_p50_ms": percentile(latencies, 50) * 1000, "service_p99_ms": percentile(latencies, 99) * 1000,
+        "raw_service_rps": args.requests / raw_seconds,
+        "raw_service_p50_ms": percentile(raw_latencies, 50) * 1000,
+        "raw_service_p99_ms": percentile(raw_latencies, 99) * 1000,
         "library_rps": args.requests / library_seconds,
         "median_page_bytes": len(pages[median_k].encode()), "median_page_body_bytes": len(bodies[median_k]),
         "overhead_rounds": args.overhead_rounds,
@@ -323,9 +357,15 @@ def main(argv: list[str] | None = None) -> int:
         "median_page_extract_to_dict_cpu_ms": seq.to_dict_cpu * 1000,
         "median_page_http_floor_cpu_ms": floor_seq.service_cpu * 1000,
         "median_page_json_parse_cpu_ms": seq.parse_cpu * 1000,
-        "steady_service_cpu_ms": steady_service * 1000,
+        "raw_median_page_extract_cpu_ms": raw_seq.library_cpu * 1000,
+        "raw_median_page_service_cpu_ms": raw_seq.service_cpu * 1000,
+        "raw_cpu_overhead_share": (raw_seq.service_cpu - raw_seq.library_cpu) / raw_seq.library_cpu,
+        "raw_median_page_decode_cpu_ms": raw_seq.parse_cpu * 1000,
+        "steady_service_cpu_ms": steady_service["json"] * 1000,
         "steady_extract_cpu_ms": steady_library * 1000,
-        "steady_cpu_overhead_share": (steady_service - steady_library) / steady_library,
+        "steady_cpu_overhead_share": (steady_service["json"] - steady_library) / steady_library,
+        "raw_steady_service_cpu_ms": steady_service["raw"] * 1000,
+        "raw_steady_cpu_overhead_share": (steady_service["raw"] - steady_library) / steady_library,
         "median_page_extract_ms": lib_med * 1000,
         "median_page_service_ms": svc_med * 1000,
         "wall_overhead_share": (svc_med - lib_med) / lib_med,
@@ -337,6 +377,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"service ({args.workers} workers): {args.requests} requests at {args.concurrency} concurrent over "
           f"{len(pages)} pages: {errors} errors, {report['service_rps']:.1f} req/s, p50 "
           f"{report['service_p50_ms']:.1f} ms, p99 {report['service_p99_ms']:.1f} ms")
+    print(f"  the page as the body (text/html, options in the query string): "
+          f"{report['raw_service_rps']:.1f} req/s, p50 {report['raw_service_p50_ms']:.1f} ms, "
+          f"p99 {report['raw_service_p99_ms']:.1f} ms")
     print(f"library in a loop (1 process): {report['library_rps']:.1f} extracts/s")
     print(f"median page ({report['median_page_bytes']:,} bytes; request body {report['median_page_body_bytes']:,}), "
           f"{args.overhead_rounds} requests one at a time:")
@@ -349,9 +392,14 @@ def main(argv: list[str] | None = None) -> int:
           f"{report['median_page_http_floor_cpu_ms']:.3f} ms, JSON parse of the body "
           f"{report['median_page_json_parse_cpu_ms']:.3f} ms, the rest (handler, worker-thread hand-off, to_dict, "
           f"JSON answer) {rest:.3f} ms")
+    print(f"  the page as the body: service {report['raw_median_page_service_cpu_ms']:.3f} ms a request, extract "
+          f"{report['raw_median_page_extract_cpu_ms']:.3f} ms: {100 * report['raw_cpu_overhead_share']:+.1f} % "
+          f"(decoding the body {report['raw_median_page_decode_cpu_ms']:.3f} ms)")
     print(f"  overhead by CPU time under load ({args.requests} requests for the median page, {args.concurrency} at "
           f"once, against the library in a loop): service {report['steady_service_cpu_ms']:.3f} ms a request, "
-          f"extract {report['steady_extract_cpu_ms']:.3f} ms: {100 * report['steady_cpu_overhead_share']:+.1f} %")
+          f"extract {report['steady_extract_cpu_ms']:.3f} ms: {100 * report['steady_cpu_overhead_share']:+.1f} %; "
+          f"the page as the body {report['raw_steady_service_cpu_ms']:.3f} ms: "
+          f"{100 * report['raw_steady_cpu_overhead_share']:+.1f} %")
     print(f"  overhead by latency (medians): service {report['median_page_service_ms']:.3f} ms, extract "
           f"{report['median_page_extract_ms']:.3f} ms: {100 * report['wall_overhead_share']:+.1f} %")
     print(f"load average (1 min) at the end: {report['load_average']:.1f} on {report['cores']} cores")

@@ -77,3 +77,7 @@ def test_service_example(service: None) -> None:
     page = str(scope["page"])
     assert answer.json()["text"] == qatbe.extract(page, "renewal fee", budget=100, render="text").text
     assert "75 pounds" in answer.json()["text"]
+    exec(compile(example("serve-raw-body"), "docs:serve-raw-body", "exec"), scope)  # noqa: S102  - run as written
+    raw = scope["raw"]
+    assert isinstance(raw, httpx.Response) and raw.status_code == 200
+    assert raw.json() | {"evaluation_time_ms": 0} == answer.json() | {"evaluation_time_ms": 0}

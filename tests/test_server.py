@@ -218,3 +218,68 @@ def test_a_bug_is_a_500_without_its_details(monkeypatch: pytest.MonkeyPatch,
     assert answer.status_code == 500 and answer.json() == {"error": "internal error"}
     assert "secret" not in answer.text and "Traceback" not in answer.text
     assert "secret detail of a bug" in caplog.text  # logged on the server's side
+
+
+# -- the page itself as the body ------------------------------------------------------------------------------------
+
+_MD = "# Fees\n\nRenewal costs 92.50 crowns online.\n\n## Help\n\nCall us.\n"
+
+
+@pytest.mark.parametrize(("media", "body", "fmt"), [
+    ("text/html; charset=utf-8", PAGE.encode("utf-8"), "html"),
+    ("application/xhtml+xml", PAGE.encode("utf-8"), "html"),
+    ("text/markdown", _MD.encode("utf-8"), "markdown"),
+    ("text/plain", b"Renewal costs 92.50 crowns.\n\nCall us on weekdays.", "text"),
+])
+def test_a_page_as_the_body_is_the_library_s_result(client: httpx.Client, media: str, body: bytes,
+                                                     fmt: str) -> None:
+    answer = client.post("/v1/extract", content=body, headers={"content-type": media},
+                         params={"query": QUERY, "budget": 120, "include_headings": "false"})
+    assert answer.status_code == 200, answer.text
+    same(answer.json(), qatbe.extract(body, QUERY, budget=120, include_headings=False, format=fmt))
+
+
+def test_a_page_as_the_body_answers_as_its_json_form(client: httpx.Client) -> None:
+    raw = client.post("/v1/extract", content=PAGE.encode("utf-8"), headers={"content-type": "text/html"},
+                      params={"query": QUERY, "tier": "key_facts"})
+    posted = client.post("/v1/extract", json={"source": PAGE, "query": QUERY, "tier": "key_facts"})
+    assert raw.status_code == posted.status_code == 200
+    assert raw.json() | {"evaluation_time_ms": 0} == posted.json() | {"evaluation_time_ms": 0}
+
+
+def test_the_charset_parameter_decodes_the_body(client: httpx.Client) -> None:
+    page = "<p>Größe: der Preis beträgt 12 Euro für die Verlängerung.</p>"
+    answer = client.post("/v1/extract", content=page.encode("latin-1"),
+                         headers={"content-type": "text/html; charset=ISO-8859-1"}, params={"query": "Preis"})
+    assert answer.status_code == 200
+    assert "beträgt 12 Euro" in answer.json()["text"]
+
+
+@pytest.mark.parametrize(("params", "headers", "status", "says"), [
+    ({"tierx": "summary"}, {}, 422, "unknown option 'tierx'"),
+    ({"budget": "abc"}, {}, 422, "budget"),
+    ({"tier": "bogus"}, {}, 422, "bogus"),
+    ({"weights": "{}"}, {}, 422, "JSON body"),
+    ([("query", "a"), ("query", "b")], {}, 422, "twice"),
+    ({}, {"content-type": "text/plain; charset=no-such-charset"}, 400, "no-such-charset"),
+    ({"format": "sql"}, {}, 422, "format"),
+])
+def test_bad_query_strings_get_one_line_errors(client: httpx.Client, params: Any, headers: dict[str, str],
+                                               status: int, says: str) -> None:
+    answer = client.post("/v1/extract", content=b"Renewal costs 92.50 crowns.", params=params,
+                         headers={"content-type": "text/plain", **headers})
+    assert answer.status_code == status, answer.text
+    message = answer.json()["error"]
+    assert says in message and "\n" not in message and "Traceback" not in message
+
+
+def test_another_media_type_is_read_as_json(client: httpx.Client) -> None:
+    """Only the page media types take the body as the page: anything else is the JSON form (400 if not JSON)."""
+    answer = client.post("/v1/extract", content=b"<p>x</p>", headers={"content-type": "application/pdf"})
+    assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
+
+
+def test_the_openapi_description_names_both_forms(client: httpx.Client) -> None:
+    extract = client.get("/openapi.json").json()["paths"]["/v1/extract"]["post"]
+    assert {"application/json", "text/html", "text/markdown", "text/plain"} <= set(extract["requestBody"]["content"])
+    assert {p["name"] for p in extract["parameters"]} >= {"query", "tier", "budget"}

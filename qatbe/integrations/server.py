@@ -2,9 +2,10 @@
 ``extract_many``. Needs the ``server`` extra (``pip install 'qatbe[server]'``).
 
 Endpoints: ``POST /v1/extract`` (``url`` or ``source``, ``query``, ``tier`` or ``budget``, any option ``extract``
-takes; answers ``Result.to_dict()``), ``POST /v1/extract_many`` (``documents: [{url | source, title, id,
-metadata}]``, ``query``, ``budget``, options; answers ``ManyResult.to_dict()``), ``GET /healthz``,
-``GET /openapi.json`` and ``GET /docs``.
+takes; answers ``Result.to_dict()``; or the page itself as the body, ``Content-Type: text/html``,
+``text/markdown`` or ``text/plain``, with the query and options in the URL's query string),
+``POST /v1/extract_many`` (``documents: [{url | source, title, id, metadata}]``, ``query``, ``budget``, options;
+answers ``ManyResult.to_dict()``), ``GET /healthz``, ``GET /openapi.json`` and ``GET /docs``.
 
 Design: the event loop only moves bytes (request bodies in, answers out) and fetches URLs (``qatbe.fetching``'s
 guarded async client, one per app); reading the JSON body, the extract and writing the JSON answer run in a worker
@@ -33,6 +34,8 @@ import os
 import queue
 import threading
 import time
+import typing
+import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -122,6 +125,70 @@ def _options(body: Mapping[str, Any], allowed: frozenset[str]) -> dict[str, Any]
     return {k: v for k, v in body.items() if k in _SETTINGS_FIELDS}
 
 
+# The page itself as the request body (``POST /v1/extract`` with one of these media types), the query and options
+# in the URL's query string: no JSON to encode or parse around the page.
+_RAW_FORMATS = {b"text/html": "html", b"application/xhtml+xml": "html", b"text/markdown": "markdown",
+                b"text/x-markdown": "markdown", b"text/plain": "text"}
+_QUERY_KEYS = frozenset({"query"} | set(_SETTINGS_FIELDS))
+_TEXT_OPTIONS: frozenset[str] | None = None  # the options a query string gives as text (``_text_options``)
+
+
+def _text_options() -> frozenset[str]:
+    """The Settings fields whose value is text (str, a Literal of str, or either or None); the others come as JSON
+    scalars (numbers, true/false, null) or, for a mapping or a callable, not in a query string at all."""
+    global _TEXT_OPTIONS
+    if _TEXT_OPTIONS is None:
+        hints = typing.get_type_hints(Settings)
+        text = {"query"}
+        for name in _SETTINGS_FIELDS:
+            kinds = typing.get_args(hints[name]) or (hints[name],)
+            if typing.get_origin(hints[name]) is typing.Literal or str in kinds:
+                text.add(name)
+        _TEXT_OPTIONS = frozenset(text)
+    return _TEXT_OPTIONS
+
+
+def _query_options(query_string: bytes) -> dict[str, Any]:
+    """The query and options of a raw-body request, from its URL's query string (``?query=...&tier=summary``)."""
+    try:
+        pairs = urllib.parse.parse_qsl(query_string.decode("utf-8"), keep_blank_values=True, strict_parsing=False,
+                                       errors="strict")
+    except UnicodeDecodeError:
+        raise _Reject(400, "the query string is not UTF-8") from None
+    options: dict[str, Any] = {}
+    text = _text_options()
+    for name, value in pairs:
+        if name not in _QUERY_KEYS:
+            known = ", ".join(sorted(_QUERY_KEYS))
+            raise _Reject(422, f"unknown option {name!r} in the query string; known: {known}")
+        if name in options:
+            raise _Reject(422, f"option {name!r} is given twice in the query string")
+        if name in text:
+            options[name] = value
+            continue
+        try:
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            parsed = value  # Settings says what it expected
+        if isinstance(parsed, (dict, list)):
+            raise _Reject(422, f"option {name!r} cannot be given in a query string; post it in a JSON body")
+        options[name] = parsed
+    return options
+
+
+def _media_type(content_type: bytes | None) -> tuple[bytes, str | None]:
+    """The media type of a Content-Type header (lower case) and its charset parameter, if any."""
+    if content_type is None:
+        return b"", None
+    media, _, params = content_type.partition(b";")
+    charset = None
+    for param in params.split(b";"):
+        key, _, value = param.partition(b"=")
+        if key.strip().lower() == b"charset":
+            charset = value.strip().strip(b"\"'").decode("latin-1") or None
+    return media.strip().lower(), charset
+
+
 def _one_source(item: Mapping[str, Any], where: str) -> tuple[str | None, str | None]:
     url, source = item.get("url"), item.get("source")
     if source is not None and not isinstance(source, str):
@@ -193,7 +260,7 @@ class Service:
         self.config = config
         self.client: Any = None
         self.workers: _Workers | None = None
-        self.requests = anyio.Semaphore(config.max_concurrency)
+        self.requests = asyncio.Semaphore(config.max_concurrency)
 
     async def run(self, work: Callable[[], _T]) -> _T:
         """``work`` in a worker thread (the event loop stays free)."""
@@ -231,6 +298,26 @@ class Service:
         extractor, url, query = got
         document = await self.fetch(url, deadline)
         return await self.run(lambda: orjson.dumps(extractor.extract(document, query).to_dict()))
+
+    async def extract_raw(self, raw: bytes, fmt: str, charset: str | None, query_string: bytes) -> bytes:
+        """``POST /v1/extract`` with the page as the body (``_RAW_FORMATS``): the body's bytes go to ``extract``
+        as they are, decoded by its charset parameter when given (else found as for any bytes: BOM, ``<meta>``,
+        UTF-8), the query and options come from the query string; one turn of a worker thread."""
+
+        def work() -> bytes:
+            options = _query_options(query_string)
+            query = options.pop("query", None)
+            options.setdefault("format", fmt)
+            extractor = Extractor(None, **options)
+            source: str | bytes = raw
+            if charset is not None:
+                try:
+                    source = raw.decode(charset)
+                except (LookupError, UnicodeDecodeError) as exc:
+                    raise _Reject(400, f"the request body does not decode as {charset}: {exc}") from None
+            return orjson.dumps(extractor.extract(source, query).to_dict())
+
+        return await self.run(work)
 
     async def extract_many(self, raw: bytes, deadline: float) -> bytes:
         """``POST /v1/extract_many``: the body is read and checked in a worker thread, the URLs fetched on the
@@ -383,7 +470,7 @@ class ServiceApp:
         """The status and JSON body of the answer (status 0: the client is gone, no answer)."""
         service = self.service
         config = service.config
-        declared = api_key = authorization = None
+        declared = api_key = authorization = content_type = None
         for name, value in scope["headers"]:
             if name == b"content-length":
                 declared = value
@@ -391,14 +478,20 @@ class ServiceApp:
                 api_key = value
             elif name == b"authorization":
                 authorization = value
+            elif name == b"content-type":
+                content_type = value
         if self._key is not None and not _authorized(api_key, authorization, self._key):
             return 401, orjson.dumps({"error": f"missing or wrong API key (Authorization: Bearer ..., "
                                                f"{API_KEY_ENV})"})
         deadline = time.monotonic() + config.request_timeout
+        media, charset = _media_type(content_type)
+        raw_format = _RAW_FORMATS.get(media) if work is Service.extract else None
         try:
             with anyio.fail_after(config.request_timeout):  # a body sent slowly counts too
                 body = await _read_body(declared, receive, config.max_body_bytes)
                 async with service.requests:
+                    if raw_format is not None:
+                        return 200, await service.extract_raw(body, raw_format, charset, scope["query_string"])
                     return 200, await work(service, body, deadline)
         except _Gone:
             return 0, b""
@@ -439,11 +532,22 @@ def openapi() -> dict[str, Any]:
     many_body = {"type": "object", "additionalProperties": False, "required": ["documents"], "properties": {
         "documents": {"type": "array", "items": document}, "query": {"type": ["string", "null"]}, **option_props}}
 
-    def post(summary: str, schema: dict[str, Any], answer: str) -> dict[str, Any]:
-        return {"post": {"summary": summary, "requestBody": {"required": True, "content": {
-            "application/json": {"schema": schema}}}, "responses": {
+    def post(summary: str, schema: dict[str, Any], answer: str, raw: bool = False) -> dict[str, Any]:
+        content: dict[str, Any] = {"application/json": {"schema": schema}}
+        operation: dict[str, Any] = {"summary": summary}
+        if raw:  # the page itself as the body, the query and options in the query string
+            page = {"schema": {"type": "string", "description": "the page itself (charset parameter honoured)"}}
+            content.update({media.decode(): page for media in _RAW_FORMATS})
+            operation["parameters"] = [
+                {"name": name, "in": "query", "required": False, "schema": {"type": "string"},
+                 "description": "with a page as the body: " + ("the query" if name == "query"
+                                                               else f"qatbe.Settings.{name}")}
+                for name in sorted(_QUERY_KEYS)]
+        operation["requestBody"] = {"required": True, "content": content}
+        operation["responses"] = {
             "200": {"description": answer, "content": {"application/json": {"schema": {"type": "object"}}}},
-            **errors}}}
+            **errors}
+        return {"post": operation}
 
     return {
         "openapi": "3.1.0",
@@ -451,7 +555,8 @@ def openapi() -> dict[str, Any]:
                  "description": "Query-aware, token-budgeted extraction of web pages and documents."},
         "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         "paths": {
-            "/v1/extract": post("One page cut to a token budget for a query", extract_body, "Result.to_dict()"),
+            "/v1/extract": post("One page cut to a token budget for a query", extract_body, "Result.to_dict()",
+                                raw=True),
             "/v1/extract_many": post("One cited context from many pages", many_body, "ManyResult.to_dict()"),
             "/healthz": {"get": {"summary": "liveness", "responses": {"200": {"description": "ok"}}}},
         },
