@@ -21,9 +21,10 @@ Differences in mechanics, not in output:
 
 The module is one extension in parts: this file (tag classification, frame kinds, test hooks) includes
 ``html_fastwalk_text.pxi`` (UTF-8, buffers, whitespace collapsing), ``html_fastwalk_attrs.pxi`` (attributes,
-evidence, hiding), ``html_fastwalk_walk.pxi`` (``FastWalker``), ``html_fastwalk_anchors.pxi`` (where each block's
-element starts in the source) and ``html_fastwalk_spans.pxi`` (source spans); the C they call is in
-``html_fastwalk_swar.h`` and ``html_fastwalk_find.h``.
+evidence, hiding), ``html_fastwalk_walk.pxi`` (``FastWalker``) with ``html_fastwalk_tables.pxi`` (its table
+reader), ``html_fastwalk_anchors.pxi`` (where each block's element starts in the source) and
+``html_fastwalk_spans.pxi`` (source spans); the C they call is in ``html_fastwalk_swar.h`` and
+``html_fastwalk_find.h``.
 """
 
 cimport cython
@@ -240,6 +241,7 @@ cdef inline bint _leaf(int mode) noexcept nogil:
 
 
 include "html_fastwalk_walk.pxi"
+include "html_fastwalk_tables.pxi"
 
 
 def hidden_in_c(dict attrs, bint by_class, bint sup):
