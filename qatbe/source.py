@@ -92,7 +92,7 @@ def load_source(source: object, settings: Settings) -> tuple[str, str]:
         text = strip_controls(text)
     fmt = settings.format if settings.format != "auto" else detect_format(text)
     if fmt != "text" and _harmful_ref(text):
-        text = _CHAR_REF.sub(_ref, text)
+        text = _without_harmful_refs(text)
     return text, fmt
 
 
@@ -107,10 +107,31 @@ def _harmful_ref(text: str) -> bool:
     return False
 
 
-def _ref(match: re.Match[str]) -> str:
-    hex_digits, digits = match.groups()
-    value = int(hex_digits, 16) if hex_digits is not None else int(digits)
-    return _REF_OUT.get(value, match.group(0))
+# The start of a reference left open at the end of a piece of text: "&#", "&#x", "&#x1".
+_OPEN_REF = re.compile(r"&#[xX]?[0-9a-fA-F]*\Z")
+
+
+def _without_harmful_refs(text: str) -> str:
+    """``text`` with each ``_CHAR_REF`` whose value is in ``_REF_OUT`` replaced. Where a reference is removed
+    right after the start of another ("&#x&#157;f"), that start's "&" is written "&amp;", so that the two sides do
+    not join into a new reference ("&#xf", a control character): the parser shows the text the original shows."""
+    out: list[str] = []
+    last = 0
+    for match in _CHAR_REF.finditer(text):
+        hex_digits, digits = match.groups()
+        value = int(hex_digits, 16) if hex_digits is not None else int(digits)
+        replacement = _REF_OUT.get(value)
+        if replacement is None:
+            continue
+        before = text[last : match.start()]
+        opened = _OPEN_REF.search(before) if not replacement else None
+        if opened is not None:
+            before = before[: opened.start()] + "&amp;" + before[opened.start() + 1 :]
+        out.append(before)
+        out.append(replacement)
+        last = match.end()
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _implausible(sample: str) -> bool:

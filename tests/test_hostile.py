@@ -11,6 +11,8 @@ from __future__ import annotations
 import pytest
 from hostile import CASES, measure
 
+import qatbe
+
 # What each case must end in: a result, or one typed error.
 EXPECTED = {
     "nul_everywhere": "InputError",
@@ -44,3 +46,12 @@ def test_case_ends_in_a_result_or_a_typed_error_in_linear_time(name: str) -> Non
     if big.peak is not None:
         assert big.peak <= max(MEMORY_MULTIPLE * big.input_bytes, MEMORY_FLOOR), (
             f"{name}: {big.peak / 1e6:.1f} MB for {big.input_bytes / 1e6:.2f} MB")
+
+
+@pytest.mark.parametrize("html", ["<p>abc&#x&#157;f g</p>", "<p>a&#&#1;15;b</p>", "<p>a&#x&#157;&#157;f</p>",
+                                  "<p>a&#x0&#1;0000f b</p>", "<p>&#&#x9d;x&#1;f;</p>"])
+def test_removing_a_control_reference_does_not_make_another(html: str) -> None:
+    """A reference to a control character is removed before parsing; what is left on its two sides must not join
+    into a new one ("&#x" + "&#157;" + "f" is not "&#xf"): no control character reaches a segment."""
+    for seg in qatbe.segment(html):
+        assert not any(ord(c) < 32 and c not in "\t\n" or 0x7F <= ord(c) <= 0x9F for c in seg.text), seg.text
