@@ -504,6 +504,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also report the headline metric over K random halves of each dataset's pages "
                              "(mean ± sd, worst fold)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the --folds draws (default: %(default)s)")
+    parser.add_argument("--leave-one-corpus-out", action="store_true",
+                        help="tune a grid of the main-content thresholds on all but one of the four main-content "
+                             "corpora and score it on the one left out, for each (qatbe.bench.loco)")
     return parser
 
 
@@ -524,13 +527,32 @@ def fold_table(name: str, scores: dict[str, list[PageScore]], folds: int, seed: 
     return "\n".join(lines), numbers
 
 
+def _leave_one_corpus_out(parser: argparse.ArgumentParser, args: argparse.Namespace, corpora: Path) -> int:
+    from . import loco
+
+    chosen = [d for d in args.datasets if d in loco.CORPORA]
+    if len(chosen) < 2:
+        parser.error(f"--leave-one-corpus-out needs two or more of {', '.join(loco.CORPORA)}")
+    report = loco.run(corpora, chosen, args.limit, args.cache, args.jobs)
+    print(report["markdown"])
+    if args.json is not None:
+        args.json.write_text(json.dumps({k: v for k, v in report.items() if k != "markdown"}, indent=1),
+                             encoding="utf-8")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    parser = build_parser()
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     corpora = args.corpora or default_corpora()
     datasets, systems = args.datasets, args.systems
+    if args.leave_one_corpus_out and (args.segment_speed or args.folds):
+        parser.error("--leave-one-corpus-out is a run of its own: not with --segment-speed or --folds")
     if not corpora.is_dir():
         print(f"qatbe bench extraction: corpora folder not found: {corpora}", file=sys.stderr)
         return 2
+    if args.leave_one_corpus_out:
+        return _leave_one_corpus_out(parser, args, corpora)
     cache = Cache(args.cache)
     report: dict[str, Any] = {"datasets": {}}
     for name in datasets:

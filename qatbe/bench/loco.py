@@ -1,0 +1,162 @@
+"""``qatbe bench extraction --leave-one-corpus-out``: do the extraction thresholds generalise across corpora?
+
+The main-content decision (``qatbe.segmentation.html_decide``) has thresholds set by hand on the dev pages. Here a
+small grid of them (``GRID``) is tried on the four extraction corpora; for each corpus in turn, the grid point with
+the best mean F1 on the other three is taken ("tuned on three") and scored on the one left out, next to the shipped
+values and trafilatura in the same run. A threshold fitted to one corpus shows as a tuned point that does worse on
+the corpus left out than the shipped one; thresholds that generalise leave the shipped point best, or close to it,
+everywhere. The same runs give each threshold's effect alone (the others at their shipped values), per corpus: a
+threshold that helps one corpus and hurts another is a candidate to generalise or remove.
+
+The thresholds are module constants, read where they are used, so a grid point is applied by setting them for the
+duration of a run (``applied``), in this process only.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import statistics
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# The four corpora whose metric is main-content F1 (the QA sets score answer survival at an unlimited budget).
+CORPORA = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "readability-testpages")
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A threshold of a module (``module.name``) and the values tried; ``shipped`` is the value in the code."""
+
+    module: str
+    name: str
+    values: tuple[float, ...]
+    shipped: float
+    meaning: str
+
+
+# Three thresholds of the main-content decision, each at its shipped value and one step to either side.
+GRID: tuple[Knob, ...] = (
+    Knob("qatbe.segmentation.html_decide", "_LINKY", (0.4, 0.5, 0.6), 0.5,
+         "link share above which a block is a menu"),
+    Knob("qatbe.segmentation.html_decide", "_MAIN_SHARE", (0.3, 0.4, 0.5), 0.4,
+         "share of the page's prose a main candidate must hold"),
+    Knob("qatbe.segmentation.html_decide", "_BOX_SHARE", (0.65, 0.75, 0.85), 0.75,
+         "share of the densest box's prose another box must reach to stay"),
+)
+
+Point = tuple[float, ...]  # one value per knob of the grid, in its order
+
+
+def shipped(grid: Sequence[Knob] = GRID) -> Point:
+    return tuple(k.shipped for k in grid)
+
+
+def points(grid: Sequence[Knob] = GRID) -> list[Point]:
+    """Every combination of the knobs' values, the shipped point first (it wins ties)."""
+    first = shipped(grid)
+    return [first] + [p for p in itertools.product(*(k.values for k in grid)) if p != first]
+
+
+def splits(corpora: Sequence[str]) -> list[tuple[tuple[str, ...], str]]:
+    """``(tuned on, left out)`` for each corpus: every corpus left out once, never among those it is tuned on."""
+    return [(tuple(c for c in corpora if c != out), out) for out in corpora]
+
+
+def best_point(f1: Mapping[Point, Mapping[str, float]], tuned_on: Sequence[str]) -> Point:
+    """The point with the best mean F1 over ``tuned_on`` (the first such point in ``f1``'s order on a tie)."""
+    best: Point | None = None
+    best_value = -1.0
+    for point, by_corpus in f1.items():
+        value = statistics.fmean(by_corpus[c] for c in tuned_on)
+        if value > best_value:
+            best, best_value = point, value
+    if best is None:
+        raise ValueError("no grid point was scored")
+    return best
+
+
+@contextmanager
+def applied(point: Point, grid: Sequence[Knob] = GRID) -> Iterator[None]:
+    """The knobs set to ``point`` inside the block, and back to what they were after it."""
+    saved: list[tuple[Any, str, Any]] = []
+    try:
+        for knob, value in zip(grid, point, strict=True):
+            module = importlib.import_module(knob.module)
+            saved.append((module, knob.name, getattr(module, knob.name)))
+            setattr(module, knob.name, value)
+        yield
+    finally:
+        for module, name, value in reversed(saved):
+            setattr(module, name, value)
+
+
+def _label(point: Point, grid: Sequence[Knob] = GRID) -> str:
+    return ", ".join(f"{k.name.strip('_').lower()}={v:g}" for k, v in zip(grid, point, strict=True))
+
+
+def run(corpora_dir: Path, corpora: Sequence[str], limit: int | None, cache_path: Path | None,
+        jobs: int, grid: Sequence[Knob] = GRID) -> dict[str, Any]:
+    """Score every grid point and trafilatura on each corpus; the leave-one-out choices and the effect of each knob
+    alone. Returns the report (``markdown`` holds its tables)."""
+    from .extraction import LOADERS, Cache, run_system, score_page, summarize
+
+    pages = {}
+    for name in corpora:
+        loaded = LOADERS[name](corpora_dir / name)
+        pages[name] = loaded[:limit] if limit is not None else loaded
+    cache = Cache(cache_path)
+    trafilatura = {}
+    for name in corpora:
+        outputs = run_system("trafilatura", pages[name], cache, jobs)
+        trafilatura[name] = summarize([score_page(p, "trafilatura", t, s)
+                                       for p, (t, s) in zip(pages[name], outputs, strict=True)])["f1"]
+    cache.save()
+    f1: dict[Point, dict[str, float]] = {}
+    for point in points(grid):
+        with applied(point, grid):
+            for name in corpora:
+                outputs = run_system("qatbe", pages[name], cache, jobs)
+                f1.setdefault(point, {})[name] = summarize(
+                    [score_page(p, "qatbe", t, s) for p, (t, s) in zip(pages[name], outputs, strict=True)])["f1"]
+    base = shipped(grid)
+    held_out = []
+    for tuned_on, out in splits(corpora):
+        best = best_point(f1, tuned_on)
+        held_out.append({"left_out": out, "tuned_on": list(tuned_on), "tuned": list(best),
+                         "f1_shipped": f1[base][out], "f1_tuned": f1[best][out], "f1_trafilatura": trafilatura[out]})
+    alone = []
+    for k, knob in enumerate(grid):
+        for value in knob.values:
+            if value == knob.shipped:
+                continue
+            point = base[:k] + (value,) + base[k + 1:]
+            alone.append({"knob": knob.name, "value": value,
+                          "delta": {c: f1[point][c] - f1[base][c] for c in corpora}})
+    report: dict[str, Any] = {
+        "grid": [{"module": k.module, "name": k.name, "values": list(k.values), "shipped": k.shipped}
+                 for k in grid],
+        "pages": {c: len(pages[c]) for c in corpora}, "held_out": held_out, "alone": alone,
+        "f1": {_label(p, grid): by for p, by in f1.items()}, "trafilatura": trafilatura,
+    }
+    report["markdown"] = markdown(report, corpora, grid)
+    return report
+
+
+def markdown(report: Mapping[str, Any], corpora: Sequence[str], grid: Sequence[Knob] = GRID) -> str:
+    lines = ["Leave one corpus out: the grid point best on the other three, scored on the one left out (F1).", "",
+             "| left out (pages) | tuned point | shipped | tuned | trafilatura |", "|---|---|--:|--:|--:|"]
+    for row in report["held_out"]:
+        out = row["left_out"]
+        tuned = "shipped" if tuple(row["tuned"]) == shipped(grid) else _label(tuple(row["tuned"]), grid)
+        lines.append(f"| {out} ({report['pages'][out]}) | {tuned} | {row['f1_shipped']:.3f} | {row['f1_tuned']:.3f} "
+                     f"| {row['f1_trafilatura']:.3f} |")
+    lines += ["", "Each threshold alone, the others shipped: F1 change per corpus (× 1000).", "",
+              "| threshold | " + " | ".join(corpora) + " |", "|---|" + "--:|" * len(corpora)]
+    for row in report["alone"]:
+        cells = " | ".join(f"{1000 * row['delta'][c]:+.1f}" for c in corpora)
+        lines.append(f"| {row['knob'].strip('_').lower()} = {row['value']:g} | {cells} |")
+    return "\n".join(lines)
