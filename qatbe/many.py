@@ -52,7 +52,7 @@ from .score import score_segments
 from .score.dense import rerank
 from .select.dedupe import find_duplicates
 from .select.knapsack import Ledger, pack, priority_order, settle
-from .select.plan import needs_of, wordless
+from .select.plan import needs_of, source_order, wordless
 from .select.truncate import truncate
 from .settings import DENSE_RANKINGS, Settings
 from .types import ItemError, Segment, SegmentKind
@@ -501,7 +501,7 @@ def extract_many(
         numbers: dict[int, int] = {}
         sections = []
         for d in doc_order:
-            slots = [i for i in docs[d].slots if i in chosen]
+            slots = list(source_order([i for i in docs[d].slots if i in chosen], pool))
             if not slots:
                 continue
             numbers[d] = len(numbers) + 1
@@ -534,7 +534,7 @@ def extract_many(
         return Passage(int(doc_of[i]), citation, seg)
 
     passages = tuple(passage(i, numbers[d]) for d in doc_order if d in numbers
-                     for i in docs[d].slots if i in chosen)
+                     for i in source_order([i for i in docs[d].slots if i in chosen], pool))
     dropped = [i for i in live_idx.tolist() if i not in chosen]
     reports = []
     for entry in docs:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from qatbe.bench import loco
+from qatbe.bench.extraction import tools
 from qatbe.cli import main
 from qatbe.segmentation import html_decide
 
@@ -53,7 +54,7 @@ def test_it_is_a_run_of_its_own(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_a_run_on_the_dev_corpora(corpora: Path) -> None:
     grid = (loco.Knob("qatbe.segmentation.html_decide", "_LINKY", (0.5, 0.05), 0.5, "link share"),)
-    report = loco.run(corpora, loco.CORPORA[:2], 4, None, 1, grid)
+    report = loco.run(tools(), corpora, loco.CORPORA[:2], 4, None, 1, grid)
     assert [row["left_out"] for row in report["held_out"]] == list(loco.CORPORA[:2])
     for row in report["held_out"]:
         assert 0.0 <= row["f1_shipped"] <= 1.0 and 0.0 <= row["f1_trafilatura"] <= 1.0

@@ -280,3 +280,34 @@ def test_svg_titles_titles_in_the_body_and_decomposed_letters_are_read() -> None
     source, fmt, segs = _segments(html, "html")
     _check(source, fmt, segs)
     assert html[segs[0].start : segs[0].end] == "Représentations Dépossédé"
+
+
+def test_selected_spans_increase_on_every_dev_page(corpora: Path) -> None:
+    """``extract`` gives its segments in the order the source holds them, at every budget, on every dev page of
+    every corpus (the HTML corpora without a query, the QA sets with each document's first question)."""
+    import gzip
+
+    def check(name: str, raw: str | bytes, fmt: Literal["html", "markdown"], query: str | None) -> None:
+        source, _ = load_source(raw, Settings(format=fmt))
+        for budget in (200, 1_000, 5_000):
+            starts = [s.start for s in qatbe.extract(source, query, budget=budget, format=fmt).segments]
+            assert starts == sorted(starts), (name, budget)
+
+    for folder in ("scrapinghub-aeb", "wcxb", "trafilatura-eval"):
+        for path in sorted((corpora / folder / "html").iterdir()):
+            data = path.read_bytes()
+            check(path.name, gzip.decompress(data) if path.name.endswith(".gz") else data, "html", None)
+    for path in sorted((corpora / "readability-testpages").glob("*/source.html")):
+        check(path.parent.name, path.read_bytes(), "html", None)
+    for folder in ("conditionalqa-dev", "wikitablequestions", "squad11-dev", "hotpotqa-distractor"):
+        first: dict[str, str] = {}
+        with (corpora / folder / "queries.jsonl").open(encoding="utf-8") as f:
+            for line in f:
+                row = json.loads(line)
+                first.setdefault(str(row["doc_id"]), str(row["query"]))
+        with (corpora / folder / "documents.jsonl").open(encoding="utf-8") as f:
+            for line in f:
+                doc = json.loads(line)
+                for fmt in ("html", "markdown"):
+                    if isinstance(doc.get(fmt), str):
+                        check(str(doc["doc_id"]), doc[fmt], fmt, first.get(str(doc["doc_id"])))

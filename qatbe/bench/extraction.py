@@ -527,13 +527,20 @@ def fold_table(name: str, scores: dict[str, list[PageScore]], folds: int, seed: 
     return "\n".join(lines), numbers
 
 
+def tools() -> Any:
+    """This module's pieces that ``qatbe.bench.loco`` runs (a ``loco.Tools``)."""
+    from .loco import Tools
+
+    return Tools(LOADERS, Cache, run_system, score_page, summarize)
+
+
 def _leave_one_corpus_out(parser: argparse.ArgumentParser, args: argparse.Namespace, corpora: Path) -> int:
     from . import loco
 
     chosen = [d for d in args.datasets if d in loco.CORPORA]
     if len(chosen) < 2:
         parser.error(f"--leave-one-corpus-out needs two or more of {', '.join(loco.CORPORA)}")
-    report = loco.run(corpora, chosen, args.limit, args.cache, args.jobs)
+    report = loco.run(tools(), corpora, chosen, args.limit, args.cache, args.jobs)
     print(report["markdown"])
     if args.json is not None:
         args.json.write_text(json.dumps({k: v for k, v in report.items() if k != "markdown"}, indent=1),

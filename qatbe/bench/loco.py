@@ -17,11 +17,11 @@ from __future__ import annotations
 import importlib
 import itertools
 import statistics
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 # The four corpora whose metric is main-content F1 (the QA sets score answer survival at an unlimited budget).
 CORPORA = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "readability-testpages")
@@ -49,6 +49,17 @@ GRID: tuple[Knob, ...] = (
 )
 
 Point = tuple[float, ...]  # one value per knob of the grid, in its order
+
+
+class Tools(NamedTuple):
+    """What a run needs from ``qatbe.bench.extraction`` (which hands it over: this module does not import it, since
+    that one calls this one): its page loaders, output cache, systems and scoring."""
+
+    loaders: Mapping[str, Callable[[Path], list[Any]]]
+    cache: Callable[[Path | None], Any]
+    run_system: Callable[[str, Sequence[Any], Any, int], list[tuple[str, float]]]
+    score_page: Callable[[Any, str, str, float], Any]
+    summarize: Callable[[Sequence[Any]], dict[str, float]]
 
 
 def shipped(grid: Sequence[Knob] = GRID) -> Point:
@@ -98,17 +109,16 @@ def _label(point: Point, grid: Sequence[Knob] = GRID) -> str:
     return ", ".join(f"{k.name.strip('_').lower()}={v:g}" for k, v in zip(grid, point, strict=True))
 
 
-def run(corpora_dir: Path, corpora: Sequence[str], limit: int | None, cache_path: Path | None,
+def run(tools: Tools, corpora_dir: Path, corpora: Sequence[str], limit: int | None, cache_path: Path | None,
         jobs: int, grid: Sequence[Knob] = GRID) -> dict[str, Any]:
     """Score every grid point and trafilatura on each corpus; the leave-one-out choices and the effect of each knob
     alone. Returns the report (``markdown`` holds its tables)."""
-    from .extraction import LOADERS, Cache, run_system, score_page, summarize
-
+    loaders, run_system, score_page, summarize = tools.loaders, tools.run_system, tools.score_page, tools.summarize
     pages = {}
     for name in corpora:
-        loaded = LOADERS[name](corpora_dir / name)
+        loaded = loaders[name](corpora_dir / name)
         pages[name] = loaded[:limit] if limit is not None else loaded
-    cache = Cache(cache_path)
+    cache = tools.cache(cache_path)
     trafilatura = {}
     for name in corpora:
         outputs = run_system("trafilatura", pages[name], cache, jobs)

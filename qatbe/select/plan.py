@@ -15,7 +15,7 @@ estimator need not add up over segments), and the slots left out in the order a 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from ..render.blocks import SEPARATOR, block
@@ -123,7 +123,15 @@ def _cost(seg: Segment, settings: Settings) -> int:
     return int(settings.estimate(block(seg, settings.render) + SEPARATOR))
 
 
+def source_order(slots: Iterable[int], candidates: Sequence[Segment]) -> tuple[int, ...]:
+    """``slots`` in the order their text stands in the source (``Segment.start``; by slot on a tie), which the
+    output keeps. The slots' own order is the walk's, which emits some blocks after later ones: a list opened
+    before a paragraph inside it ("<ul><b>Minimum:</b><ul><li>...") holds items that follow that paragraph."""
+    return tuple(sorted(slots, key=lambda i: (candidates[i].start, i)))
+
+
 def plan_nested(
+    candidates: Sequence[Segment],
     order: list[int],
     costs: list[int],
     parents: list[int],
@@ -145,7 +153,8 @@ def plan_nested(
     def drop_order() -> tuple[int, ...]:
         return tuple(sorted(chosen, key=lambda i: (-th.at[i], -i)))
 
-    return Plan(tuple(chosen), matched, drop_order, tuple(pending), tuple(th.at[i] for i in pending), {}, {})
+    return Plan(source_order(chosen, candidates), matched, drop_order, tuple(pending),
+                tuple(th.at[i] for i in pending), {}, {})
 
 
 def plan_greedy(
@@ -208,7 +217,8 @@ def plan_greedy(
         if near is None:
             near = neighbor_order(len(costs), matched, chosen)
         pending += [i for i in near if i not in chosen and i not in pending_set]
-    return Plan(tuple(sorted(chosen)), frozenset(matched), drop_order, tuple(pending), None, cut, cut_costs)
+    return Plan(source_order(chosen, candidates), frozenset(matched), drop_order, tuple(pending), None, cut,
+                cut_costs)
 
 
 class Prepared(NamedTuple):
@@ -254,7 +264,7 @@ def prepare(
 def plan_prepared(p: Prepared, budget: int) -> Plan:
     """The plan for ``budget`` tokens of a prepared document (nothing in ``p`` is changed)."""
     if p.settings.nested:
-        return plan_nested(p.order, p.costs, p.parents, budget, p.settings, p.lone, p.needs)
+        return plan_nested(p.candidates, p.order, p.costs, p.parents, budget, p.settings, p.lone, p.needs)
     return plan_greedy(p.candidates, p.weighted, p.costs, p.parents, p.order, budget, p.settings, p.lone, p.needs)
 
 
