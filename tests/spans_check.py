@@ -26,7 +26,8 @@ _HIDDEN = 200
 # page's MathML, not words of the page.
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.DOTALL)
 _TEX_COMMAND = re.compile(r"\\(?:begin|end)\{[A-Za-z*]+\}|\\[A-Za-z]+")
-_MARKUP = re.compile(r"<!--.*?-->|<[A-Za-z/!?][^>]*>", re.DOTALL)
+# Markup is not readable: comments, tags, and the content of script and style elements.
+_MARKUP = re.compile(r"<!--.*?-->|<(script|style)\b[^>]*>.*?</\1\s*>|<[A-Za-z/!?][^>]*>", re.DOTALL | re.IGNORECASE)
 
 
 def _alnum(text: str) -> str:
