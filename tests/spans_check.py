@@ -21,13 +21,13 @@ import unicodedata
 
 from qatbe.types import Segment, SegmentKind
 
-_HIDDEN = 200
+_HIDDEN = 1 << 11  # as far apart as the aligner places two words of one unit (spans.ANCHORED_NEAR)
 # A formula's TeX (html_math writes it between dollar signs): its commands are what the segmenter writes for the
 # page's MathML, not words of the page.
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.DOTALL)
 _TEX_COMMAND = re.compile(r"\\(?:begin|end)\{[A-Za-z*]+\}|\\[A-Za-z]+")
-# Markup is not readable: comments, tags, and the content of script and style elements.
-_MARKUP = re.compile(r"<!--.*?-->|<(script|style)\b[^>]*>.*?</\1\s*>|<[A-Za-z/!?][^>]*>", re.DOTALL | re.IGNORECASE)
+# Markup is not readable: comments, tags, and the content of script, style and template elements.
+_MARKUP = re.compile(r"<!--.*?-->|<(script|style|template)\b[^>]*>.*?</\1\s*>|<[A-Za-z/!?][^>]*>", re.DOTALL | re.IGNORECASE)
 
 
 def _alnum(text: str) -> str:

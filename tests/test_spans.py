@@ -183,12 +183,14 @@ def test_aligner_falls_back_to_python_when_asked() -> None:
 
 
 # Tag soup from the compiled walk's test vocabulary, <math> left out: html_math rewrites a formula as TeX, whose
-# words need not follow the MathML's order (the readability "mathjax" page checks formulas).
+# words need not follow the MathML's order (the readability "mathjax" page checks formulas). Derandomized: the same
+# 300 pages every run, so that CI is deterministic (random runs of thousands more are how the span rules and the
+# check's were found).
 from strategies import html_markup
 from test_html_fastwalk import _ATTRS, _TAGS, _WORDS
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(html_markup([t for t in _TAGS if t != "math"], _ATTRS, _WORDS, 90))
 def test_every_segment_of_tag_soup_is_inside_its_span(html: str) -> None:
     source, fmt, segs = _segments(html, "html")
