@@ -17,7 +17,9 @@ Differences in mechanics, not in output:
 * Text is collected as UTF-8 bytes and decoded once per block. Lexbor holds valid UTF-8 (selectolax encodes
   ``str`` input with errors ignored), so this decodes to what joining per-node decodes gives.
 * Evidence (``html_boilerplate.evidence``) and hiding (``is_hidden``, ``hidden_by_class``) depend only on the tag
-  and a few attributes; their answers are memoised for the process, keyed by exactly those attribute values.
+  and a few attributes. C reads their facts from the attribute bytes and looks the answer up in
+  ``html_boilerplate.RULE_TABLES``; values it cannot read (non-ASCII) get the Python function's answer, memoised
+  for the process, keyed by exactly those attribute values.
 
 The module is one extension in parts: this file (tag classification, frame kinds, test hooks) includes
 ``html_fastwalk_text.pxi`` (UTF-8, buffers, whitespace collapsing), ``html_fastwalk_attrs.pxi`` (attributes,
@@ -58,7 +60,8 @@ from qatbe.segmentation.lexbor_nodes cimport (
 
 from unicodedata import is_normalized, normalize
 
-from .html_boilerplate import NONE, STRONG, WEAK, evidence, hidden_by_class, is_hidden
+from . import html_boilerplate
+from .html_boilerplate import NONE, STRONG, WEAK, evidence, hidden_by_names, is_hidden, tag_facts
 from .html_tables import (
     CHEAP_INLINE,
     SKIP_TAGS,
@@ -100,6 +103,7 @@ cdef enum:
     F_SPACED = 1 << 8     # SPACED
     F_STRUCTURE = 1 << 9  # _STRUCTURE
     F_MAINLIKE = 1 << 10  # html_walk._MAIN_LIKE's tag selectors
+    F_FOOTNOTE = 1 << 11  # html_boilerplate.FOOTNOTE_TAGS
 
 # Tags the walk names one by one.
 cdef enum:
@@ -127,13 +131,12 @@ cdef enum:
     T_TBODY        # tbody or tfoot
     T_CAPTION_EL   # caption (a table's own)
     T_CODE
-    T_SUP
 
 _CODES = {"a": T_A, "br": T_BR, "hr": T_HR, "li": T_LI, "dt": T_DT, "dd": T_DD, "ol": T_OL, "table": T_TABLE,
           "pre": T_PRE, "blockquote": T_BLOCKQUOTE, "figcaption": T_CAPTION, "caption": T_CAPTION_EL,
           "summary": T_SUMMARY, "noscript": T_NOSCRIPT, "form": T_FORM, "header": T_HEADER, "main": T_MAIN,
           "tr": T_TR, "td": T_TD, "th": T_TH, "thead": T_THEAD, "tbody": T_TBODY, "tfoot": T_TBODY,
-          "code": T_CODE, "sup": T_SUP}
+          "code": T_CODE}
 _MAIN_TAGS = frozenset({"main", "article", "p", "h1", "h2", "table", "pre", "blockquote"})
 
 ctypedef struct TagInfo:
@@ -141,10 +144,11 @@ ctypedef struct TagInfo:
     int code
     int level   # heading level, 0 for other tags
     bint known
-    int neg     # evidence(tag, {}): what the tag alone says (for elements with none of the attributes it reads)
+    int neg     # evidence(tag, {}): the answer for elements with none of the attributes it reads
     bint pos
     bint hidden
     bint byline
+    int facts   # tag_facts(tag), as neg | pos << 2 | byline << 3 (a footnote marker: F_FOOTNOTE)
 
 
 cdef TagInfo _static[STATIC_TAG_IDS]
@@ -176,11 +180,15 @@ cdef TagInfo _classify(str name):
         flags |= F_STRUCTURE
     if name in _MAIN_TAGS:
         flags |= F_MAINLIKE
+    facts = tag_facts(name)
+    if facts.footnote:
+        flags |= F_FOOTNOTE
     info.flags = flags
     info.code = _CODES.get(name, T_OTHER)
     info.level = _HEADINGS.get(name, 0)
     info.known = True
     info.neg, info.pos, info.hidden, info.byline = evidence(name, {})
+    info.facts = facts.neg | facts.pos << 2 | facts.byline << 3
     return info
 
 
@@ -244,12 +252,12 @@ include "html_fastwalk_walk.pxi"
 include "html_fastwalk_tables.pxi"
 
 
-def hidden_in_c(dict attrs, bint by_class, bint sup):
-    """For tests: the walk's C hiding test (``is_hidden``, with ``by_class`` also ``hidden_by_class`` of a
-    ``<sup>`` when ``sup``), or None where it asks Python."""
+def hidden_in_c(dict attrs, bint by_class, bint footnote):
+    """For tests: the walk's C hiding test (``is_hidden``, with ``by_class`` also ``hidden_by_names`` of a tag
+    in ``FOOTNOTE_TAGS`` when ``footnote``), or None where it asks Python."""
     cdef Attrs a
     keep = _fill(&a, attrs)
-    answer = _hidden_c(&a, by_class, sup)
+    answer = _hidden_c(&a, by_class, footnote)
     return None if answer < 0 else answer == 1
 
 

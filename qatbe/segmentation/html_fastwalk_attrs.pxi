@@ -116,26 +116,37 @@ cdef bytes _attrs_key(Attrs* a, uintptr_t prefix, Buffer* scratch):
 # -- evidence in C (html_boilerplate.evidence for ASCII attribute values) ---------------------------------
 
 # Why: on a page whose class names the process has not met (most pages of a crawl over many sites) evidence was
-# about two thirds of the walk, 5-8 us per new element in Python. The rules are html_boilerplate's, over the same
-# word lists (loaded from it below); values with any non-ASCII byte go to the Python function, where case folding
-# and whitespace are Unicode's. tests/test_html_fastwalk.py compares the two on generated attributes.
+# about two thirds of the walk, 5-8 us per new element in Python. Here C reads the facts html_boilerplate names
+# (the bits of a name's words and of a whole name or role, the strongest infix, the hiding attributes) from the
+# attribute bytes, with its word lists, and looks the answer up in its rule tables (``RULE_TABLES``): the rules
+# themselves are written only there. Values with any non-ASCII byte go to the Python function, where case
+# folding and whitespace are Unicode's. tests/test_html_fastwalk.py compares the two on generated attributes.
 
-# html_boilerplate's evidence levels (checked below).
 cdef enum:
     EV_NONE = 0
     EV_WEAK = 1
     EV_STRONG = 2
 
-if (NONE, WEAK, STRONG) != (EV_NONE, EV_WEAK, EV_STRONG):
-    raise ImportError("html_boilerplate's evidence levels changed; update html_fastwalk")
-
+# html_boilerplate's fact bits.
 cdef enum:
     W_QUOTE = 1
     W_STRONG = 2
     W_WEAK = 4
     W_META = 8
-    W_HIDDEN = 16     # a whole class name a stylesheet hides
-    W_NEG_ROLE = 32   # a whole role value
+    W_HIDDEN = 16      # a whole class name a stylesheet hides
+    W_FOOTNOTE = 32    # a whole class name of a footnote marker
+    W_NEG_ROLE = 64    # a whole role value
+    W_POS_ROLE = 128
+    W_SHOWN_ROLE = 256
+    W_NAME_WORDS = 15  # the bits name_rule reads
+
+_hb = html_boilerplate
+if ((_hb.NONE, _hb.WEAK, _hb.STRONG) != (EV_NONE, EV_WEAK, EV_STRONG)
+        or (_hb.QUOTE_WORD, _hb.STRONG_WORD, _hb.WEAK_WORD, _hb.META_WORD, _hb.HIDDEN_NAME, _hb.FOOTNOTE_NAME,
+            _hb.NEG_ROLE, _hb.POS_ROLE, _hb.SHOWN_ROLE, _hb.NAME_WORD_BITS - 1)
+        != (W_QUOTE, W_STRONG, W_WEAK, W_META, W_HIDDEN, W_FOOTNOTE, W_NEG_ROLE, W_POS_ROLE, W_SHOWN_ROLE,
+            W_NAME_WORDS)):
+    raise ImportError("html_boilerplate's evidence levels or fact bits changed; update html_fastwalk")
 
 cdef enum:
     WORD_SLOTS = 1024   # a power of two, well above twice the number of words
@@ -152,6 +163,19 @@ cdef const char* _infix_ptr[32]
 cdef int _infix_len[32]
 cdef bint _infix_strong[32]
 cdef int _n_infixes = 0
+cdef bint _infix_start[256]  # the first letters of the infixes
+_pos_itemprop = b""  # kept alive for the C pointer below
+cdef const char* _pos_itemprop_ptr = NULL
+cdef size_t _pos_itemprop_len = 0
+
+# html_boilerplate.RULE_TABLES, indexed as ``_table`` lays them out. The name rule's answer is packed as
+# level | quote << 2 | meta << 3; ``_infix_matters[words]``: whether it depends on the infix at all.
+cdef unsigned char _name_rule[48]
+cdef bint _infix_matters[16]
+cdef unsigned char _neg_rule[36]
+cdef unsigned char _pos_rule[8]
+cdef unsigned char _hidden_rule[16]
+cdef unsigned char _byline_rule[8]
 
 
 cdef inline uint32_t _word_hash(const uchar* s, Py_ssize_t n) noexcept nogil:
@@ -174,11 +198,11 @@ cdef int _word_flags(const uchar* s, Py_ssize_t n) noexcept nogil:
     return 0
 
 
-cdef _add_words(words, int flag):
+cdef _add_words(dict bits):
     cdef bytes b
     cdef uint32_t j
     cdef Py_ssize_t n
-    for word in words:
+    for word, flag in bits.items():
         b = word.encode("ascii")
         n = len(b)
         if n >= WORD_MAX:
@@ -191,16 +215,22 @@ cdef _add_words(words, int flag):
         _word_table[j].flags |= flag
 
 
-def _load_words():
-    global _n_infixes
-    from . import html_boilerplate as hb
-    _add_words(hb._QUOTE_WORDS, W_QUOTE)
-    _add_words(hb._STRONG_WORDS, W_STRONG)
-    _add_words(hb._WEAK_WORDS, W_WEAK)
-    _add_words(hb._META_WORDS, W_META)
-    _add_words(hb._HIDDEN_CLASSES, W_HIDDEN)
-    _add_words(hb.NEG_ROLES, W_NEG_ROLE)
-    for infix, strong in [(f, True) for f in hb._STRONG_INFIXES] + [(f, False) for f in hb._WEAK_INFIXES]:
+cdef _load_table(unsigned char* out, tuple values, Py_ssize_t size):
+    cdef Py_ssize_t i
+    if len(values) != size:
+        raise ImportError("html_boilerplate's rule tables changed shape; update html_fastwalk")
+    for i in range(size):
+        out[i] = values[i]
+
+
+def _load_rules():
+    """html_boilerplate's word lists and rule tables into the C tables above."""
+    global _n_infixes, _pos_itemprop, _pos_itemprop_ptr, _pos_itemprop_len
+    cdef int words
+    _add_words(_hb.WORD_BITS)
+    _add_words(_hb.NAME_BITS)
+    _add_words(_hb.ROLE_BITS)
+    for infix, strong in [(f, True) for f in _hb._STRONG_INFIXES] + [(f, False) for f in _hb._WEAK_INFIXES]:
         b = infix.encode("ascii")
         _infixes.append(b)
         _infix_ptr[_n_infixes] = b
@@ -208,16 +238,26 @@ def _load_words():
         _infix_strong[_n_infixes] = strong
         _infix_start[b[0]] = True
         _n_infixes += 1
+    b = _hb.POS_ITEMPROP.encode("ascii")
+    _pos_itemprop = b
+    _pos_itemprop_ptr = b
+    _pos_itemprop_len = len(b)
+    tables = _hb.RULE_TABLES
+    _load_table(_name_rule, tables["name"], 48)
+    _load_table(_neg_rule, tables["neg"], 36)
+    _load_table(_pos_rule, tables["pos"], 8)
+    _load_table(_hidden_rule, tables["hidden"], 16)
+    _load_table(_byline_rule, tables["byline"], 8)
+    for words in range(16):
+        _infix_matters[words] = not (_name_rule[3 * words] == _name_rule[3 * words + 1] == _name_rule[3 * words + 2])
 
 
-_load_words()
-
-
-cdef bint _infix_start[256]  # the first letters of the infixes
+_load_rules()
 
 
 cdef int _infix_level(const uchar* s, Py_ssize_t n) noexcept nogil:
-    """STRONG if a strong infix occurs in ``s``, else WEAK if a weak one does, else NONE."""
+    """The strongest level among the infixes in ``s``: STRONG if a strong one occurs, else WEAK if a weak one
+    does, else NONE."""
     cdef Py_ssize_t i, k
     cdef bint weak = False
     for i in range(n):
@@ -237,7 +277,7 @@ ctypedef struct NameEvidence:
     bint quote
     bint hidden
     bint meta
-    bint reference   # one of the names is "reference" (a footnote marker on <sup>)
+    bint footnote    # a name in FOOTNOTE_CLASSES
     bint unusual     # a name too long or in too many pieces for the C form: ask Python
 
 
@@ -248,16 +288,14 @@ cdef void _token_evidence(const uchar* t, Py_ssize_t n, NameEvidence* out) noexc
     cdef Py_ssize_t starts[64]
     cdef Py_ssize_t ends[64]
     cdef Py_ssize_t i, k, pieces = 0, start, end, a, b, c
-    cdef int flags = 0, level = 0
-    cdef bint hidden
+    cdef int flags = 0, whole, infix = EV_NONE
+    cdef unsigned char rule
     if n > 255:
         out.unusual = True
         return
     for i in range(n):
         low[i] = ascii_lower(t[i])
-    hidden = (_word_flags(low, n) & W_HIDDEN) != 0
-    if n == 9 and memcmp(low, b"reference", 9) == 0:
-        out.reference = True
+    whole = _word_flags(low, n)
     # re.split(r"[\s_-]+") inside a name: runs of "_" and "-" (with empty pieces at a leading or trailing run)
     start = 0
     i = 0
@@ -298,20 +336,16 @@ cdef void _token_evidence(const uchar* t, Py_ssize_t n, NameEvidence* out) noexc
                     if a + b + c < WORD_MAX:
                         memcpy(joined + a + b, low + starts[k + 2], c)
                         flags |= _word_flags(joined, a + b + c)
-    out.hidden = out.hidden or hidden
-    if flags & W_QUOTE:
-        out.quote = True
-        return
-    if flags & W_STRONG:
-        level = EV_STRONG
-    else:
-        level = _infix_level(low, n)
-        if level == EV_NONE and flags & W_WEAK:
-            level = EV_WEAK
-    if level > out.level:
-        out.level = level
-    if flags & W_META:
-        out.meta = True
+    flags &= W_NAME_WORDS
+    if _infix_matters[flags]:
+        infix = _infix_level(low, n)
+    rule = _name_rule[3 * flags + infix]
+    if (rule & 3) > out.level:
+        out.level = rule & 3
+    out.quote = out.quote or (rule & 4) != 0
+    out.meta = out.meta or (rule & 8) != 0
+    out.hidden = out.hidden or (whole & W_HIDDEN) != 0
+    out.footnote = out.footnote or (whole & W_FOOTNOTE) != 0
 
 
 # Names recur (a utility class such as "flex" on a hundred elements of a page, a site's names on all its pages):
@@ -325,7 +359,7 @@ ctypedef struct NameSlot:
     uint32_t offset    # into _name_arena
     uint32_t length
     int level
-    unsigned char flags  # 1 quote, 2 hidden, 4 meta, 8 reference, 16 unusual
+    unsigned char flags  # 1 quote, 2 hidden, 4 meta, 8 footnote, 16 unusual
 
 cdef NameSlot* _name_slots = NULL
 cdef char* _name_arena = NULL
@@ -339,7 +373,7 @@ cdef inline void _merge(NameEvidence* out, const NameEvidence* one) noexcept nog
     out.quote = out.quote or one.quote
     out.hidden = out.hidden or one.hidden
     out.meta = out.meta or one.meta
-    out.reference = out.reference or one.reference
+    out.footnote = out.footnote or one.footnote
     out.unusual = out.unusual or one.unusual
 
 
@@ -358,7 +392,7 @@ cdef bint _known_name(const uchar* t, Py_ssize_t n, uint32_t h, NameEvidence* ou
             out.quote = out.quote or (slot.flags & 1) != 0
             out.hidden = out.hidden or (slot.flags & 2) != 0
             out.meta = out.meta or (slot.flags & 4) != 0
-            out.reference = out.reference or (slot.flags & 8) != 0
+            out.footnote = out.footnote or (slot.flags & 8) != 0
             out.unusual = out.unusual or (slot.flags & 16) != 0
             return True
         j = (j + 1) & (NAME_SLOTS - 1)
@@ -393,7 +427,7 @@ cdef void _remember_name(const uchar* t, Py_ssize_t n, uint32_t h, const NameEvi
     slot.offset = <uint32_t> _arena_used
     slot.length = <uint32_t> n
     slot.level = one.level
-    slot.flags = (one.quote * 1) | (one.hidden * 2) | (one.meta * 4) | (one.reference * 8) | (one.unusual * 16)
+    slot.flags = (one.quote * 1) | (one.hidden * 2) | (one.meta * 4) | (one.footnote * 8) | (one.unusual * 16)
     memcpy(_name_arena + _arena_used, t, n)
     _arena_used += n
     _name_used += 1
@@ -405,7 +439,7 @@ cdef void _cached_token_evidence(const uchar* t, Py_ssize_t n, NameEvidence* out
     if _known_name(t, n, h, out):
         return
     one.level = EV_NONE
-    one.quote = one.hidden = one.meta = one.reference = one.unusual = False
+    one.quote = one.hidden = one.meta = one.footnote = one.unusual = False
     _token_evidence(t, n, &one)
     _merge(out, &one)
     _remember_name(t, n, h, &one)
@@ -433,7 +467,7 @@ cdef void _names_evidence(const uchar* s, Py_ssize_t n, NameEvidence* out) noexc
     if _known_name(s, n, h, out):
         return
     whole.level = EV_NONE
-    whole.quote = whole.hidden = whole.meta = whole.reference = whole.unusual = False
+    whole.quote = whole.hidden = whole.meta = whole.footnote = whole.unusual = False
     i = 0
     while i < n:
         while i < n and _ASCII_SPACE[s[i]]:
@@ -476,105 +510,98 @@ cdef bint _hiding_style(const uchar* s, size_t n) noexcept nogil:
     return False
 
 
-cdef int _evidence_c(Attrs* a, TagInfo* info, int* neg, bint* pos, bint* hidden, bint* byline) noexcept nogil:
-    """html_boilerplate.evidence for attributes whose values are all ASCII; returns 0, or -1 to ask Python."""
-    cdef int slot
-    cdef NameEvidence names, prop
+cdef int _role_flags(Attrs* a) noexcept nogil:
+    """The fact bits of the role, ``role.strip().lower()`` looked up whole (0 without a role)."""
     cdef const uchar* role = NULL
-    cdef size_t role_len = 0
+    cdef size_t role_len = 0, i
+    cdef uchar low[WORD_MAX]
+    if a.value[A_ROLE] == NULL:
+        return 0
+    strip_ascii(a.value[A_ROLE], a.length[A_ROLE], &role, &role_len)
+    if role_len == 0 or role_len >= WORD_MAX:
+        return 0
+    for i in range(role_len):
+        low[i] = ascii_lower(role[i])
+    return _word_flags(low, role_len)
+
+
+cdef bint _hidden_by_attributes(Attrs* a) noexcept nogil:
+    """html_boilerplate._hidden_by_attributes: ``hidden``, ``aria-hidden="true"`` or a hiding inline style."""
     cdef const uchar* v
     cdef size_t vn
-    cdef bint tabpanel, neg_role, main_role
+    if a.present[A_HIDDEN]:
+        return True
+    if a.present[A_ARIA_HIDDEN] and a.value[A_ARIA_HIDDEN] != NULL:
+        strip_ascii(a.value[A_ARIA_HIDDEN], a.length[A_ARIA_HIDDEN], &v, &vn)
+        if equals_ci(v, vn, b"true", 4):
+            return True
+    return a.value[A_STYLE] != NULL and a.length[A_STYLE] and _hiding_style(a.value[A_STYLE], a.length[A_STYLE])
+
+
+cdef inline bint _lookup_hidden(int base, Attrs* a) noexcept nogil:
+    """``_hidden_rule`` at ``base`` (its first three arguments) and the hiding attributes, read only when the
+    rule's answer depends on them."""
+    if _hidden_rule[2 * base] == _hidden_rule[2 * base + 1]:
+        return _hidden_rule[2 * base]
+    return _hidden_rule[2 * base + _hidden_by_attributes(a)]
+
+
+cdef inline bint _all_ascii(Attrs* a) noexcept nogil:
+    cdef int slot
     for slot in range(A_COUNT):
         if a.present[slot] and a.value[slot] != NULL and not is_ascii(a.value[slot], a.length[slot]):
-            return -1
+            return False
+    return True
+
+
+cdef int _evidence_c(Attrs* a, TagInfo* info, int* neg, bint* pos, bint* hidden, bint* byline) noexcept nogil:
+    """html_boilerplate.evidence for attributes whose values are all ASCII; returns 0, or -1 to ask Python."""
+    cdef NameEvidence names, prop
+    cdef int roles
+    cdef bint prop_meta = False, pos_prop
+    if not _all_ascii(a):
+        return -1
     names.level = EV_NONE
-    names.quote = names.hidden = names.meta = names.reference = names.unusual = False
+    names.quote = names.hidden = names.meta = names.footnote = names.unusual = False
     if a.value[A_CLASS] != NULL:
         _names_evidence(a.value[A_CLASS], a.length[A_CLASS], &names)
     if a.value[A_ID] != NULL:
         _names_evidence(a.value[A_ID], a.length[A_ID], &names)
     if names.unusual:
         return -1
-    byline[0] = names.meta
-    if a.value[A_ITEMPROP] != NULL and a.length[A_ITEMPROP] and not byline[0]:
+    if a.value[A_ITEMPROP] != NULL and a.length[A_ITEMPROP] and not names.meta:
         prop.level = EV_NONE
-        prop.quote = prop.hidden = prop.meta = prop.reference = prop.unusual = False
+        prop.quote = prop.hidden = prop.meta = prop.footnote = prop.unusual = False
         _names_evidence(a.value[A_ITEMPROP], a.length[A_ITEMPROP], &prop)
         if prop.unusual:
             return -1
-        byline[0] = prop.meta
-    if a.value[A_ROLE] != NULL:
-        strip_ascii(a.value[A_ROLE], a.length[A_ROLE], &role, &role_len)
-    tabpanel = equals_ci(role, role_len, b"tabpanel", 8)
-    main_role = equals_ci(role, role_len, b"main", 4)
-    neg_role = False
-    if role_len and role_len < WORD_MAX:
-        # role.strip().lower() in NEG_ROLES
-        vn = role_len
-        neg_role = _neg_role(role, vn)
-    hidden[0] = False
-    if not tabpanel:
-        if names.hidden or (info.code == T_SUP and names.reference) or a.present[A_HIDDEN]:
-            hidden[0] = True
-        elif a.present[A_ARIA_HIDDEN] and a.value[A_ARIA_HIDDEN] != NULL:
-            strip_ascii(a.value[A_ARIA_HIDDEN], a.length[A_ARIA_HIDDEN], &v, &vn)
-            hidden[0] = equals_ci(v, vn, b"true", 4)
-        if not hidden[0] and a.value[A_STYLE] != NULL and a.length[A_STYLE]:
-            hidden[0] = _hiding_style(a.value[A_STYLE], a.length[A_STYLE])
-    if neg_role:
-        neg[0] = EV_STRONG
-    elif names.quote:
-        neg[0] = EV_NONE
-    else:
-        neg[0] = info.neg if info.neg > names.level else names.level
-    pos[0] = info.pos or main_role or (a.value[A_ITEMPROP] != NULL
-                                       and contains_ci(a.value[A_ITEMPROP], a.length[A_ITEMPROP],
-                                                       b"articlebody", 11))
-    byline[0] = byline[0] or info.byline
+        prop_meta = prop.meta
+    roles = _role_flags(a)
+    pos_prop = a.value[A_ITEMPROP] != NULL and contains_ci(a.value[A_ITEMPROP], a.length[A_ITEMPROP],
+                                                           _pos_itemprop_ptr, _pos_itemprop_len)
+    neg[0] = _neg_rule[(((info.facts & 3) * 3 + names.level) * 2 + names.quote) * 2 + ((roles & W_NEG_ROLE) != 0)]
+    pos[0] = _pos_rule[(((info.facts >> 2) & 1) * 2 + ((roles & W_POS_ROLE) != 0)) * 2 + pos_prop]
+    hidden[0] = _lookup_hidden(((roles & W_SHOWN_ROLE) != 0) * 4 + names.hidden * 2
+                               + ((info.flags & F_FOOTNOTE) != 0 and names.footnote), a)
+    byline[0] = _byline_rule[(names.meta * 2 + prop_meta) * 2 + ((info.facts >> 3) & 1)]
     return 0
 
 
-cdef int _hidden_c(Attrs* a, bint by_class, bint sup) noexcept nogil:
-    """html_boilerplate.is_hidden (and, with ``by_class``, ``or hidden_by_class``) for ASCII values: 1 or 0, or
-    -1 to ask Python."""
-    cdef int slot
+cdef int _hidden_c(Attrs* a, bint by_class, bint footnote) noexcept nogil:
+    """html_boilerplate.is_hidden (and, with ``by_class``, ``or hidden_by_names(footnote)``) for ASCII values:
+    1 or 0, or -1 to ask Python."""
     cdef NameEvidence names
-    cdef const uchar* v = NULL
-    cdef size_t vn = 0
-    cdef bint hidden = False
-    for slot in range(A_COUNT):
-        if a.present[slot] and a.value[slot] != NULL and not is_ascii(a.value[slot], a.length[slot]):
-            return -1
+    if not _all_ascii(a):
+        return -1
     names.level = EV_NONE
-    names.quote = names.hidden = names.meta = names.reference = names.unusual = False
+    names.quote = names.hidden = names.meta = names.footnote = names.unusual = False
     if a.value[A_CLASS] != NULL:
         _names_evidence(a.value[A_CLASS], a.length[A_CLASS], &names)
         if names.unusual:
             return -1
-    if by_class and (names.hidden or (sup and names.reference)):
-        return 1  # hidden_by_class: whatever the role says
-    if a.value[A_ROLE] != NULL:
-        strip_ascii(a.value[A_ROLE], a.length[A_ROLE], &v, &vn)
-        if equals_ci(v, vn, b"tabpanel", 8):
-            return 0
-    if a.present[A_HIDDEN]:
+    if by_class and _hidden_rule[(names.hidden * 2 + (footnote and names.footnote)) * 2]:
         return 1
-    if a.present[A_ARIA_HIDDEN] and a.value[A_ARIA_HIDDEN] != NULL:
-        strip_ascii(a.value[A_ARIA_HIDDEN], a.length[A_ARIA_HIDDEN], &v, &vn)
-        if equals_ci(v, vn, b"true", 4):
-            return 1
-    if a.value[A_STYLE] != NULL and a.length[A_STYLE]:
-        hidden = _hiding_style(a.value[A_STYLE], a.length[A_STYLE])
-    return 1 if hidden or names.hidden else 0
-
-
-cdef bint _neg_role(const uchar* s, size_t n) noexcept nogil:
-    cdef uchar low[WORD_MAX]
-    cdef size_t i
-    for i in range(n):
-        low[i] = ascii_lower(s[i])
-    return (_word_flags(low, n) & W_NEG_ROLE) != 0
+    return _lookup_hidden(((_role_flags(a) & W_SHOWN_ROLE) != 0) * 4 + names.hidden * 2, a)
 
 
 # Process-wide memos of pure functions of (tag, attributes); bounded, cleared when full.

@@ -59,7 +59,7 @@ cdef object _read_table(FastWalker self, void* table):
         while cell != NULL:
             if node_type(api, cell) == NODE_ELEMENT:
                 info = self.info(cell)
-                if (info.code == T_TD or info.code == T_TH) and not self.hidden(cell, info.code, False):
+                if (info.code == T_TD or info.code == T_TH) and not self.hidden(cell, info.flags, False):
                     text, cell_link, cell_structure = _flat_text(self, cell)
                     structure += cell_structure
                     chars += len(text)
@@ -119,7 +119,7 @@ cdef tuple _flat_text(FastWalker self, void* node):
                 pass
             elif info.code == T_BR or info.code == T_HR:
                 _space(out)
-            elif (info.flags & F_CHEAP) or not self.hidden(child, info.code, True):
+            elif (info.flags & F_CHEAP) or not self.hidden(child, info.flags, True):
                 if info.flags & F_STRUCTURE:
                     structure += 1
                 if info.flags & F_SPACED:

@@ -79,9 +79,9 @@ cdef class FastWalker:
             name = self._read_name(node)
             found = _classify(name)
             self.dynamic[tag] = (found.flags, found.code, found.level, found.neg, found.pos, found.hidden,
-                                 found.byline, name)
+                                 found.byline, found.facts, name)
             return found
-        found.flags, found.code, found.level, found.neg, found.pos, found.hidden, found.byline, _ = entry
+        found.flags, found.code, found.level, found.neg, found.pos, found.hidden, found.byline, found.facts, _ = entry
         found.known = True
         return found
 
@@ -94,7 +94,7 @@ cdef class FastWalker:
         cdef uintptr_t tag = tag_id(self.api, node)
         if tag < STATIC_TAG_IDS:
             return _static_names[tag]
-        return self.dynamic[tag][7]
+        return self.dynamic[tag][8]
 
     # -- stacks ---------------------------------------------------------------------------------------------
 
@@ -382,23 +382,24 @@ cdef class FastWalker:
         byline[0] = found[3]
         return 0
 
-    cdef bint hidden(self, void* node, int code, bint by_class) except -1:
+    cdef bint hidden(self, void* node, unsigned int flags, bint by_class) except -1:
         """``is_hidden(node.attributes)`` (a table cell) or, with ``by_class``, also ``hidden_by_class``
-        (subtree text), memoised by the attributes they read."""
+        (subtree text) of a tag with these ``flags``, memoised by the attributes they read."""
         global _hidden_memo
         cdef Attrs attrs
         cdef int answer
+        cdef bint footnote = (flags & F_FOOTNOTE) != 0
         _read_attrs(self.api, node, &attrs)
-        answer = _hidden_c(&attrs, by_class, code == T_SUP)
+        answer = _hidden_c(&attrs, by_class, footnote)
         if answer >= 0:
             return answer == 1
-        key = _attrs_key(&attrs, (2 + (code == T_SUP)) if by_class else 1, &self.keys)
+        key = _attrs_key(&attrs, (2 + footnote) if by_class else 1, &self.keys)
         found = _hidden_memo.get(key)
         if found is None:
             if len(_hidden_memo) >= _MEMO_MAX:
                 _hidden_memo = {}
             values = _attrs_dict(&attrs)
-            found = is_hidden(values) or (by_class and hidden_by_class("sup" if code == T_SUP else "", values))
+            found = is_hidden(values) or (by_class and hidden_by_names(footnote, values))
             _hidden_memo[key] = found
         return found
 
