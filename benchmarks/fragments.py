@@ -5,7 +5,7 @@
 
 Why: answer retention does not see them (a fragment costs a few tokens and rarely pushes an answer out), but a
 reader does. The pages are ``qatbe bench speed``'s (scrapinghub-aeb and wcxb under ../shared/corpora) and so is
-the query; ``--inherit-words`` compares values of ``qatbe.score.bm25.INHERIT_WORDS`` in one run.
+the query; ``--inherit-words`` compares values of ``Scoring.inherit_words`` in one run.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from pathlib import Path
 
 import qatbe
 from qatbe.bench import speed
-from qatbe.score import bm25
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
@@ -23,17 +22,16 @@ CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=200)
-    parser.add_argument("--inherit-words", default=str(bm25.INHERIT_WORDS))
+    parser.add_argument("--inherit-words", default=str(qatbe.Scoring().inherit_words))
     args = parser.parse_args()
     folders = [CORPORA / sub for sub in speed.PAGE_SETS if (CORPORA / sub).is_dir()]
     if not folders:
         raise SystemExit(f"no pages under {CORPORA}")
     pages = speed.read_pages(folders)
     for words in (float(x) for x in args.inherit_words.split(",")):
-        bm25.INHERIT_WORDS = words
         chosen = fragments = fragment_tokens = tokens = pages_with = 0
         for page in pages:
-            result = qatbe.extract(page.html, page.query, budget=args.budget)
+            result = qatbe.extract(page.html, page.query, budget=args.budget, scoring={"inherit_words": words})
             short = [s for s in result.segments if len(s.text.split()) < 4 and s.kind is not qatbe.SegmentKind.HEADING]
             chosen += len(result.segments)
             fragments += len(short)

@@ -89,12 +89,15 @@ def baseline(source: str, fmt: str, query: str, budget: int, cache: dict[str, li
 
 
 def set_constant(name: str, value: float) -> object:
-    """Set the module constant ``[MODULE.]NAME`` (MODULE under qatbe, default score.bm25), of its own type, to
-    ``value``; returns the old value. For tuning runs only: the scorer reads its constants at call time."""
+    """Set the module constant ``MODULE.NAME`` (MODULE under qatbe), of its own type, to ``value``; returns the old
+    value. For tuning runs only: the stages read their module constants at call time."""
     import importlib
 
     module_name, _, key = name.rpartition(".")
-    module = importlib.import_module(f"qatbe.{module_name or 'score.bm25'}")
+    if not module_name:
+        raise SystemExit(f"--const {name}: name the module (MODULE.NAME); the scorer's constants are "
+                         "--option scoring={...}")
+    module = importlib.import_module(f"qatbe.{module_name}")
     old = getattr(module, key)
     setattr(module, key, type(old)(value))
     return old
@@ -133,7 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--baseline", action="store_true")
     ap.add_argument("--option", action="append", default=[])
-    ap.add_argument("--const", action="append", default=[], help="tuning: a module constant [MODULE.]NAME=VALUE (MODULE under qatbe, default score.bm25)")
+    ap.add_argument("--const", action="append", default=[],
+                    help="tuning: a module constant MODULE.NAME=VALUE (MODULE under qatbe, e.g. "
+                         "segmentation.html_decide._BOX_SHARE); the scorer's constants are --option scoring={...}")
     ap.add_argument("--misses", type=Path, default=None, help="write the questions missed at the smallest budget")
     args = ap.parse_args(argv)
     if not CORPORA.is_dir():

@@ -3,7 +3,7 @@
     PYTHONPATH=. python benchmarks/retention_sensitivity.py [--factors 0,0.5,1.5,2] [--knobs k1,bridge,...]
         [--sets squad,cqa,hotpot,wtq] [--baselines benchmarks/results/retention.md] [--out FILE.md]
 
-Each knob (a ``Settings`` field or a constant of ``qatbe.score.bm25``) is set to its default times each factor, the
+Each knob (a ``Settings`` field or a ``Scoring`` constant) is set to its default times each factor, the
 others left at their defaults, and the four dev QA sets are run at 200 and 1,000 tokens (``retention_quick``).
 Printed per run: retention per set and budget, and how many of issue #5's eight targets at those budgets hold
 (200 tokens: 15 points over the best baseline of ``--baselines``, the harness's table; 1,000 tokens: 97 %, 90 % on
@@ -22,21 +22,22 @@ import sys
 import time
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
-from retention_quick import CORPORA, measure, set_constant
+from retention_quick import CORPORA, measure
 
 import qatbe
-import qatbe.score.bm25 as scoring
 from qatbe.errors import ConfigError
 
 SETS = {"squad": "squad11-dev", "cqa": "conditionalqa-dev", "hotpot": "hotpotqa-distractor",
         "wtq": "wikitablequestions"}
 BUDGETS = (200, 1000)
-# Settings fields and module constants of qatbe.score.bm25 that shape the ranking.
+# Settings fields and Scoring constants (Settings.scoring) that shape the ranking.
 KNOBS = ("k1", "b", "heading_share", "proximity", "relevance_floor", "context_weight", "bridge",
-         "NUMBER_CUE", "SIBLING_SHARE", "NAME_BRIDGE", "INHERIT_WORDS", "BRIDGE_MIN", "PREFIX_WEIGHT",
-         "LEADIN_SHARE")
+         "number_cue", "sibling_share", "name_bridge", "inherit_words", "bridge_min", "prefix_weight",
+         "lead_in_share")
 _SETTINGS = {f.name for f in fields(qatbe.Settings)}
+_SCORING = {f.name for f in fields(qatbe.Scoring)}
 
 
 def best_baselines(path: Path) -> dict[str, float]:
@@ -60,7 +61,7 @@ def targets_held(results: dict[str, dict[int, float]], baselines: dict[str, floa
     return held
 
 
-def run(options: dict[str, float], sets: list[str]) -> dict[str, dict[int, float]]:
+def run(options: dict[str, Any], sets: list[str]) -> dict[str, dict[int, float]]:
     extractors = {b: qatbe.Extractor(budget=b, **options) for b in BUDGETS}
     out = {}
     for name in sets:
@@ -103,21 +104,18 @@ def main(argv: list[str] | None = None) -> int:
     row("(defaults)", "", run({}, sets))
     defaults = qatbe.Settings()
     for knob in args.knobs.split(","):
-        default = float(getattr(defaults if knob in _SETTINGS else scoring, knob))
+        if knob not in _SETTINGS and knob not in _SCORING:
+            print(f"unknown knob {knob!r}: a Settings field or a Scoring constant", file=sys.stderr)
+            return 2
+        default = float(getattr(defaults if knob in _SETTINGS else defaults.scoring, knob))
         for factor in factors:
             value = default * factor
-            if knob in _SETTINGS:
-                try:
-                    qatbe.Settings(**{knob: value})
-                except ConfigError:
-                    continue  # outside the knob's range
-                row(knob, value, run({knob: value}, sets))
-            else:
-                old = set_constant(knob, value)
-                try:
-                    row(knob, value, run({}, sets))
-                finally:
-                    set_constant(knob, float(old))  # type: ignore[arg-type]
+            options: dict[str, Any] = {knob: value} if knob in _SETTINGS else {"scoring": {knob: value}}
+            try:
+                qatbe.Settings(**options)
+            except ConfigError:
+                continue  # outside the knob's range
+            row(knob, value, run(options, sets))
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     if args.out:
         args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")

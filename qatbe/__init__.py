@@ -25,7 +25,7 @@ from .many import Document, ManyResult, Passage, SourceReport, extract_many
 from .pipeline import Extractor, extract, segment
 from .query import Query
 from .result import Result
-from .settings import DEFAULT_WEIGHTS, TIERS, Settings, supported_languages
+from .settings import DEFAULT_WEIGHTS, TIERS, Scoring, Settings, supported_languages
 from .types import ItemError, Metadata, ParsedDocument, Segment, SegmentKind
 
 if TYPE_CHECKING:  # the lazy names' types, for type checkers (nothing is imported at run time)
@@ -87,6 +87,7 @@ __all__ = [
     "Result",
     "Router",
     "RouterResult",
+    "Scoring",
     "Segment",
     "SegmentKind",
     "Settings",

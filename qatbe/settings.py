@@ -101,6 +101,96 @@ def _check_int(name: str, value: object, low: int) -> int:
     return value
 
 
+def _check_bool(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} must be True or False, not {value!r}")
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """The scorer's tuned constants (``qatbe/score/bm25.py``): ``Settings(scoring=Scoring(...))`` or
+    ``scoring={"number_cue": 0.3}``. The defaults are the shipped ranking; ``benchmarks/retention_sensitivity.py``
+    moves them one at a time. A share or cue of 0 turns its part off."""
+
+    # Query terms closer than this many tokens (stopwords removed) count as a pair for the proximity bonus.
+    proximity_window: int = 8
+    # A text after one that ends with a colon ("You can use it to:") inherits this share of its score.
+    lead_in_share: float = 1.0
+    # A part of a split unit (table rows, a long paragraph) inherits this share of its adjacent parts' score.
+    sibling_share: float = 0.15
+    # What a segment inherits (lead-in, heading, adjacent parts) is scaled by min(1, its words / inherit_words)
+    # (0: not scaled). Why: inheritance gives every segment under a matching heading the same score, and the
+    # selector ranks by score per square root of cost, so without the scaling the smallest ones win ("[CTA]",
+    # "$7,000"). 4 keeps answer retention on the dev QA sets; from 8 on, short answers such as a fee ("£335")
+    # under its heading lose their inherited score.
+    inherit_words: float = 4.0
+    # Pseudo-relevance feedback (``Settings.feedback`` > 0): words from the feedback_segments best segments, the
+    # feedback_terms rarest of them, rarity = feedback_common_zipf - zipf (words at or above that background
+    # frequency are never picked).
+    feedback_segments: int = 2
+    feedback_terms: int = 8
+    feedback_common_zipf: float = 5.0
+    # Second-hop bridges (``Settings.bridge`` > 0): the bridge_top best segments may point to a section whose
+    # heading they name (at least bridge_min of the heading's words that the question does not use); with
+    # bridge_parts, a best segment that is one part of a split unit names what its adjacent parts name.
+    bridge_top: int = 3
+    bridge_min: float = 0.5
+    bridge_parts: bool = True
+    # A mention written as a name (at least bridge_min of the heading's new words capitalised in the mentioning
+    # text: "Buddy Hield was named the tournament's MVP") is a pointer, like a link's anchor text: its credit is
+    # multiplied by name_bridge for a section of up to name_section units; for a longer section the extra
+    # (name_bridge - 1) shrinks by sqrt(name_section / units), since a name that heads a long table says where
+    # to look, not which rows.
+    name_bridge: float = 2.0
+    name_section: float = 4.0
+    # English queries also search the other spelling of each word (expand.spellings): "honored" finds "honours",
+    # and "round 8" finds "Round eight" (at half weight).
+    spellings: bool = True
+    # A question that asks for a number or date ("how many", "when", "what year") adds this share of a
+    # segment's score when the segment holds a number the question does not (``bm25.number_cue``).
+    number_cue: float = 0.2
+    # A question asked with a question word is lifted, in the section under a heading that opens with that word
+    # and matches the query by itself ("How to renew online" for "how do I renew my passport?"), by this share
+    # of the heading's score (``bm25.wh_heading_cue``).
+    wh_heading_cue: float = 1.0
+    # A query word of prefix_min+ letters that the page never uses also searches page words sharing its first
+    # prefix_min letters (``bm25.prefix_matches``), at prefix_weight of its weight (prefix_min 0: off).
+    prefix_min: int = 6
+    prefix_weight: float = 0.8
+
+    def __post_init__(self) -> None:
+        _check_int("scoring.proximity_window", self.proximity_window, 1)
+        for name in ("lead_in_share", "sibling_share", "number_cue", "wh_heading_cue", "prefix_weight",
+                     "name_bridge"):
+            _check_number(f"scoring.{name}", getattr(self, name), 0.0, 10.0)
+        _check_number("scoring.inherit_words", self.inherit_words, 0.0, 1000.0)
+        _check_int("scoring.feedback_segments", self.feedback_segments, 1)
+        _check_int("scoring.feedback_terms", self.feedback_terms, 0)
+        _check_number("scoring.feedback_common_zipf", self.feedback_common_zipf, 0.0, 10.0)
+        _check_int("scoring.bridge_top", self.bridge_top, 0)
+        _check_number("scoring.bridge_min", self.bridge_min, 0.0, 1.0)
+        _check_number("scoring.name_section", self.name_section, 1.0, 1e6)
+        _check_int("scoring.prefix_min", self.prefix_min, 0)
+        _check_bool("scoring.bridge_parts", self.bridge_parts)
+        _check_bool("scoring.spellings", self.spellings)
+
+
+DEFAULT_SCORING = Scoring()
+_SCORING_FIELDS = frozenset(f.name for f in dataclasses.fields(Scoring))
+
+
+def _scoring(value: object) -> Scoring:
+    """``Settings.scoring`` as a ``Scoring``: given as one, or as a mapping of some of its fields."""
+    if isinstance(value, Scoring):
+        return value
+    if isinstance(value, Mapping):
+        unknown = sorted(set(value) - _SCORING_FIELDS)
+        if unknown:
+            raise ConfigError(f"unknown scoring constant {unknown[0]!r}; known: {', '.join(sorted(_SCORING_FIELDS))}")
+        return Scoring(**value)
+    raise ConfigError(f"scoring must be a qatbe.Scoring or a mapping of its fields, not {value!r}")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Options for one extraction.
@@ -151,6 +241,8 @@ class Settings:
     feedback: float = 0.0  # weight of pseudo-relevance-feedback terms (rare words of the best segments); 0 = off
     # Share of a best segment's score carried to a section whose heading it names (second hop; 0 = off).
     bridge: float = 0.3
+    # The scorer's tuned constants (windows, shares, cues), validated as one group.
+    scoring: Scoring = DEFAULT_SCORING
     # Caller's synonyms: word -> words or phrases, used (at a lower weight) whenever the word is in a query.
     synonyms: Mapping[str, tuple[str, ...]] | None = None
     max_segment_tokens: int | None = None
@@ -204,6 +296,7 @@ class Settings:
         _check_number("feedback", self.feedback, 0.0, 1.0)
         _check_number("bridge", self.bridge, 0.0, 10.0)
         _check_number("cost_exponent", self.cost_exponent, 0.0, 1.0)
+        object.__setattr__(self, "scoring", _scoring(self.scoring))
         if self.synonyms is not None:
             if not isinstance(self.synonyms, Mapping) or not all(
                 isinstance(k, str) and not isinstance(v, str) and isinstance(v, (list, tuple))
@@ -231,8 +324,7 @@ class Settings:
         if self.max_document_tokens is not None:
             _check_int("max_document_tokens", self.max_document_tokens, 0)
         for name in ("nested", "citations", "partial_note", "dedupe"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{name} must be True or False, not {getattr(self, name)!r}")
+            _check_bool(name, getattr(self, name))
         if self.nested and self.truncation != "drop":
             # A cut segment depends on the space left at one budget, so it cannot be part of every larger tier.
             raise ConfigError("nested=True needs truncation='drop': a truncated segment is not nested across tiers")

@@ -310,7 +310,7 @@ def test_a_mention_in_the_next_part_of_a_split_paragraph_bridges() -> None:
 def test_a_mention_written_as_a_name_is_a_stronger_pointer_unless_the_section_is_long(extra_units: int) -> None:
     """"Buddy Hield" names the section the way a link's anchor text would; "buddy hield" could be any words. The
     extra credit is full for a short section and shrinks with the square root of a long one's size."""
-    from qatbe.score import bm25
+    constants = Settings().scoring
 
     def doc(mention: str) -> list[Segment]:
         return segs((H, "Classic 2015"), f"The 2015 Classic tournament MVP was {mention}.", (H, "Buddy Hield"),
@@ -322,9 +322,9 @@ def test_a_mention_written_as_a_name_is_a_stronger_pointer_unless_the_section_is
     plain = score_segments(doc("buddy hield"), query, Settings(language="en")).bridge
     assert named is not None and plain is not None and plain[3] > 0
     units = 1 + extra_units
-    factor = 1 + (bm25.NAME_BRIDGE - 1) / max(1.0, units / bm25.NAME_SECTION) ** 0.5
+    factor = 1 + (constants.name_bridge - 1) / max(1.0, units / constants.name_section) ** 0.5
     assert named[3] == pytest.approx(factor * plain[3])
-    assert factor > 1 and (factor < bm25.NAME_BRIDGE) == (units > bm25.NAME_SECTION)
+    assert factor > 1 and (factor < constants.name_bridge) == (units > constants.name_section)
     assert named[-1] == plain[-1] == 0
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from qatbe import _core_py
 from qatbe._core_py_bridges import _chain_above
 from qatbe.score.bm25 import heading_ancestors
+from qatbe.settings import Scoring
 from qatbe.types import Segment, SegmentKind
 
 try:
@@ -163,18 +164,17 @@ def test_a_segments_chain_holds_the_headings_it_sits_under(levels: list[int]) ->
 
 def _near_words_brute(terms: list[str], n_typed: int, df: list[int], vocab: dict[str, int]) -> list[tuple[int, str]]:
     """prefix_matches written out: each missing typed word against every page term in vocab order."""
-    from qatbe.score.bm25 import PREFIX_MIN
-
+    prefix_min = Scoring().prefix_min
     known = set(terms)
     out = []
     for j, t in enumerate(terms[:n_typed]):
-        if len(t) < PREFIX_MIN or df[j]:
+        if len(t) < prefix_min or df[j]:
             continue
         for page_term in vocab:
-            if page_term in known or not page_term.startswith(t[:PREFIX_MIN]):
+            if page_term in known or not page_term.startswith(t[:prefix_min]):
                 continue
             common = len(os.path.commonprefix([t, page_term]))
-            if common >= max(PREFIX_MIN, min(len(t), len(page_term)) - 2):
+            if common >= max(prefix_min, min(len(t), len(page_term)) - 2):
                 out.append((j, page_term))
                 known.add(page_term)
     return out
@@ -198,7 +198,7 @@ def test_near_words_are_the_brute_force_ones_for_short_and_long_queries(query: l
     n_typed = data.draw(st.integers(0, len(query)))
     df = data.draw(st.lists(st.integers(0, 2), min_size=len(query), max_size=len(query)))
     vocab = {t: i for i, t in enumerate(query + [""] + [p for p in page if p not in query])}
-    got = prefix_matches(query, n_typed, np.asarray(df, dtype=np.int64), vocab)
+    got = prefix_matches(query, n_typed, np.asarray(df, dtype=np.int64), vocab, Scoring().prefix_min)
     assert got == _near_words_brute(query, n_typed, df, vocab)
 
 
@@ -212,5 +212,5 @@ def test_near_words_of_many_missing_words_keep_the_page_order(n_words: int) -> N
     page = ["passportz", "passporta", "passpoxx", "passporte", "mongolian", "passportsx"]
     vocab = {t: i for i, t in enumerate(query + [""] + page)}
     df = np.zeros(len(query), dtype=np.int64)
-    got = prefix_matches(query, len(query), df, vocab)
+    got = prefix_matches(query, len(query), df, vocab, Scoring().prefix_min)
     assert got and got == _near_words_brute(query, len(query), df.tolist(), vocab)

@@ -57,6 +57,13 @@ def test_extract_of_a_source_is_the_library_s_result(client: httpx.Client) -> No
     same(answer.json(), qatbe.extract(PAGE, QUERY, budget=60, render="text"))
 
 
+def test_scoring_constants_in_a_json_body_are_the_library_s(client: httpx.Client) -> None:
+    scoring = {"number_cue": 0.0, "lead_in_share": 0.5}
+    answer = client.post("/v1/extract", json={"source": PAGE, "query": QUERY, "budget": 60, "scoring": scoring})
+    assert answer.status_code == 200
+    same(answer.json(), qatbe.extract(PAGE, QUERY, budget=60, scoring=scoring))
+
+
 def test_extract_of_a_url_is_the_library_s_result(client: httpx.Client, base: str) -> None:
     answer = client.post("/v1/extract", json={"url": f"{base}/chain/2", "query": QUERY, "tier": "key_facts"})
     assert answer.status_code == 200
@@ -99,6 +106,7 @@ def test_concurrent_requests_all_answer_the_same(api: str) -> None:
     ({"query": "q"}, 422, "exactly one of url"),
     ({"url": "not a url"}, 422, "one http(s) URL"),
     ({"source": 5}, 422, "source must be a string"),
+    ({"source": PAGE, "scoring": {"number_clue": 1}}, 422, "unknown scoring constant 'number_clue'"),
     ({"url": "http://10.0.0.1/admin"}, 400, "10.0.0.1: a private address"),
     ({"url": "http://169.254.169.254/latest/"}, 400, "metadata"),
 ])

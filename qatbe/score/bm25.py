@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from .._backend import kernel
 from .._kernel_types import PageScores, ScoringParams
-from ..settings import Settings
+from ..settings import Scoring, Settings
 from ..types import Segment, SegmentKind
 from . import languages
 from .analyze import Analyzer, analyzer, raw_terms
@@ -43,52 +43,9 @@ if TYPE_CHECKING:
 
 _VARIANT = {"lucene": 0, "okapi": 1, "plus": 2, "l": 3}
 
-# Query terms closer than this many tokens (stopwords removed) count as a pair for the proximity bonus.
-PROXIMITY_WINDOW = 8
-LEADIN_SHARE = 1.0
-# Pseudo-relevance feedback: words from the FEEDBACK_SEGMENTS best segments, the FEEDBACK_TERMS rarest of them,
-# rarity = FEEDBACK_COMMON_ZIPF - zipf (words at or above that background frequency are never picked).
-FEEDBACK_SEGMENTS = 2
-FEEDBACK_TERMS = 8
-FEEDBACK_COMMON_ZIPF = 5.0
-# Second-hop bridges: the BRIDGE_TOP best segments may point to a section whose heading they name (at least
-# BRIDGE_MIN of the heading's words that the question does not use).
-BRIDGE_TOP = 3
-# A part of a split unit (table rows, a long paragraph) inherits this share of its adjacent parts' score.
-SIBLING_SHARE = 0.15
-# English queries also search the other spelling of each word (expand.spellings): "honored" finds "honours", and
-# "round 8" finds "Round eight" (at half weight).
-SPELLINGS = True
-# A question that asks for a number or date ("how many", "when", "what year") adds this share of a segment's
-# score when the segment holds a number the question does not (``number_cue``).
-NUMBER_CUE = 0.2
-# A question asked with a question word is lifted, in the section under a heading that opens with that word and
-# matches the query by itself ("How to renew online" for "how do I renew my passport?"), by WH_HEADING_CUE x the
-# heading's score (``wh_heading_cue``).
-WH_HEADING_CUE = 1.0
-# A query word of PREFIX_MIN+ letters that the page never uses also searches page words sharing its first
-# PREFIX_MIN letters (``prefix_matches``), at PREFIX_WEIGHT of its weight.
-PREFIX_MIN = 6
-PREFIX_WEIGHT = 0.8
-BRIDGE_MIN = 0.5
-# A best segment that is one part of a split paragraph or table names what its adjacent parts name (``bridge_rows``).
-BRIDGE_PARTS = True
-# A mention written as a name (at least BRIDGE_MIN of the heading's new words capitalised in the mentioning text:
-# "Buddy Hield was named the tournament's MVP") is a pointer, like a link's anchor text: its credit is multiplied
-# by NAME_BRIDGE for a section of up to NAME_SECTION units; for a longer section the extra (NAME_BRIDGE - 1) shrinks
-# by sqrt(NAME_SECTION / units), since a name that heads a long table says where to look, not which rows.
-NAME_BRIDGE = 2.0
-NAME_SECTION = 4.0
-# Languages that capitalise every noun, where a capital does not mark a name (German, Luxembourgish).
+# Languages that capitalise every noun, where a capital does not mark a name (German, Luxembourgish): there a
+# mention's capitals do not make it a name (``Scoring.name_bridge``).
 NOUNS_CAPITALISED = frozenset({"de", "lb"})
-# What a segment inherits (lead-in, heading, adjacent parts) is scaled by min(1, its words / INHERIT_WORDS).
-# Why: inheritance gives every segment under a matching heading the same score, whatever it holds, and the
-# selector ranks by score per square root of cost, so without the scaling the smallest ones win: under a page
-# title that matches the query, a 200-token output fills with "[CTA_MODULE]", a lone zero-width joiner and
-# "$7,000" beside one real paragraph. A segment of no words inherits nothing, one of one word a quarter. 4
-# keeps answer retention on the dev QA sets; from 8 on, short answers such as a fee ("£335") under its heading
-# lose their inherited score.
-INHERIT_WORDS = 4.0
 
 
 @dataclass(frozen=True)
@@ -265,7 +222,7 @@ def _prior(an: Analyzer, surfaces: Sequence[str], avgdl: float, prior_n: float) 
 
 def feedback_terms(
     an: Analyzer, texts: Sequence[str], scores: npt.NDArray[np.float64], known: set[str], n_segments: int,
-    n_terms: int,
+    n_terms: int, common_zipf: float,
 ) -> list[tuple[str, str]]:
     """Pseudo-relevance feedback: the rarest words of the best-matching segments, as (index term, surface).
 
@@ -285,7 +242,7 @@ def feedback_terms(
             t = an.term(s)
             if t is None or t in known or len(t) < 2 or t.isdigit():
                 continue
-            rarity = max(0.0, FEEDBACK_COMMON_ZIPF - zipf.get(s, 1.0))
+            rarity = max(0.0, common_zipf - zipf.get(s, 1.0))
             if rarity > 0:
                 gains[t] = gains.get(t, 0.0) + rarity
                 surface_of.setdefault(t, s)
@@ -363,18 +320,18 @@ def wh_heading_cue(wh: frozenset[str], texts: Sequence[str], heads: Sequence[int
 
 
 def prefix_matches(
-    terms: Sequence[str], n_typed: int, df: npt.NDArray[np.int64], vocab: Iterable[str]
+    terms: Sequence[str], n_typed: int, df: npt.NDArray[np.int64], vocab: Iterable[str], prefix_min: int
 ) -> list[tuple[int, str]]:
     """(query slot, page term) for each typed query word (the first ``n_typed`` of ``terms``) the page never
     uses, paired with the page words that are not query terms already and share its
-    first ``PREFIX_MIN`` letters or more (and all but the last two of the shorter word's letters).
+    first ``prefix_min`` letters or more (and all but the last two of the shorter word's letters).
 
     Why: stemmers leave some derived forms apart ("septicemia" / "septicemic", "Mongolia" / "Mongol"); a word
     the page never uses scores nothing, and a page word that long and that close is most likely the same word.
     ``df`` is the number of segments holding each query slot (``page_scores``); ``vocab`` the index's terms in
     the order of their ids: the query terms, then every page term the index met (so each of those is on the page).
     """
-    missing = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= PREFIX_MIN]
+    missing = [(j, t) for j, t in enumerate(terms[:n_typed]) if len(t) >= prefix_min]
     if not missing:
         return []
     counts = df.tolist()
@@ -387,21 +344,21 @@ def prefix_matches(
         # The terms one a line: the ones that start with a word's head are found by str.find, in vocab order,
         # instead of a startswith test per term per missing word (a term holds no whitespace).
         lines = "\n" + "\n".join(vocab) + "\n"
-        found = [_lines_starting(lines, t[:PREFIX_MIN]) for _, t in missing]
+        found = [_lines_starting(lines, t[:prefix_min]) for _, t in missing]
     else:
         # A long query (a pasted document) asks once per missing word, and a search of the page's terms per ask
         # grew with both (20,000 words: 6 s): the page's own terms are grouped by head once, each ask a lookup.
         groups: dict[str, list[str]] = {}
         for term in vocab:
             if term not in known:  # a query term is never a near word
-                groups.setdefault(term[:PREFIX_MIN], []).append(term)
-        found = [groups.get(t[:PREFIX_MIN], []) for _, t in missing]
+                groups.setdefault(term[:prefix_min], []).append(term)
+        found = [groups.get(t[:prefix_min], []) for _, t in missing]
     for (j, t), page_terms in zip(missing, found):
         for page_term in page_terms:
             if page_term in known:
                 continue
             common = len(os.path.commonprefix([t, page_term]))
-            if common >= max(PREFIX_MIN, min(len(t), len(page_term)) - 2):
+            if common >= max(prefix_min, min(len(t), len(page_term)) - 2):
                 out.append((j, page_term))
                 known.add(page_term)
     return out
@@ -420,7 +377,7 @@ def _lines_starting(lines: str, head: str) -> list[str]:
 
 def bridge_credits(
     an: Analyzer, groups: Sequence[int], texts: Sequence[str], raw: npt.NDArray[np.float64], asked: set[str],
-    heads: Sequence[int], up_array: npt.NDArray[np.int64], scan: Scan | None = None,
+    heads: Sequence[int], up_array: npt.NDArray[np.int64], scoring: Scoring, scan: Scan | None = None,
 ) -> dict[int, float]:
     """Second-hop relevance: a best-matching segment that names another section's heading points to it.
 
@@ -428,14 +385,14 @@ def bridge_credits(
     the first hop; the segment that answers the first hop names the second ("head coach at Texas A&M"), whose
     section shares no word with the question. Like a hyperlink, the mention carries the mentioning segment's
     score over to that section. Only the heading's words that the question does not already use count (a
-    heading made of the question's words is found by BM25 and the heading share), at least ``BRIDGE_MIN`` of
+    heading made of the question's words is found by BM25 and the heading share), at least ``bridge_min`` of
     them must be in the mentioning segment or in an adjacent part of its split unit (same ``groups`` value: the
     splitter cuts a paragraph where the budget says, not where its meaning does, and the sentence that names the
-    second hop may open the next part), a mention written as a name counts more (``NAME_BRIDGE``), and the
+    second hop may open the next part), a mention written as a name counts more (``name_bridge``), and the
     credit is divided by how many segments outside the section mention the heading: a heading named everywhere
     ("How to apply") is no pointer. ``heads`` are the headings' indices and ``up_array`` the heading chains
-    (``page_scores``: for each segment the heading above it); ``scan`` the page's ``kernel.scan`` (the texts are
-    scanned when not given). Returns the credited headings' credits (not yet multiplied by ``settings.bridge``);
+    (``page_scores``: for each segment the heading above it); ``scoring`` holds the constants (``Scoring``);
+    ``scan`` the page's ``kernel.scan`` (the texts are scanned when not given). Returns the credited headings' credits (not yet multiplied by ``settings.bridge``);
     most pages have none.
     """
     if not heads:
@@ -451,9 +408,10 @@ def bridge_credits(
     # mention a credited heading is read off the page's scan through the prefix filter of its new words.
     # All of it in one kernel call (``Analyzer.bridge_credits``): between the nine steps as separate calls, the
     # arrays passed cost as much as the work.
-    names_count = NAME_BRIDGE != 1.0 and an.language not in NOUNS_CAPITALISED
-    return an.bridge_credits(texts if scan is None else scan, raw, heads, up_array, groups if BRIDGE_PARTS else None,
-                             asked, BRIDGE_TOP, BRIDGE_MIN, NAME_BRIDGE if names_count else 1.0, NAME_SECTION)
+    names_count = scoring.name_bridge != 1.0 and an.language not in NOUNS_CAPITALISED
+    return an.bridge_credits(texts if scan is None else scan, raw, heads, up_array,
+                             groups if scoring.bridge_parts else None, asked, scoring.bridge_top, scoring.bridge_min,
+                             scoring.name_bridge if names_count else 1.0, scoring.name_section)
 
 
 def score_segments(
@@ -475,8 +433,9 @@ def score_segments(
     q, only_stopwords = question.terms, question.only_stopwords
     if not q:
         return Scores(np.zeros(n, dtype=np.float64), (), np.zeros(n, dtype=bool), language)
+    sc = settings.scoring
     # The question's terms, then (English) the other spelling of each word (expand.spellings), read with the query.
-    k = len(q) + len(question.spelled) if SPELLINGS else len(q)
+    k = len(q) + len(question.spelled) if sc.spellings else len(q)
     q_terms = list(question.names[:k])
     surfaces = list(question.surfaces[:k])
     weights = list(question.searched[:k])  # an array only when the kernel reads it
@@ -508,10 +467,10 @@ def score_segments(
         scale = 0.0
         if settings.proximity > 0 and len(terms) > 1:
             scale = settings.proximity * math.log(1.0 + (n + prior_n + 0.5) / 0.5) / max(1.0, (n_query - 1) / 2.0)
-        # The policy, as data: Settings' shares and this module's constants (the kernel only computes).
-        params = ScoringParams(settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, PROXIMITY_WINDOW,
-                               scale, LEADIN_SHARE, settings.heading_share, SIBLING_SHARE, settings.relevance_floor,
-                               INHERIT_WORDS)
+        # The policy, as data: Settings' shares and scoring constants (the kernel only computes).
+        params = ScoringParams(settings.k1, settings.b, _VARIANT[settings.bm25], 0.5, prior_n, sc.proximity_window,
+                               scale, sc.lead_in_share, settings.heading_share, sc.sibling_share,
+                               settings.relevance_floor, sc.inherit_words)
         page = kernel.page_scores(flat, offs, len(vocab) + len(met), ids, np.array(w, dtype=np.float64), lengths,
                                   texts, heads, levels, groups, params=params, prior_df=prior_df, n_near=n_query,
                                   positions=places)
@@ -519,19 +478,20 @@ def score_segments(
 
     ids = _slot_ids(len(q_terms))
     page, params, prior_df = run(q_terms, ids, weights)
-    if PREFIX_MIN:
-        near = prefix_matches(q_terms, n_query, page.df, chain(vocab, met))
+    if sc.prefix_min:
+        near = prefix_matches(q_terms, n_query, page.df, chain(vocab, met), sc.prefix_min)
         if near:
-            # The index is kept: a near word shares the first PREFIX_MIN letters of a query word, so it passed the
+            # The index is kept: a near word shares the first prefix_min letters of a query word, so it passed the
             # query's prefix filter and its occurrences are in the index already (under its page id).
             q_terms = q_terms + [t for _, t in near]
             surfaces = surfaces + [t for _, t in near]
-            weights = weights + [PREFIX_WEIGHT * weights[j] for j, _ in near]
+            weights = weights + [sc.prefix_weight * weights[j] for j, _ in near]
             ids = np.array([vocab[t] if t in vocab else len(vocab) + met.index(t) for t in q_terms],
                            dtype=np.int32)
             page, params, prior_df = run(q_terms, ids, weights)
     if settings.feedback > 0 and page.best > 0:
-        extra = feedback_terms(an, texts, page.bm25, set(q_terms), FEEDBACK_SEGMENTS, FEEDBACK_TERMS)
+        extra = feedback_terms(an, texts, page.bm25, set(q_terms), sc.feedback_segments, sc.feedback_terms,
+                               sc.feedback_common_zipf)
         if extra:
             q_terms = q_terms + [t for t, _ in extra]
             surfaces = surfaces + [x for _, x in extra]
@@ -548,23 +508,23 @@ def score_segments(
     changed = False
     # Without headings no section can be bridged to.
     if settings.bridge > 0 and up_array is not None and best > 0:
-        credit = bridge_credits(an, groups, texts, raw, set(q_terms), heads, up_array, scan)
+        credit = bridge_credits(an, groups, texts, raw, set(q_terms), heads, up_array, sc, scan)
         if credit:  # no credit: the bridge part is 0 everywhere and leaves raw as it is
             bridge = kernel.section_best(heads, up_array, list(credit),
                                          np.array(list(credit.values()), dtype=np.float64), settings.bridge)
             raw = raw + bridge
             changed = True
     answer_type = zeros
-    if WH_HEADING_CUE > 0 and best > 0 and question.wh and up_array is not None:
+    if sc.wh_heading_cue > 0 and best > 0 and question.wh and up_array is not None:
         cue = wh_heading_cue(question.wh, texts, heads, up_array, base, raw)
         if np.count_nonzero(cue):
-            answer_type = WH_HEADING_CUE * cue
+            answer_type = sc.wh_heading_cue * cue
             raw = raw + answer_type
             changed = True
-    if NUMBER_CUE > 0 and best > 0 and question.numeric:
+    if sc.number_cue > 0 and best > 0 and question.numeric:
         cue = number_cue(query, texts)
         if np.count_nonzero(cue):  # not cue.any(): a ufunc reduction costs more on a page's array
-            number = NUMBER_CUE * raw * cue
+            number = sc.number_cue * raw * cue
             answer_type = answer_type + number
             raw = raw + number
             changed = True
