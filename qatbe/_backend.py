@@ -1,32 +1,108 @@
-"""Chooses the kernel backend, once, at import.
+"""Chooses, in this one module, the compiled or the pure-Python implementation of every part that has both.
 
-``QATBE_BACKEND`` may force a choice and is parsed strictly: ``auto`` (default: compiled if importable),
-``cython`` (fail if the compiled core is missing) or ``python`` (the pure-Python twin).
+``QATBE_BACKEND`` is parsed strictly: ``auto`` (default: each compiled part when it is built and usable),
+``cython`` (fail if the compiled kernel is missing) or ``python`` (every part's pure-Python twin). The parts:
+
+* ``kernel``: ``qatbe._core``, or ``qatbe._core_py`` -- chosen at import, as every call needs it;
+* ``records``: the ``Segment`` constructors of ``qatbe._segment``, or ``qatbe._segment_py``;
+* ``html_walk``: ``segmentation/html_fastwalk`` over Lexbor's nodes, or ``segmentation/html_walk`` over
+  selectolax's objects (also when the Lexbor probe fails, or ``QATBE_HTML_WALK=python``);
+* ``metadata``: ``lexbor_dom.MetadataSource``, or ``html_metadata.CssSource``;
+* ``spans``: ``html_fastwalk.SpanAligner``, or ``spans.PySpanAligner``;
+* ``markdown``: markdown-it-pyrs or markdown-it-py, reported here and chosen per document by
+  ``segmentation/markdown.py`` (``QATBE_MARKDOWN_PARSER``): a third-party parser, not a twin of ours.
+
+Every part but the kernel is chosen when its module is first imported, so ``import qatbe`` probes nothing.
+``qatbe.BACKEND`` is the kernel's name, ``"cython"`` or ``"python"``; ``qatbe.BACKEND.parts`` names each part's
+implementation (and probes what is still unchosen).
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
 import warnings
-from types import ModuleType
+from collections.abc import Mapping
+from types import MappingProxyType, ModuleType
+from typing import Any
 
 from .errors import ConfigError
 
 _CHOICES = ("auto", "cython", "python")
+COMPILED = "cython"
+PYTHON = "python"
 
 
-def _load() -> tuple[ModuleType, str]:
+def _wanted() -> str:
     wanted = os.environ.get("QATBE_BACKEND", "auto").strip().lower() or "auto"
     if wanted not in _CHOICES:
         raise ConfigError(f"QATBE_BACKEND must be one of {', '.join(_CHOICES)}, not {wanted!r}")
-    if wanted == "python":
+    return wanted
+
+
+WANTED = _wanted()
+
+
+def compiled_allowed() -> bool:
+    """False when ``QATBE_BACKEND=python`` asks for every part's Python twin."""
+    return WANTED != "python"
+
+
+_modules: dict[str, ModuleType | None] = {}
+
+
+def _compiled(name: str) -> ModuleType | None:
+    """The compiled module ``name``, or None when the Python twins are asked for or it is not built (imported by
+    name: this module stays below every part it chooses)."""
+    if name not in _modules:
+        module = None
+        if compiled_allowed():
+            try:
+                module = importlib.import_module(name)
+            except ImportError:  # not built (QATBE_NO_EXTENSION=1), or built for another layout of the records
+                module = None
+        _modules[name] = module
+    return _modules[name]
+
+
+def records() -> tuple[ModuleType, str]:
+    """The ``Segment`` constructors (``qatbe/records.py``): ``qatbe._segment`` or its twin ``qatbe._segment_py``."""
+    compiled = _compiled("qatbe._segment")
+    if compiled is not None:
+        return compiled, COMPILED
+    return importlib.import_module("qatbe._segment_py"), PYTHON
+
+
+def span_aligner() -> Any:
+    """The compiled ``SpanAligner`` class, or None for ``spans.PySpanAligner``."""
+    compiled = _compiled("qatbe.segmentation.html_fastwalk")
+    return None if compiled is None else compiled.SpanAligner
+
+
+MARKDOWN_PARSER_ENV = "QATBE_MARKDOWN_PARSER"
+MARKDOWN_PARSERS = ("auto", "markdown-it-py", "markdown-it-pyrs")
+
+
+def markdown_parser_choice() -> str:
+    """``QATBE_MARKDOWN_PARSER``, read strictly on every call: "markdown-it-py", "markdown-it-pyrs" or "auto"
+    (unset). ``segmentation/markdown.py`` sends a document to markdown-it-pyrs unless markdown-it-py is chosen,
+    markdown-it-pyrs is not installed, or the document holds a construct the two parse differently."""
+    value = os.environ.get(MARKDOWN_PARSER_ENV, "auto").strip() or "auto"
+    if value not in MARKDOWN_PARSERS:
+        raise ConfigError(f"{MARKDOWN_PARSER_ENV}={value!r}: use one of {', '.join(MARKDOWN_PARSERS)}")
+    return value
+
+
+def _load_kernel() -> tuple[ModuleType, str]:
+    if WANTED == "python":
         from . import _core_py
 
-        return _core_py, "python"
+        return _core_py, PYTHON
     try:
         from . import _core
     except ImportError as exc:
-        if wanted == "cython":
+        if WANTED == "cython":
             raise ImportError(
                 "QATBE_BACKEND=cython but the compiled qatbe._core is not importable; reinstall with a C compiler"
             ) from exc
@@ -38,8 +114,66 @@ def _load() -> tuple[ModuleType, str]:
         )
         from . import _core_py
 
-        return _core_py, "python"
-    return _core, "cython"
+        return _core_py, PYTHON
+    return _core, COMPILED
 
 
-kernel, BACKEND = _load()
+class HtmlWalk:
+    """Which HTML walk ``segment_html`` runs, and why the Python one when it does (``why_python``)."""
+
+    __slots__ = ("fast", "metadata", "why_python")
+
+    def __init__(self) -> None:
+        self.fast = self.metadata = False
+        self.why_python: str | None = None
+        if not compiled_allowed():
+            self.why_python = "QATBE_BACKEND=python"
+            return
+        lexbor_nodes = _compiled("qatbe.segmentation.lexbor_nodes")
+        if lexbor_nodes is None or _compiled("qatbe.segmentation.html_fastwalk") is None:
+            self.why_python = "the compiled walk is not built"
+            return
+        self.fast = lexbor_nodes.available()  # the Lexbor probe, on the first HTML page's import of html.py
+        # The C metadata search tells HTML from SVG elements by the node header's namespace field.
+        self.metadata = self.fast and lexbor_nodes.reads_directly()
+        self.why_python = lexbor_nodes.reason()
+
+
+_html_walk: HtmlWalk | None = None
+
+
+def html_walk() -> HtmlWalk:
+    """The HTML walk's choice, made on first call (``segmentation/html.py`` asks at its import)."""
+    global _html_walk
+    if _html_walk is None:
+        _html_walk = HtmlWalk()
+    return _html_walk
+
+
+def _parts() -> Mapping[str, str]:
+    walk = html_walk()
+    choice = markdown_parser_choice()
+    pyrs = choice != "markdown-it-py" and importlib.util.find_spec("markdown_it_pyrs") is not None
+    return MappingProxyType({
+        "kernel": str(BACKEND),
+        "records": records()[1],
+        "html_walk": COMPILED if walk.fast else PYTHON,
+        "metadata": COMPILED if walk.metadata else PYTHON,
+        "spans": PYTHON if span_aligner() is None else COMPILED,
+        "markdown": "markdown-it-pyrs" if pyrs else "markdown-it-py",
+    })
+
+
+class Backend(str):
+    """The kernel's name (``"cython"`` or ``"python"``), with ``parts``: every part's implementation."""
+
+    __slots__ = ()
+
+    @property
+    def parts(self) -> Mapping[str, str]:
+        """Part -> ``"cython"`` or ``"python"`` (``markdown``: the parser's name); the module docstring lists them."""
+        return _parts()
+
+
+kernel, _kernel_name = _load_kernel()
+BACKEND = Backend(_kernel_name)

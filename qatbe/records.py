@@ -5,18 +5,18 @@ their pure-Python twin (same records, tests/test_records.py).
 ``dataclasses.replace(seg, tokens=..., score=..., matched=...)``, and ``outcomes`` is that for many slots at
 once. The segment builder makes one record per unit of every document and ``extract`` one per chosen or pending
 segment; the dataclass's own ``__init__`` costs about 2.1 us a record, the compiled constructor about 0.35 us.
-``COMPILED`` says which one is in use.
+``IMPLEMENTATION`` says which one is in use (chosen by ``qatbe._backend``).
 """
 
 from __future__ import annotations
 
-try:
-    from ._segment import new_segment, outcomes, with_outcome
+from ._backend import COMPILED as _COMPILED_NAME
+from ._backend import records
 
-    COMPILED = True
-except ImportError:  # not built, or Segment changed in a way the compiled constructor cannot follow
-    from ._segment_py import new_segment, outcomes, with_outcome
+_impl, IMPLEMENTATION = records()
+COMPILED = IMPLEMENTATION == _COMPILED_NAME
+new_segment = _impl.new_segment
+outcomes = _impl.outcomes
+with_outcome = _impl.with_outcome
 
-    COMPILED = False
-
-__all__ = ["COMPILED", "new_segment", "outcomes", "with_outcome"]
+__all__ = ["COMPILED", "IMPLEMENTATION", "new_segment", "outcomes", "with_outcome"]

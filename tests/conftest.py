@@ -15,3 +15,25 @@ def corpora() -> Path:
     if not CORPORA.is_dir():
         pytest.skip(f"evaluation corpora not found at {CORPORA} (they sit beside the repository in CI only)")
     return CORPORA
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    import qatbe
+
+    parts = ", ".join(f"{part}={name}" for part, name in qatbe.BACKEND.parts.items())
+    return f"qatbe backend: {parts}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def backend_parts() -> dict[str, str]:
+    """Every part's implementation for this run; with QATBE_BACKEND=python (CI's second pass) every twin must be
+    the Python one, or that pass would test the compiled code twice."""
+    import os
+
+    import qatbe
+
+    parts = dict(qatbe.BACKEND.parts)
+    if os.environ.get("QATBE_BACKEND", "").strip().lower() == "python":
+        compiled = sorted(part for part, name in parts.items() if name == "cython")
+        assert not compiled, f"QATBE_BACKEND=python but these parts are compiled: {compiled}"
+    return parts

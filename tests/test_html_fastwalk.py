@@ -169,7 +169,7 @@ def test_python_walk_can_be_forced_and_says_so() -> None:
     code = ("from qatbe.segmentation import html, lexbor_nodes; import qatbe; "
             "print(html.FAST_WALK, lexbor_nodes.reason()); "
             "print(qatbe.segment('<p>kept words</p>')[0].text)")
-    env = dict(os.environ, QATBE_HTML_WALK="python")
+    env = dict(os.environ, QATBE_HTML_WALK="python", QATBE_BACKEND="auto")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
     if "No module named 'qatbe.segmentation.lexbor_nodes'" in out.stderr:
         pytest.skip("qatbe is not compiled here")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -73,3 +74,69 @@ def test_compiled_python_modules_are_in_use_when_required() -> None:
     for name in _compiled_python_modules():
         path = importlib.import_module(name).__file__
         assert path is not None and not path.endswith(".py"), path
+
+
+_PARTS = ("kernel", "records", "html_walk", "metadata", "spans", "markdown")
+
+
+def _parts(backend: str) -> dict[str, str]:
+    env = {**os.environ, "QATBE_BACKEND": backend}
+    code = "import json, qatbe; print(json.dumps(dict(qatbe.BACKEND.parts)))"
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    parts: dict[str, str] = json.loads(proc.stdout)
+    return parts
+
+
+def test_backend_python_runs_every_part_s_twin() -> None:
+    parts = _parts("python")
+    assert tuple(parts) == _PARTS
+    assert {part: parts[part] for part in _PARTS if part != "markdown"} == dict.fromkeys(_PARTS[:-1], "python")
+    assert parts["markdown"] in ("markdown-it-py", "markdown-it-pyrs")  # a third-party parser, not a twin
+
+
+@pytest.mark.skipif(
+    os.environ.get("QATBE_REQUIRE_CYTHON") != "1",
+    reason="QATBE_REQUIRE_CYTHON=1 is not set (CI sets it); a development install may run the pure-Python twins",
+)
+def test_every_part_is_compiled_when_required() -> None:
+    parts = qatbe.BACKEND.parts
+    assert {part: parts[part] for part in _PARTS[:-1]} == dict.fromkeys(_PARTS[:-1], "cython")
+
+
+def test_the_backend_is_the_kernel_s_name_and_reports_every_part() -> None:
+    assert qatbe.BACKEND in ("cython", "python") and isinstance(qatbe.BACKEND, str)
+    assert qatbe.BACKEND.parts["kernel"] == qatbe.BACKEND
+    assert set(qatbe.BACKEND.parts) == set(_PARTS)
+
+
+def test_import_probes_nothing() -> None:
+    # Choosing the HTML walk probes Lexbor's memory layout: that waits for the first HTML page.
+    code = ("import sys, qatbe, qatbe._backend as b; "
+            "print(b._html_walk is None, 'qatbe.segmentation.lexbor_nodes' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "False"]
+
+
+_PAGE = ("<html><head><title>Renewals</title></head><body><nav><a href='/'>Home</a></nav><main><h1>Renew</h1>"
+         "<p>You can renew a passport online. It costs 75 pounds and takes three weeks.</p><table><tr><th>Fee</th>"
+         "<th>Time</th></tr><tr><td>75</td><td>3 weeks</td></tr></table></main><footer>(c) 2026</footer></body>"
+         "</html>")
+
+
+def test_both_backends_give_the_same_result() -> None:
+    # The same result but its timing and, for the table, its span: the compiled walk anchors a block at its
+    # element (a table's span starts at <table>), the Python walk aligns from the first letter (docs/API.md).
+    code = ("import json, sys, qatbe; r = qatbe.extract(sys.stdin.read(), 'how long does renewal take', budget=60); "
+            "d = r.to_dict(); [d.pop(k, None) for k in ('backend', 'evaluation_time_ms')]; "
+            "[s.pop(k) for s in d['segments'] for k in ('start', 'position')]; print(json.dumps(d, sort_keys=True))")
+    outputs = []
+    for backend in ("auto", "python"):
+        proc = subprocess.run([sys.executable, "-c", code], input=_PAGE, env={**os.environ, "QATBE_BACKEND": backend},
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(json.loads(proc.stdout))
+    assert outputs[0] == outputs[1]
+    assert "3 weeks" in outputs[0]["text"]

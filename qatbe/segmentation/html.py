@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser
 
-from .._backend import kernel
+from .._backend import html_walk, kernel
 from ..settings import Settings
 from ..types import DeferredMetadata, Metadata, ParsedDocument
 from .builder import SegmentBuilder, clean_inline
@@ -27,19 +27,15 @@ from .html_structured import EMPTY_BODY, body_text_chars, structured_html
 from .html_walk import SCRIPT_LIKE, Block, Walker
 from .spans import ANCHORED_NEAR, aligner
 
-try:
+# The compiled walk and metadata search when qatbe._backend chooses them (it probes Lexbor here, on first import).
+_choice = html_walk()
+FAST_WALK = _choice.fast
+FAST_METADATA = _choice.metadata
+WHY_PYTHON_WALK = _choice.why_python  # None when the compiled walk is used
+if FAST_WALK:
     from .html_fastwalk import FastWalker, SpanAligner, anchor_offsets, fast_walk
-    from .lexbor_nodes import available, reads_directly, reason
-
-    FAST_WALK = available()
-    # The C metadata search tells HTML from SVG elements by the node header's namespace field (reads_directly).
-    FAST_METADATA = FAST_WALK and reads_directly()
-    if FAST_METADATA:
-        from .lexbor_dom import MetadataSource
-    WHY_PYTHON_WALK = reason()  # None when the compiled walk is used
-except ImportError as exc:  # built without the extensions (QATBE_NO_EXTENSION=1)
-    FAST_WALK = FAST_METADATA = False
-    WHY_PYTHON_WALK = f"the compiled walk is not built ({exc})"
+if FAST_METADATA:
+    from .lexbor_dom import MetadataSource
 
 _DATELINE_BEFORE = 3
 _DATELINE_AFTER = 8

@@ -192,6 +192,12 @@ cdef TagInfo _classify(str name):
     return info
 
 
+cdef class _DynamicTag:
+    """A tag Lexbor has no static id for (a custom element): its classification and name, kept per walker."""
+    cdef TagInfo info
+    cdef str name
+
+
 include "html_fastwalk_text.pxi"
 
 include "html_fastwalk_attrs.pxi"

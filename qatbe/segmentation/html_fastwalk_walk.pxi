@@ -18,7 +18,7 @@ cdef class FastWalker:
     cdef const LexborApi* api
     cdef void* body
     cdef PointerSet holders
-    cdef dict dynamic  # tag id -> (TagInfo as a tuple, name) for tags Lexbor does not know
+    cdef dict dynamic  # tag id -> _DynamicTag for tags Lexbor does not know
     cdef Buffer buf      # the current block's text
     cdef void* buf_node  # the text node the current block's text starts in (Block.node)
     cdef Buffer scratch  # a subtree's or a cell's text
@@ -67,7 +67,7 @@ cdef class FastWalker:
 
     cdef TagInfo info(self, void* node) except *:
         cdef uintptr_t tag = tag_id(self.api, node)
-        cdef TagInfo found
+        cdef _DynamicTag kept
         if tag < STATIC_TAG_IDS:
             if not _static[tag].known:
                 name = self._read_name(node)
@@ -76,14 +76,12 @@ cdef class FastWalker:
             return _static[tag]
         entry = self.dynamic.get(tag)
         if entry is None:
-            name = self._read_name(node)
-            found = _classify(name)
-            self.dynamic[tag] = (found.flags, found.code, found.level, found.neg, found.pos, found.hidden,
-                                 found.byline, found.facts, name)
-            return found
-        found.flags, found.code, found.level, found.neg, found.pos, found.hidden, found.byline, found.facts, _ = entry
-        found.known = True
-        return found
+            kept = _DynamicTag()
+            kept.name = self._read_name(node)
+            kept.info = _classify(kept.name)
+            self.dynamic[tag] = kept
+            return kept.info
+        return (<_DynamicTag> entry).info
 
     cdef str _read_name(self, void* node):
         cdef size_t length = 0
@@ -94,7 +92,7 @@ cdef class FastWalker:
         cdef uintptr_t tag = tag_id(self.api, node)
         if tag < STATIC_TAG_IDS:
             return _static_names[tag]
-        return self.dynamic[tag][8]
+        return (<_DynamicTag> self.dynamic[tag]).name
 
     # -- stacks ---------------------------------------------------------------------------------------------
 

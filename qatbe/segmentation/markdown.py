@@ -17,7 +17,6 @@ default: markdown-it-pyrs when importable), ``markdown-it-py`` or ``markdown-it-
 
 from __future__ import annotations
 
-import os
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from selectolax.lexbor import LexborHTMLParser
 
+from .._backend import MARKDOWN_PARSER_ENV, MARKDOWN_PARSERS, markdown_parser_choice
 from ..errors import ConfigError
 from ..settings import Settings
 from ..types import Metadata, ParsedDocument
@@ -52,8 +52,9 @@ def _parser() -> MarkdownIt:
     return md
 
 
-PARSER_ENV = "QATBE_MARKDOWN_PARSER"
-PARSERS = ("auto", "markdown-it-py", "markdown-it-pyrs")
+PARSER_ENV = MARKDOWN_PARSER_ENV
+PARSERS = MARKDOWN_PARSERS
+parser_choice = markdown_parser_choice  # qatbe._backend reads QATBE_MARKDOWN_PARSER
 # The deepest token level a markdown-it-pyrs tree may reach; deeper, markdown-it-py parses the document (its
 # ``maxNesting`` truncation, and the plain-text fallback below, decide what such a document becomes).
 _PYRS_MAX_LEVEL = 30
@@ -73,14 +74,6 @@ _TABLE_END = re.compile(r"\|[^\n]*\n[ \t]*[^\s|][^\n|]*(?:\n|\Z)")
 _NEWLINES = re.compile(r"\r\n?")
 _PYRS_RULES: list[Any] = ["blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph", "reference",
                "html_block", "table"]
-
-
-def parser_choice() -> str:
-    """``QATBE_MARKDOWN_PARSER``, read strictly: "markdown-it-py", "markdown-it-pyrs" or "auto" (unset)."""
-    value = os.environ.get(PARSER_ENV, "auto").strip() or "auto"
-    if value not in PARSERS:
-        raise ConfigError(f"{PARSER_ENV}={value!r}: use one of {', '.join(PARSERS)}")
-    return value
 
 
 @lru_cache(maxsize=1)

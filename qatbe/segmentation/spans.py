@@ -41,6 +41,8 @@ from html import unescape
 from html.entities import html5
 from typing import Protocol
 
+from .._backend import COMPILED, PYTHON, span_aligner
+
 WINDOW = 1 << 16
 WORD_WINDOW = 1 << 11
 NEAR = 64
@@ -419,14 +421,17 @@ class PySpanAligner:
         return ("".join(self.cp), list(self.lo), list(self.hi))
 
 
+def implementation() -> str:
+    """``"cython"`` when ``aligner`` makes the compiled ``SpanAligner`` (``qatbe._backend`` chooses), else
+    ``"python"``."""
+    return PYTHON if span_aligner() is None else COMPILED
+
+
 def aligner(source: str, data: bytes | None = None, markup: bool = True) -> Aligner:
     """The compiled ``SpanAligner`` when built, else ``PySpanAligner``: the same spans. ``data`` is ``source``
     as UTF-8 when the caller has it already."""
-    try:
-        from .html_fastwalk import SpanAligner
-    except ImportError:
+    compiled = span_aligner()
+    if compiled is None or len(source) >= 0xFFFFFFFF:  # the compiled stream holds 32-bit offsets
         return PySpanAligner(source, markup)
-    if len(source) >= 0xFFFFFFFF:  # the compiled stream holds 32-bit offsets
-        return PySpanAligner(source, markup)
-    result: Aligner = SpanAligner(source, data, markup)
+    result: Aligner = compiled(source, data, markup)
     return result
