@@ -25,7 +25,7 @@ import os
 import warnings
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import ConfigError
 
@@ -118,35 +118,35 @@ def _load_kernel() -> tuple[ModuleType, str]:
     return _core, COMPILED
 
 
-class HtmlWalk:
-    """Which HTML walk ``segment_html`` runs, and why the Python one when it does (``why_python``)."""
+class HtmlWalk(NamedTuple):
+    """Which HTML walk ``segment_html`` runs: the compiled one (``fast``), the compiled metadata search
+    (``metadata``), and why the Python walk when it runs (``why_python``, else None)."""
 
-    __slots__ = ("fast", "metadata", "why_python")
+    fast: bool
+    metadata: bool
+    why_python: str | None
 
-    def __init__(self) -> None:
-        self.fast = self.metadata = False
-        self.why_python: str | None = None
-        if not compiled_allowed():
-            self.why_python = "QATBE_BACKEND=python"
-            return
-        lexbor_nodes = _compiled("qatbe.segmentation.lexbor_nodes")
-        if lexbor_nodes is None or _compiled("qatbe.segmentation.html_fastwalk") is None:
-            self.why_python = "the compiled walk is not built"
-            return
-        self.fast = lexbor_nodes.available()  # the Lexbor probe, on the first HTML page's import of html.py
-        # The C metadata search tells HTML from SVG elements by the node header's namespace field.
-        self.metadata = self.fast and lexbor_nodes.reads_directly()
-        self.why_python = lexbor_nodes.reason()
+
+def _choose_html_walk() -> HtmlWalk:
+    if not compiled_allowed():
+        return HtmlWalk(False, False, "QATBE_BACKEND=python")
+    lexbor_nodes = _compiled("qatbe.segmentation.lexbor_nodes")
+    if lexbor_nodes is None or _compiled("qatbe.segmentation.html_fastwalk") is None:
+        return HtmlWalk(False, False, "the compiled walk is not built")
+    fast = bool(lexbor_nodes.available())  # the Lexbor probe
+    # The C metadata search tells HTML from SVG elements by the node header's namespace field.
+    return HtmlWalk(fast, fast and bool(lexbor_nodes.reads_directly()), lexbor_nodes.reason())
 
 
 _html_walk: HtmlWalk | None = None
 
 
 def html_walk() -> HtmlWalk:
-    """The HTML walk's choice, made on first call (``segmentation/html.py`` asks at its import)."""
+    """The HTML walk's choice, made on first call (``segmentation/html.py`` asks at its import, so the first
+    HTML page pays for the probe)."""
     global _html_walk
     if _html_walk is None:
-        _html_walk = HtmlWalk()
+        _html_walk = _choose_html_walk()
     return _html_walk
 
 
