@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import qatbe
 from qatbe.bench.metrics import contains, normalize
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     if not CORPORA.is_dir():
         print(f"no corpora at {CORPORA}", file=sys.stderr)
         return 2
-    options: dict[str, object] = {}
+    options: dict[str, Any] = {}
     for opt in args.option:
         key, _, value = opt.partition("=")
         try:
