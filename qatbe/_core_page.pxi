@@ -46,10 +46,10 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
     before it) and added to it, in this order, when its share is > 0:
 
     - proximity: ``proximity`` x the close pairs among the first ``n_near`` query slots (``proximity_pairs``);
-    - lead_in: ``lead_in`` x the score of the text before, when that one's last visible character is ":" or
-      "：", this text is not a heading and the two are not parts of one split unit (same ``groups`` value >= 0:
-      there the colon is where the splitter cut, as after "def rocket_33(x):" in a long code block, not a
-      lead-in the author wrote; the sibling share links the parts);
+    - lead_in: ``lead_in`` x the score of the text before, when that one's last visible character is one of
+      ``params.lead_in_ends`` (the colons), this text is not a heading and the two are not parts of one split
+      unit (same ``groups`` value >= 0: there the colon is where the splitter cut, as after "def rocket_33(x):"
+      in a long code block, not a lead-in the author wrote; the sibling share links the parts);
     - heading: ``heading`` x the best score of the headings above (the chain of ``up``);
     - sibling: ``sibling`` x the score of the adjacent text of the same group (>= 0), the later one when higher.
 
@@ -87,6 +87,12 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
         raise ValueError("the shares and the floor must be finite")
     if inherit_words < 0.0:
         raise ValueError("inherit_words must be >= 0")
+    cdef uint32_t ends[8]
+    cdef Py_ssize_t n_ends = len(params.lead_in_ends)
+    if n_ends > 8:
+        raise ValueError("lead_in_ends holds at most 8 characters")
+    for j in range(n_ends):
+        ends[j] = ord(params.lead_in_ends[j])
     heads_list = list(heads)
     n_heads = len(heads_list)
     cdef _Parts pt
@@ -121,7 +127,10 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
         if lead_in > 0.0:
             for d in range(n - 1):
                 last = _last_visible(items[d])
-                pt.colon[d] = last == 58 or last == 0xFF1A
+                for j in range(n_ends):
+                    if last == ends[j]:
+                        pt.colon[d] = 1
+                        break
         df_arr = _ZEROS(c.n_q, _I64)
         df_ptr = <long long*> _data(df_arr) if c.n_q else NULL
         with nogil:

@@ -54,6 +54,8 @@ def page_scores(
         raise ValueError("the shares and the floor must be finite")
     if inherit_words < 0.0:
         raise ValueError("inherit_words must be >= 0")
+    if len(params.lead_in_ends) > 8:
+        raise ValueError("lead_in_ends holds at most 8 characters")
     head_idx, head_level, group = [int(h) for h in heads], [int(v) for v in levels], [int(g) for g in groups]
     if len(head_level) != len(head_idx):
         raise ValueError(f"levels must have {len(head_idx)} entries, not {len(head_level)}")
@@ -99,7 +101,8 @@ def page_scores(
     lead = zeros
     if lead_in > 0.0 and n:
         ends = last_visible(items[:-1]).tolist()
-        lead = added([0.0] + [raw[i - 1] if ends[i - 1] in (0x3A, 0xFF1A) and i not in is_head
+        colons = {ord(ch) for ch in params.lead_in_ends}
+        lead = added([0.0] + [raw[i - 1] if ends[i - 1] in colons and i not in is_head
                               and (group[i] < 0 or group[i] != group[i - 1]) else 0.0
                               for i in range(1, n)], lead_in)  # not between the parts of one split unit
     head = zeros

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qatbe import _core_py
-from qatbe._kernel_types import PageScores, ScoringParams
+from qatbe._kernel_types import LEAD_IN_ENDS, PageScores, ScoringParams
 from qatbe.score.bm25 import heading_ancestors
 from qatbe.types import Segment, SegmentKind
 
@@ -24,7 +24,7 @@ except ImportError:
 
 KERNELS: list[ModuleType] = [_core_py] + ([_compiled] if _compiled is not None else [])
 
-endings = st.sampled_from(["", ":", "：", ": ", ":\n\t", "x", "é", "数据：", "\u3000", " ：\u00a0"])
+endings = st.sampled_from(["", ":", "：", ": ", ":\n\t", "x", "é", "数据：", "\u3000", " ：\u00a0", ".", "; "])
 texts = st.text(max_size=6).flatmap(lambda t: endings.map(lambda e: t + e))
 
 
@@ -62,13 +62,16 @@ def pages(draw: st.DrawFn) -> dict[str, Any]:
         "heading": draw(st.sampled_from([0.0, 0.3])), "sibling": draw(st.sampled_from([0.0, 0.15])),
         "floor": draw(st.sampled_from([0.0, 0.1, 1.0])),
         "inherit_words": draw(st.sampled_from([0.0, 4.0, 2.5, 1.0])),
+        # which last characters make a lead-in: data, like the shares
+        "lead_in_ends": draw(st.sampled_from([LEAD_IN_ENDS, ".", ";:", ""])),
     }
 
 
-def _lead_in(texts: list[str], is_heading: list[bool], groups: list[int], raw: list[float]) -> list[float]:
-    """The score of the text before, when that one ends with a colon (a lead-in), this is not a heading and the
-    two are not parts of one split unit."""
-    return [raw[i - 1] if i and texts[i - 1].rstrip().endswith((":", "：")) and not is_heading[i]
+def _lead_in(texts: list[str], is_heading: list[bool], groups: list[int], raw: list[float],
+             ends: str) -> list[float]:
+    """The score of the text before, when that one ends with one of ``ends`` (a lead-in), this is not a heading
+    and the two are not parts of one split unit."""
+    return [raw[i - 1] if i and ends and texts[i - 1].rstrip().endswith(tuple(ends)) and not is_heading[i]
             and (groups[i] < 0 or groups[i] != groups[i - 1]) else 0.0 for i in range(len(raw))]
 
 
@@ -116,7 +119,8 @@ def composed(kernel: ModuleType, p: dict[str, Any]) -> tuple[npt.NDArray[np.floa
         pairs = kernel.proximity_pairs(*csr, p["query_terms"][: p["n_near"]], p["window"]).tolist()
     add(pairs, p["proximity"], inherited=False)
     is_heading = [i in p["heads"] for i in range(n)]
-    add(_lead_in(p["texts"], is_heading, p["groups"], raw) if p["lead_in"] > 0 else [0.0] * n, p["lead_in"])
+    add(_lead_in(p["texts"], is_heading, p["groups"], raw, p["lead_in_ends"]) if p["lead_in"] > 0 else [0.0] * n,
+        p["lead_in"])
     if p["heading"] > 0 and p["heads"]:
         level = dict(zip(p["heads"], p["levels"]))
         segments = [Segment(SegmentKind.HEADING if i in level else SegmentKind.PARAGRAPH, "", "", i, i,
@@ -245,7 +249,7 @@ def _page(**changes: Any) -> dict[str, Any]:
     {"texts": ["a"]}, {"texts": ["a", 1]}, {"heads": [2]}, {"heads": [0, 0], "levels": [1, 1]},
     {"levels": []}, {"groups": [0]}, {"n_near": 2}, {"window": 0}, {"proximity": float("nan")},
     {"query_terms": np.asarray([5], dtype=np.int32)}, {"doc_lengths": np.ones(3)}, {"variant": 7},
-    {"inherit_words": -1.0}, {"inherit_words": float("inf")},
+    {"inherit_words": -1.0}, {"inherit_words": float("inf")}, {"lead_in_ends": ":" * 9},
 ])
 def test_page_scores_reject_bad_input(kernel: ModuleType, changes: dict[str, Any]) -> None:
     with pytest.raises((ValueError, TypeError)):
@@ -305,3 +309,11 @@ def test_the_shares_come_as_one_record_by_name(kernel: ModuleType) -> None:
     assert isinstance(page, PageScores) and page.lead_in is not None and page.best == max(page.raw)
     with pytest.raises(AttributeError):
         ScoringParams().lead_in = 2.0  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_the_lead_in_characters_are_data(kernel: ModuleType) -> None:
+    p = _page(heads=[], levels=[], lead_in=1.0, texts=["a.", "b"])
+    assert _scores(kernel, p).lead_in is None  # "." is no lead-in by default
+    page = _scores(kernel, {**p, "lead_in_ends": "."})
+    assert page.lead_in is not None and page.lead_in.tolist() == [0.0, page.bm25[0]]

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
+from .._kernel_types import LEAD_IN_ENDS
 from ..render.blocks import SEPARATOR, block
 from ..settings import Settings
 from ..types import Segment, SegmentKind
@@ -76,7 +77,7 @@ def wordless(text: str) -> bool:
 # leads into a list is content and kept on its own merit.
 _ORDERED = re.compile(r"\s*\d+[.)]\s")
 _SENTENCE_END = re.compile(r"[.!?\u3002](?:\s|$)(?!$)")
-_COLONS = (":", "\uff1a")  # the lead-in's last visible character, as the scorer's lead-in share reads it
+_COLONS = tuple(LEAD_IN_ENDS)  # the lead-in's last visible character, as the scorer's lead-in share reads it
 
 
 def lead_in(seg: Segment) -> bool:
