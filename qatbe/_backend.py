@@ -10,7 +10,11 @@
 * ``metadata``: ``lexbor_dom.MetadataSource``, or ``html_metadata.CssSource``;
 * ``spans``: ``html_fastwalk.SpanAligner``, or ``spans.PySpanAligner``;
 * ``markdown``: markdown-it-pyrs or markdown-it-py, reported here and chosen per document by
-  ``segmentation/markdown.py`` (``QATBE_MARKDOWN_PARSER``): a third-party parser, not a twin of ours.
+  ``segmentation/markdown.py`` (``QATBE_MARKDOWN_PARSER``): a third-party parser, not a twin of ours;
+* ``python_modules``: whether the ``.py`` modules ``setup.py`` compiles run compiled (``compiled_sources``). They
+  are the same source either way, so ``QATBE_BACKEND`` leaves them be (``QATBE_NO_EXTENSION=1`` at build time
+  does not compile them); an edit to one takes effect at the next build, and ``qatbe.BACKEND.stale`` lists the
+  ones edited since.
 
 Every part but the kernel is chosen when its module is first imported, so ``import qatbe`` probes nothing.
 ``qatbe.BACKEND`` is the kernel's name, ``"cython"`` or ``"python"``; ``qatbe.BACKEND.parts`` names each part's
@@ -20,10 +24,12 @@ implementation (and probes what is still unchosen).
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import warnings
 from collections.abc import Mapping
+from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any, NamedTuple
 
@@ -150,6 +156,38 @@ def html_walk() -> HtmlWalk:
     return _html_walk
 
 
+# An installer writes a module's files within moments of each other; an edit comes later.
+_STALE_AFTER = 2.0
+
+
+class CompiledSources(NamedTuple):
+    """The package's ``.py`` modules with an extension module beside them (``setup.py``'s ``_COMPILED_PY``:
+    Python imports the extension, not the source), and those whose source changed after the extension was built
+    (``stale``: an edit that does nothing until the next build)."""
+
+    compiled: tuple[str, ...]
+    stale: tuple[str, ...]
+
+
+def compiled_sources(root: Path | None = None) -> CompiledSources:
+    """``CompiledSources`` of the package at ``root`` (this one by default), from the files' names and times."""
+    root = Path(__file__).parent if root is None else root
+    compiled: list[str] = []
+    stale: list[str] = []
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        for extension in sorted(root.rglob("*" + suffix)):
+            source = extension.with_name(extension.name[: -len(suffix)] + ".py")
+            if not source.is_file():
+                continue
+            module = ".".join((root.name, *source.relative_to(root).with_suffix("").parts))
+            if module in compiled:
+                continue
+            compiled.append(module)
+            if source.stat().st_mtime > extension.stat().st_mtime + _STALE_AFTER:
+                stale.append(module)
+    return CompiledSources(tuple(sorted(compiled)), tuple(sorted(stale)))
+
+
 def _parts() -> Mapping[str, str]:
     walk = html_walk()
     choice = markdown_parser_choice()
@@ -161,6 +199,7 @@ def _parts() -> Mapping[str, str]:
         "metadata": COMPILED if walk.metadata else PYTHON,
         "spans": PYTHON if span_aligner() is None else COMPILED,
         "markdown": "markdown-it-pyrs" if pyrs else "markdown-it-py",
+        "python_modules": COMPILED if compiled_sources().compiled else PYTHON,
     })
 
 
@@ -173,6 +212,12 @@ class Backend(str):
     def parts(self) -> Mapping[str, str]:
         """Part -> ``"cython"`` or ``"python"`` (``markdown``: the parser's name); the module docstring lists them."""
         return _parts()
+
+    @property
+    def stale(self) -> tuple[str, ...]:
+        """The compiled ``.py`` modules whose source is newer than their build: rebuild
+        (``python setup.py build_ext --inplace``) for an edit to them to take effect."""
+        return compiled_sources().stale
 
 
 kernel, _kernel_name = _load_kernel()

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -76,7 +77,8 @@ def test_compiled_python_modules_are_in_use_when_required() -> None:
         assert path is not None and not path.endswith(".py"), path
 
 
-_PARTS = ("kernel", "records", "html_walk", "metadata", "spans", "markdown")
+_PARTS = ("kernel", "records", "html_walk", "metadata", "spans", "markdown", "python_modules")
+_TWINS = _PARTS[:5]
 
 
 def _parts(backend: str) -> dict[str, str]:
@@ -92,7 +94,7 @@ def _parts(backend: str) -> dict[str, str]:
 def test_backend_python_runs_every_part_s_twin() -> None:
     parts = _parts("python")
     assert tuple(parts) == _PARTS
-    assert {part: parts[part] for part in _PARTS if part != "markdown"} == dict.fromkeys(_PARTS[:-1], "python")
+    assert {part: parts[part] for part in _TWINS} == dict.fromkeys(_TWINS, "python")
     assert parts["markdown"] in ("markdown-it-py", "markdown-it-pyrs")  # a third-party parser, not a twin
 
 
@@ -102,7 +104,8 @@ def test_backend_python_runs_every_part_s_twin() -> None:
 )
 def test_every_part_is_compiled_when_required() -> None:
     parts = qatbe.BACKEND.parts
-    assert {part: parts[part] for part in _PARTS[:-1]} == dict.fromkeys(_PARTS[:-1], "cython")
+    assert {part: parts[part] for part in (*_TWINS, "python_modules")} == dict.fromkeys((*_TWINS, "python_modules"),
+                                                                                         "cython")
 
 
 def test_the_backend_is_the_kernel_s_name_and_reports_every_part() -> None:
@@ -140,3 +143,29 @@ def test_both_backends_give_the_same_result() -> None:
         outputs.append(json.loads(proc.stdout))
     assert outputs[0] == outputs[1]
     assert "3 weeks" in outputs[0]["text"]
+
+
+def test_compiled_sources_are_found_and_the_edited_ones_named_stale(tmp_path: Path) -> None:
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    package = tmp_path / "pkg"
+    (package / "score").mkdir(parents=True)
+    files = {
+        "score/bm25.py": 1_000.0, "score/bm25" + EXTENSION_SUFFIXES[0]: 2_000.0,  # built after its edit
+        "pipeline.py": 3_000.0, "pipeline" + EXTENSION_SUFFIXES[-1]: 2_000.0,  # edited after its build
+        "tokens.py": 2_001.0, "tokens" + EXTENSION_SUFFIXES[0]: 2_000.0,  # written by one install
+        "_core" + EXTENSION_SUFFIXES[0]: 2_000.0,  # an extension with no .py source
+        "plain.py": 5_000.0,
+    }
+    for name, mtime in files.items():
+        path = package / name
+        path.write_text("")
+        os.utime(path, (mtime, mtime))
+    found = _backend.compiled_sources(package)
+    assert found.compiled == ("pkg.pipeline", "pkg.score.bm25", "pkg.tokens")
+    assert found.stale == ("pkg.pipeline",)
+
+
+def test_the_backend_names_stale_builds_of_this_package() -> None:
+    assert set(qatbe.BACKEND.stale) <= set(_backend.compiled_sources().compiled)
+    assert all(name.startswith("qatbe.") for name in _backend.compiled_sources().compiled)
