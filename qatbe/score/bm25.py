@@ -392,8 +392,8 @@ def bridge_credits(
     credit is divided by how many segments outside the section mention the heading: a heading named everywhere
     ("How to apply") is no pointer. ``heads`` are the headings' indices and ``up_array`` the heading chains
     (``page_scores``: for each segment the heading above it); ``scoring`` holds the constants (``Scoring``);
-    ``scan`` the page's ``kernel.scan`` (the texts are scanned when not given). Returns the credited headings' credits (not yet multiplied by ``settings.bridge``);
-    most pages have none.
+    ``scan`` the page's ``kernel.scan`` (the texts are scanned when not given). Returns the credited headings'
+    credits (not yet multiplied by ``settings.bridge``); most pages have none.
     """
     if not heads:
         return {}

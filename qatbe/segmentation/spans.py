@@ -41,7 +41,7 @@ from html import unescape
 from html.entities import html5
 from typing import Protocol
 
-from .._backend import COMPILED, PYTHON, span_aligner
+from .._backend import span_aligner
 
 WINDOW = 1 << 16
 WORD_WINDOW = 1 << 11
@@ -419,12 +419,6 @@ class PySpanAligner:
     def stream(self) -> tuple[str, list[int], list[int]]:
         """For tests: the stream as ``(text, starts, ends)``."""
         return ("".join(self.cp), list(self.lo), list(self.hi))
-
-
-def implementation() -> str:
-    """``"cython"`` when ``aligner`` makes the compiled ``SpanAligner`` (``qatbe._backend`` chooses), else
-    ``"python"``."""
-    return PYTHON if span_aligner() is None else COMPILED
 
 
 def aligner(source: str, data: bytes | None = None, markup: bool = True) -> Aligner:
