@@ -184,7 +184,7 @@ def test_the_test_command_is_the_one_ci_runs() -> None:
     """The README's test command is checked, not run (it would reinstall the project under test): CI's script
     must run exactly it."""
     [line] = [x for x in example("tests").splitlines() if x.strip()]
-    assert line == 'pip install -e ".[test]" && python -m pytest'
+    assert line == 'pip install -e ".[test]" && python -m pytest -n auto'
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert line in ci
 
