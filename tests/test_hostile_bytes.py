@@ -81,6 +81,16 @@ def test_json_ld_escapes_of_control_characters_are_taken_out() -> None:
     assert r.metadata.title == "Headline"
 
 
+@given(st.lists(st.sampled_from(["\\", "\\u", "u", "00", "01", "1f", "7F", "8", "9a", "D8", "dc", "00", "e9", "x", '"']),
+                max_size=40).map("".join))
+def test_json_ld_escape_search_finds_every_escape_the_rewrite_takes_out(raw: str) -> None:
+    from qatbe.segmentation.html_metadata import _JSON_ESCAPE, _JSON_ESCAPE_CANDIDATE, _json_escape
+
+    # jsonld_objects rewrites a script only when the quick search finds a candidate: no rewrite may be skipped
+    if _JSON_ESCAPE_CANDIDATE.search(raw) is None:
+        assert _JSON_ESCAPE.sub(_json_escape, raw) == raw
+
+
 def test_lone_surrogates_in_a_str_become_replacement_characters() -> None:
     for fmt in ("html", "markdown", "text"):
         r = qatbe.extract("Some text \ud800 with a half pair \udfff here.", None, format=fmt)
