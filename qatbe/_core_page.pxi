@@ -17,24 +17,11 @@ cdef int _ints(obj, Py_ssize_t n, long long* out, str name) except -1:
     return 0
 
 
-cdef inline uint32_t _last_visible(text) noexcept:
-    """The code point of the last character of ``text`` (a str) that is not whitespace, 0 for none."""
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
-    cdef Py_ssize_t i = PyUnicode_GET_LENGTH(text)
-    cdef uint32_t c
-    while i > 0:
-        i -= 1
-        c = PyUnicode_READ(kind, data, i)
-        if not Py_UNICODE_ISSPACE(c):
-            return c
-    return 0
-
-
 def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_ssize_t n_terms,
                 const int[::1] query_terms, const double[::1] query_weights, const double[::1] doc_lengths,
-                texts, heads, levels, groups, *, params, const double[::1] prior_df=None, Py_ssize_t n_near=0,
-                const long long[::1] positions=None):
+                heads, levels, const unsigned char[::1] lead_from not None,
+                const unsigned char[::1] joined not None, *, params, const double[::1] prior_df=None,
+                Py_ssize_t n_near=0, const long long[::1] positions=None):
     """A page's scores in one call, as a ``PageScores`` record (``qatbe._kernel_types``), computed with the shares
     and BM25 parameters of ``params`` (a ``ScoringParams``, read once here).
 
@@ -42,16 +29,17 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
     mostly call overhead on a few hundred numbers; here they are loops over the segments.
 
     ``bm25`` is ``bm25_scores`` of the query terms (``params``' k1 ... prior_n, ``prior_df``, ``doc_lengths``);
-    ``df`` the number of documents holding each query slot. Each further part is computed on ``raw`` so far (the sum of the parts
-    before it) and added to it, in this order, when its share is > 0:
+    ``df`` the number of documents holding each query slot. Each further part is computed on ``raw`` so far (the
+    sum of the parts before it) and added to it, in this order, when its share is > 0:
 
     - proximity: ``proximity`` x the close pairs among the first ``n_near`` query slots (``proximity_pairs``);
-    - lead_in: ``lead_in`` x the score of the text before, when that one's last visible character is one of
-      ``params.lead_in_ends`` (the colons), this text is not a heading and the two are not parts of one split
-      unit (same ``groups`` value >= 0: there the colon is where the splitter cut, as after "def rocket_33(x):"
-      in a long code block, not a lead-in the author wrote; the sibling share links the parts);
+    - lead_in: ``lead_in`` x the score of the text before, where ``lead_from[i]`` is non-zero;
     - heading: ``heading`` x the best score of the headings above (the chain of ``up``);
-    - sibling: ``sibling`` x the score of the adjacent text of the same group (>= 0), the later one when higher.
+    - sibling: ``sibling`` x the score of the text before when ``joined[i]``, or of the text after when
+      ``joined[i + 1]`` and that one is higher.
+
+    ``lead_from`` and ``joined`` (one byte per text) are the page's links, which the scorer decides
+    (``qatbe.score.links``); here they are only followed.
 
     With ``inherit_words`` > 0, what a text inherits (lead_in, heading, sibling) is multiplied by
     min(1, ``doc_lengths[i]`` / ``inherit_words``): a text of fewer words carries less of what it sits under.
@@ -74,10 +62,9 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
                 prior_df, doc_lengths)
     cdef _Csr c = _csr(doc_terms, doc_offsets, n_terms, query_terms)
     _use_positions(&c, positions)
-    cdef Py_ssize_t n = c.n_docs, n_heads, j, d
-    cdef list items = _texts(texts)
-    if len(items) != n:
-        raise ValueError("texts must have one entry per document")
+    cdef Py_ssize_t n = c.n_docs, n_heads, j
+    if lead_from.shape[0] != n or joined.shape[0] != n:
+        raise ValueError("lead_from and joined must have one entry per document")
     if not 0 <= n_near <= c.n_q:
         raise ValueError("n_near must lie in [0, len(query_terms)]")
     if window < 1:
@@ -87,50 +74,35 @@ def page_scores(const int[::1] doc_terms, const long long[::1] doc_offsets, Py_s
         raise ValueError("the shares and the floor must be finite")
     if inherit_words < 0.0:
         raise ValueError("inherit_words must be >= 0")
-    cdef uint32_t ends[8]
-    cdef Py_ssize_t n_ends = len(params.lead_in_ends)
-    if n_ends > 8:
-        raise ValueError("lead_in_ends holds at most 8 characters")
-    for j in range(n_ends):
-        ends[j] = ord(params.lead_in_ends[j])
     heads_list = list(heads)
     n_heads = len(heads_list)
     cdef _Parts pt
-    cdef uint32_t last
     cdef bint found[4]
     cdef double best = 0.0
     cdef long long* df_ptr
-    # one block: the head indices and levels, the groups, the heading stack (longs); seven score rows (doubles);
-    # the colon flags and the relevance flags (bytes)
-    cdef char* block = <char*> calloc(1, (2 * n_heads + 2 * n + 1) * sizeof(long long) + 7 * n * sizeof(double)
-                                      + 2 * n + 8)
+    # one block: the head indices and levels, the heading stack (longs); seven score rows (doubles); the relevance
+    # flags (bytes)
+    cdef char* block = <char*> calloc(1, (2 * n_heads + n + 1) * sizeof(long long) + 7 * n * sizeof(double)
+                                      + n + 8)
     if block == NULL:
         raise MemoryError()
     cdef long long* longs = <long long*> block
-    cdef double* rows = <double*> (block + (2 * n_heads + 2 * n + 1) * sizeof(long long))
+    cdef double* rows = <double*> (block + (2 * n_heads + n + 1) * sizeof(long long))
     pt.head_idx = longs
     pt.head_level = longs + n_heads
-    pt.group = longs + 2 * n_heads
-    pt.stack = longs + 2 * n_heads + n
+    pt.stack = longs + 2 * n_heads
     pt.n_heads = n_heads
+    pt.lead_from = &lead_from[0] if n else NULL
+    pt.joined = &joined[0] if n else NULL
     pt.raw, pt.base, pt.prox, pt.lead = rows, rows + n, rows + 2 * n, rows + 3 * n
     pt.head, pt.sib, pt.inherited = rows + 4 * n, rows + 5 * n, rows + 6 * n
-    pt.colon = <uint8_t*> (rows + 7 * n)
-    pt.relevant = pt.colon + n
+    pt.relevant = <uint8_t*> (rows + 7 * n)
     try:
         _ints(heads_list, n_heads, pt.head_idx, "heads")
         _ints(levels, n_heads, pt.head_level, "levels")
-        _ints(groups, n, pt.group, "groups")
         for j in range(n_heads):
             if not 0 <= pt.head_idx[j] < n or (j and pt.head_idx[j] <= pt.head_idx[j - 1]):
                 raise ValueError("heads must be increasing document indices")
-        if lead_in > 0.0:
-            for d in range(n - 1):
-                last = _last_visible(items[d])
-                for j in range(n_ends):
-                    if last == ends[j]:
-                        pt.colon[d] = 1
-                        break
         df_arr = _ZEROS(c.n_q, _I64)
         df_ptr = <long long*> _data(df_arr) if c.n_q else NULL
         with nogil:
@@ -171,7 +143,6 @@ cdef struct _Parts:
     # page_scores's per-segment inputs and outputs (see there); ``stack`` ends up holding ``up``.
     long long* head_idx
     long long* head_level
-    long long* group
     long long* stack
     Py_ssize_t n_heads
     double* raw
@@ -181,7 +152,8 @@ cdef struct _Parts:
     double* head
     double* sib
     double* inherited
-    uint8_t* colon
+    const unsigned char* lead_from
+    const unsigned char* joined
     uint8_t* relevant
 
 
@@ -244,12 +216,8 @@ cdef int _page(const _Csr* c, const double* query_weights, double k1, double b, 
     for i in range(n):
         up[i] = <long long> pt.inherited[i]
     if lead_in > 0.0:
-        next_head = 0
         for i in range(1, n):
-            while next_head < n_heads and pt.head_idx[next_head] < i:
-                next_head += 1
-            if (pt.colon[i - 1] and not (next_head < n_heads and pt.head_idx[next_head] == i)
-                    and (pt.group[i] < 0 or pt.group[i] != pt.group[i - 1])):
+            if pt.lead_from[i]:
                 pt.lead[i] = raw[i - 1]
         found[1] = _add(pt.lead, lead_in, raw, n, c, doc_lengths, inherit_words)
     if heading > 0.0 and n_heads:
@@ -268,11 +236,10 @@ cdef int _page(const _Csr* c, const double* query_weights, double k1, double b, 
     if sibling > 0.0:
         for i in range(n):
             value = 0.0
-            if pt.group[i] >= 0:
-                if i > 0 and pt.group[i - 1] == pt.group[i]:
-                    value = raw[i - 1]
-                if i + 1 < n and pt.group[i + 1] == pt.group[i] and raw[i + 1] > value:
-                    value = raw[i + 1]
+            if i > 0 and pt.joined[i]:
+                value = raw[i - 1]
+            if i + 1 < n and pt.joined[i + 1] and raw[i + 1] > value:
+                value = raw[i + 1]
             pt.sib[i] = value
         found[3] = _add(pt.sib, sibling, raw, n, c, doc_lengths, inherit_words)
     for i in range(n):

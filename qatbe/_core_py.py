@@ -31,7 +31,6 @@ from ._core_py_text import (
     has_decimal,
     holds_either,
     kept_bytes,
-    last_visible,
     untidy,
     utf8_encode,
 )
@@ -41,7 +40,7 @@ __all__ = [
     "BM25L", "LUCENE", "OKAPI", "OKAPI_MIN_MEAN", "PLUS", "THIRD_LIMITS", "Scan", "StringTable",
     "TermMemo", "Told", "any_control", "bm25_scores", "bridge_best", "bridge_mentions", "bridge_rows", "bridge_shares",
     "byte_count", "capitalised_words", "complex_keys", "contains_ci", "control_scan", "floor_cut",
-    "has_decimal", "holds_either", "kept_bytes", "last_visible", "letter_runs", "page_fields",
+    "has_decimal", "holds_either", "kept_bytes", "letter_runs", "page_fields",
     "page_scores", "proximity_pairs", "remap", "sample_runs", "sample_votes", "scan", "section_best",
     "section_sizes", "string_table", "tokenize", "untidy", "utf8_encode",
 ]

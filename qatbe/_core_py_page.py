@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._core_py_bm25 import _positions, _slots, _texts, bm25_scores, proximity_pairs
-from ._core_py_text import last_visible
+from ._core_py_bm25 import _positions, _slots, bm25_scores, proximity_pairs
 from ._kernel_types import PageScores, ScoringParams
 
 
@@ -25,10 +24,10 @@ def page_scores(
     query_terms: npt.NDArray[np.int32],
     query_weights: npt.NDArray[np.float64],
     doc_lengths: npt.NDArray[np.float64],
-    texts: Sequence[str],
     heads: Sequence[int],
     levels: Sequence[int],
-    groups: Sequence[int],
+    lead_from: bytes,
+    joined: bytes,
     *,
     params: ScoringParams,
     prior_df: npt.NDArray[np.float64] | None = None,
@@ -42,10 +41,10 @@ def page_scores(
     base = bm25_scores(doc_terms, doc_offsets, n_terms, query_terms, query_weights, k1, b, variant, delta, prior_n,
                        prior_df, doc_lengths)
     _positions(positions, [int(o) for o in doc_offsets])
-    items = _texts(texts)
     n = len(base)
-    if len(items) != n:
-        raise ValueError("texts must have one entry per document")
+    lead_link, join_link = bytes(lead_from), bytes(joined)
+    if len(lead_link) != n or len(join_link) != n:
+        raise ValueError("lead_from and joined must have one entry per document")
     if not 0 <= n_near <= len(query_terms):
         raise ValueError("n_near must lie in [0, len(query_terms)]")
     if window < 1:
@@ -54,13 +53,9 @@ def page_scores(
         raise ValueError("the shares and the floor must be finite")
     if inherit_words < 0.0:
         raise ValueError("inherit_words must be >= 0")
-    if len(params.lead_in_ends) > 8:
-        raise ValueError("lead_in_ends holds at most 8 characters")
-    head_idx, head_level, group = [int(h) for h in heads], [int(v) for v in levels], [int(g) for g in groups]
+    head_idx, head_level = [int(h) for h in heads], [int(v) for v in levels]
     if len(head_level) != len(head_idx):
         raise ValueError(f"levels must have {len(head_idx)} entries, not {len(head_level)}")
-    if len(group) != n:
-        raise ValueError(f"groups must have {n} entries, not {len(group)}")
     if any(not 0 <= h < n for h in head_idx) or any(y <= x for x, y in pairwise(head_idx)):
         raise ValueError("heads must be increasing document indices")
     terms = [int(t) for t in doc_terms]
@@ -100,11 +95,7 @@ def page_scores(
             stack.append(i)
     lead = zeros
     if lead_in > 0.0 and n:
-        ends = last_visible(items[:-1]).tolist()
-        colons = {ord(ch) for ch in params.lead_in_ends}
-        lead = added([0.0] + [raw[i - 1] if ends[i - 1] in colons and i not in is_head
-                              and (group[i] < 0 or group[i] != group[i - 1]) else 0.0
-                              for i in range(1, n)], lead_in)  # not between the parts of one split unit
+        lead = added([0.0] + [raw[i - 1] if lead_link[i] else 0.0 for i in range(1, n)], lead_in)
     head = zeros
     if heading > 0.0 and head_idx:
         chains = []
@@ -118,11 +109,9 @@ def page_scores(
     sib = zeros
     if sibling > 0.0:
         parts = []
-        for i, g in enumerate(group):
-            value = 0.0
-            if g >= 0 and i > 0 and group[i - 1] == g:
-                value = raw[i - 1]
-            if g >= 0 and i + 1 < n and group[i + 1] == g and raw[i + 1] > value:
+        for i in range(n):
+            value = raw[i - 1] if i > 0 and join_link[i] else 0.0
+            if i + 1 < n and join_link[i + 1] and raw[i + 1] > value:
                 value = raw[i + 1]
             parts.append(value)
         sib = added(parts, sibling)

@@ -94,9 +94,3 @@ def any_control(text: str) -> bool:
     if not isinstance(text, str):
         raise TypeError(f"any_control expects str, got {type(text).__name__}")
     return _STRIPPED.search(text) is not None
-
-
-def last_visible(texts: Sequence[str]) -> npt.NDArray[np.uint32]:
-    """Per text, the code point of its last non-whitespace character (``str.rstrip``), 0 when it has none."""
-    items = _texts(texts)
-    return np.asarray([ord(t.rstrip()[-1]) if t.rstrip() else 0 for t in items], dtype=np.uint32)

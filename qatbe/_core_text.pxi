@@ -298,15 +298,3 @@ def contains_ci(const unsigned char[::1] data, bytes needle):
     with nogil:
         found = qatbe_contains_ci(&data[0], n, want, m)
     return found != 0
-
-
-def last_visible(texts):
-    """Per text, the code point of its last character that is not whitespace (what ``str.rstrip`` keeps), 0 when
-    it has none, as a uint32 array (``page_scores`` reads it to find lead-ins, texts ending with a colon)."""
-    cdef list items = _texts(texts)
-    cdef Py_ssize_t t
-    out_arr = _ZEROS(len(items), _U32)
-    cdef unsigned int[::1] out = out_arr
-    for t in range(len(items)):
-        out[t] = _last_visible(items[t])
-    return out_arr

@@ -13,10 +13,6 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-# A text whose last visible character is one of these leads into the text after it ("You can renew online if:"):
-# the scorer's lead-in share (``ScoringParams.lead_in``) and the selector's lead-in rule (``select.plan.lead_in``).
-LEAD_IN_ENDS = ":\uff1a"
-
 
 class ScoringParams(NamedTuple):
     """What ``page_scores`` computes with, besides the page's arrays. A named tuple, not a frozen dataclass: the
@@ -26,10 +22,10 @@ class ScoringParams(NamedTuple):
     ``k1``, ``b``, ``variant`` (0 lucene, 1 okapi, 2 plus, 3 l), ``delta`` (plus and l) and ``prior_n`` (documents
     of the prior collection) parametrise BM25. The parts added to each raw score, each a share (0: off):
     ``proximity`` per close pair of query words within ``window`` terms; ``lead_in`` of the score of a text that
-    introduces this one (its last visible character is one of ``lead_in_ends``); ``heading`` of the best heading
-    above; ``sibling`` of the adjacent part of the same split unit. ``inherit_words``: what a text inherits is
-    scaled by its words over this (up to 1; 0: not scaled). ``floor``: a text is relevant when its raw score is
-    > 0 and at least ``floor`` x the best.
+    introduces this one; ``heading`` of the best heading above; ``sibling`` of the adjacent part of the same split
+    unit (which texts lead in and which are parts of one unit: ``qatbe.score.links``). ``inherit_words``: what a
+    text inherits is scaled by its words over this (up to 1; 0: not scaled). ``floor``: a text is relevant when
+    its raw score is > 0 and at least ``floor`` x the best.
     """
 
     k1: float = 1.2
@@ -44,7 +40,6 @@ class ScoringParams(NamedTuple):
     sibling: float = 0.0
     floor: float = 0.0
     inherit_words: float = 0.0
-    lead_in_ends: str = LEAD_IN_ENDS
 
 
 Part = npt.NDArray[np.float64] | None

@@ -1,5 +1,6 @@
-"""``page_scores`` (a page's BM25 and bonuses in one kernel call): the compiled core and its twin agree, and both
-are the composition of the separate kernels and array functions the scorer used before, to the last bit."""
+"""``page_scores`` (a page's BM25 and bonuses in one kernel call) following the page's links
+(``qatbe.score.links``): the compiled core and its twin agree, and both are the composition of the separate
+kernels and array functions the scorer used before, to the last bit."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qatbe import _core_py
-from qatbe._kernel_types import LEAD_IN_ENDS, PageScores, ScoringParams
+from qatbe._kernel_types import PageScores, ScoringParams
 from qatbe.score.bm25 import heading_ancestors
+from qatbe.score.links import LEAD_IN_ENDS, page_links
 from qatbe.types import Segment, SegmentKind
 
 try:
@@ -62,7 +64,7 @@ def pages(draw: st.DrawFn) -> dict[str, Any]:
         "heading": draw(st.sampled_from([0.0, 0.3])), "sibling": draw(st.sampled_from([0.0, 0.15])),
         "floor": draw(st.sampled_from([0.0, 0.1, 1.0])),
         "inherit_words": draw(st.sampled_from([0.0, 4.0, 2.5, 1.0])),
-        # which last characters make a lead-in: data, like the shares
+        # which last characters make a lead-in (an argument of page_links)
         "lead_in_ends": draw(st.sampled_from([LEAD_IN_ENDS, ".", ";:", ""])),
     }
 
@@ -133,13 +135,21 @@ def composed(kernel: ModuleType, p: dict[str, Any]) -> tuple[npt.NDArray[np.floa
 
 
 _PARAMS = frozenset(ScoringParams._fields)
+_LINKS = frozenset({"texts", "groups", "lead_in_ends"})  # what page_links reads
+
+
+def _args(p: dict[str, Any]) -> dict[str, Any]:
+    """The page's arrays as ``page_scores`` takes them: its texts, groups and lead-in characters become links."""
+    links = page_links(p["texts"], p["heads"], p["groups"], p.get("lead_in_ends", LEAD_IN_ENDS))
+    rest = {k: v for k, v in p.items() if k not in _PARAMS and k not in _LINKS}
+    return {**rest, "lead_from": links.lead_from, "joined": links.joined}
 
 
 def _scores(kernel: ModuleType, p: dict[str, Any]) -> PageScores:
-    """``kernel.page_scores`` of a flat description of a page: the ``ScoringParams`` fields go into ``params``."""
+    """``kernel.page_scores`` of a flat description of a page: the ``ScoringParams`` fields go into ``params``,
+    the texts, groups and lead-in characters into links."""
     params = ScoringParams(**{k: v for k, v in p.items() if k in _PARAMS})
-    rest = {k: v for k, v in p.items() if k not in _PARAMS}
-    return kernel.page_scores(**rest, params=params)  # type: ignore[no-any-return]
+    return kernel.page_scores(**_args(p), params=params)  # type: ignore[no-any-return]
 
 
 def _bits(a: npt.NDArray[Any]) -> list[str]:
@@ -246,14 +256,24 @@ def _page(**changes: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 @pytest.mark.parametrize("changes", [
-    {"texts": ["a"]}, {"texts": ["a", 1]}, {"heads": [2]}, {"heads": [0, 0], "levels": [1, 1]},
-    {"levels": []}, {"groups": [0]}, {"n_near": 2}, {"window": 0}, {"proximity": float("nan")},
+    {"heads": [0, 0], "levels": [1, 1]}, {"heads": [1, 0], "levels": [1, 1]},
+    {"levels": []}, {"n_near": 2}, {"window": 0}, {"proximity": float("nan")},
     {"query_terms": np.asarray([5], dtype=np.int32)}, {"doc_lengths": np.ones(3)}, {"variant": 7},
-    {"inherit_words": -1.0}, {"inherit_words": float("inf")}, {"lead_in_ends": ":" * 9},
+    {"inherit_words": -1.0}, {"inherit_words": float("inf")}, {"lead_from": b"\x00"}, {"joined": b"\x00" * 3},
+    {"lead_from": None},
 ])
 def test_page_scores_reject_bad_input(kernel: ModuleType, changes: dict[str, Any]) -> None:
+    params = ScoringParams(**{k: v for k, v in changes.items() if k in _PARAMS})
+    args = {**_args(_page()), **{k: v for k, v in changes.items() if k not in _PARAMS}}
     with pytest.raises((ValueError, TypeError)):
-        _scores(kernel, _page(**changes))
+        kernel.page_scores(**args, params=params)
+
+
+@pytest.mark.parametrize("changes", [{"texts": ["a"]}, {"heads": [2]}, {"heads": [-1]}, {"groups": [0]}])
+def test_page_links_reject_bad_input(changes: dict[str, Any]) -> None:
+    p = _page(**changes)
+    with pytest.raises(ValueError):
+        page_links(p["texts"], p["heads"], p["groups"])
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
@@ -302,13 +322,31 @@ def test_a_short_text_inherits_less_and_an_empty_one_nothing(kernel: ModuleType)
 def test_the_shares_come_as_one_record_by_name(kernel: ModuleType) -> None:
     """The kernel takes the policy as a ``ScoringParams`` (keyword-only) and answers with a ``PageScores``."""
     p = _page(lead_in=1.0)
-    arrays = [v for k, v in p.items() if k not in _PARAMS]
+    arrays = list(_args(p).values())
     with pytest.raises(TypeError):
         kernel.page_scores(*arrays, ScoringParams())
     page = _scores(kernel, p)
     assert isinstance(page, PageScores) and page.lead_in is not None and page.best == max(page.raw)
     with pytest.raises(AttributeError):
         ScoringParams().lead_in = 2.0  # type: ignore[misc]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(texts, st.integers(-1, 2), st.booleans()), max_size=12),
+       st.sampled_from([LEAD_IN_ENDS, ".", ";:", ""]))
+def test_page_links_are_the_rules_they_state(items: list[tuple[str, int, bool]], ends: str) -> None:
+    """Joined: the same group >= 0 as the text before. Lead-in: the text before ends (whitespace aside) with one
+    of ``ends``, and this one is neither a heading nor joined to it. One byte per text, 0 or 1."""
+    page_texts = [t for t, _, _ in items]
+    groups = [g for _, g, _ in items]
+    heads = [i for i, (_, _, h) in enumerate(items) if h]
+    links = page_links(page_texts, heads, groups, ends)
+    n = len(items)
+    joined = [i > 0 and groups[i] >= 0 and groups[i] == groups[i - 1] for i in range(n)]
+    lead = [i > 0 and bool(ends) and page_texts[i - 1].rstrip().endswith(tuple(ends)) and i not in heads
+            and not joined[i] for i in range(n)]
+    assert isinstance(links.lead_from, bytes) and isinstance(links.joined, bytes)
+    assert list(links.joined) == [int(x) for x in joined] and list(links.lead_from) == [int(x) for x in lead]
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)

@@ -322,16 +322,6 @@ def test_has_decimal_rejects_non_strings(kernel: ModuleType) -> None:
         kernel.has_decimal(["1", b"2"])
 
 
-@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(texts, st.sampled_from(["", " ", "Fees:", "a：\u3000", "x:\u2028\u0085 ", "\u200b"])),
-                max_size=6))
-def test_last_visible_is_what_rstrip_keeps_last(kernel: ModuleType, items: list[str]) -> None:
-    got = kernel.last_visible(items)
-    assert got.dtype == np.uint32
-    assert got.tolist() == [ord(t.rstrip()[-1]) if t.rstrip() else 0 for t in items]
-
-
 @pytest.mark.parametrize("kernel", SCANS, ids=lambda k: k.__name__)
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a", " ", "\x00", "\x01", "\x08", "\t", "\x0e", "\x1f", "\x7f", "\ufffd", "é", "—",

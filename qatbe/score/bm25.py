@@ -36,6 +36,7 @@ from ..types import Segment, SegmentKind
 from . import languages
 from .analyze import Analyzer, analyzer, raw_terms
 from .expand import expansions
+from .links import PageLinks, page_links
 from .question import read_question
 
 if TYPE_CHECKING:
@@ -165,7 +166,8 @@ _UNSET = object()
 
 class PageView:
     """What scoring reads of a page whatever the query: its segments' fields (``kernel.page_fields``), their tokens
-    (``kernel.scan``) and the language guessed from its prose, the last two made on first use and kept.
+    (``kernel.scan``), the language guessed from its prose and its links (``links.page_links``), the last three
+    made on first use and kept.
 
     Why: one page, many questions (``Extractor.parse``, then ``extract`` per question) read the page the same
     way for every question, and these three are about a quarter of an extract on SQuAD's documents. A parsed
@@ -175,14 +177,22 @@ class PageView:
     occurrence.
     """
 
-    __slots__ = ("_guess", "_scan", "groups", "heads", "levels", "prose", "source", "texts")
+    __slots__ = ("_guess", "_links", "_scan", "groups", "heads", "levels", "prose", "source", "texts")
 
     def __init__(self, segments: Sequence[Segment], source: object = None) -> None:
         self.source = source
         self.texts, self.heads, self.levels, self.groups, self.prose = kernel.page_fields(
             segments, _HEADING, _PROSE)
         self._scan: Scan | None = None
+        self._links: PageLinks | None = None
         self._guess: object = _UNSET
+
+    @property
+    def links(self) -> PageLinks:
+        """Which texts carry the lead-in and sibling shares of which (``links.page_links``), read once."""
+        if self._links is None:
+            self._links = page_links(self.texts, self.heads, self.groups)
+        return self._links
 
     @property
     def scan(self) -> Scan:
@@ -472,7 +482,7 @@ def score_segments(
                                scale, sc.lead_in_share, settings.heading_share, sc.sibling_share,
                                settings.relevance_floor, sc.inherit_words)
         page = kernel.page_scores(flat, offs, len(vocab) + len(met), ids, np.array(w, dtype=np.float64), lengths,
-                                  texts, heads, levels, groups, params=params, prior_df=prior_df, n_near=n_query,
+                                  heads, levels, *view.links, params=params, prior_df=prior_df, n_near=n_query,
                                   positions=places)
         return page, params, prior_df
 

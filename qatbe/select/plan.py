@@ -18,8 +18,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from .._kernel_types import LEAD_IN_ENDS
 from ..render.blocks import SEPARATOR, block
+from ..score.links import LEAD_IN_ENDS
 from ..settings import Settings
 from ..types import Segment, SegmentKind
 from .knapsack import (
