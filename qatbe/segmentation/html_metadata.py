@@ -42,14 +42,16 @@ _MAX_JSONLD_NODES = 5_000
 # A JSON escape of a control character (backslash, u0001) or of a surrogate: the source's own control characters
 # are gone (``qatbe.source``), the ones JSON writes as escapes are taken out here, with the same replacements; a
 # surrogate escape becomes U+FFFD unless it is half of a pair. An escaped backslash before the "u" is no escape.
+_CONTROL_CODE = r"00[01][0-9a-fA-F]|007[fF]|008[0-9a-fA-F]|009[0-9a-fA-F]"
+_HIGH_SURROGATE = r"[dD][89abAB][0-9a-fA-F]{2}"
+_LOW_SURROGATE = r"[dD][c-fC-F][0-9a-fA-F]{2}"
 _JSON_ESCAPE = re.compile(
-    r"(?<!\\)((?:\\\\)*)\\u(00[01][0-9a-fA-F]|007[fF]|008[0-9a-fA-F]|009[0-9a-fA-F]"
-    r"|[dD][89abAB][0-9a-fA-F]{2}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?|[dD][c-fC-F][0-9a-fA-F]{2})"
+    rf"(?<!\\)((?:\\\\)*)\\u({_CONTROL_CODE}|{_HIGH_SURROGATE}(?:\\u{_LOW_SURROGATE})?|{_LOW_SURROGATE})"
 )
-# Whether ``_JSON_ESCAPE`` can match at all: an escape of one of its codes, wherever it stands. Its look-behind
+# Whether ``_JSON_ESCAPE`` can match at all: an escape of one of the same codes, wherever it stands. Its look-behind
 # makes the regex engine try every position of a script (about 30 us for a 1 KB one); this search starts with a
 # literal backslash-u, which the engine jumps between, so a script with no such escape (nearly all) costs ~0.5 us.
-_JSON_ESCAPE_CANDIDATE = re.compile(r"\\u(?:00[01]|007[fF]|00[89]|[dD][89a-fA-F])")
+_JSON_ESCAPE_CANDIDATE = re.compile(rf"\\u(?:{_CONTROL_CODE}|{_HIGH_SURROGATE}|{_LOW_SURROGATE})")
 # "Does the type name one of these?" as one regex search (the same substring test as a loop over the tuple).
 _ARTICLE_KIND = re.compile("|".join(_ARTICLE_TYPES))
 _DISCUSSION_KIND = re.compile("|".join(_DISCUSSION_TYPES))
