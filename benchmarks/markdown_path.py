@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 
 import qatbe
+from qatbe._backend import MARKDOWN_PARSER_ENV
 from qatbe.bench.args import default_corpora
 from qatbe.segmentation import markdown
 
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         if parser_name == "markdown-it-pyrs" and markdown._pyrs() is None:
             print(f"{step:16} {parser_name:18} not installed (pip install 'qatbe[fast-markdown]')")
             continue
-        os.environ[markdown.PARSER_ENV] = parser_name
+        os.environ[MARKDOWN_PARSER_ENV] = parser_name
         print(f"{step:16} {parser_name:18} {rate(docs, size, call, args.runs):6.1f} MB/s", flush=True)
     return 0
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qatbe
+from qatbe._backend import MARKDOWN_PARSER_ENV, markdown_parser_choice
 from qatbe.errors import ConfigError
 from qatbe.segmentation import markdown
 
@@ -18,9 +19,9 @@ pytest.importorskip("markdown_it_pyrs")
 
 
 def _both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[object, object]:
-    monkeypatch.setenv(markdown.PARSER_ENV, "markdown-it-py")
+    monkeypatch.setenv(MARKDOWN_PARSER_ENV, "markdown-it-py")
     pure = qatbe.segment(text, format="markdown")
-    monkeypatch.setenv(markdown.PARSER_ENV, "markdown-it-pyrs")
+    monkeypatch.setenv(MARKDOWN_PARSER_ENV, "markdown-it-pyrs")
     fast = qatbe.segment(text, format="markdown")
     return pure, fast
 
@@ -89,15 +90,15 @@ def test_deep_documents_go_to_markdown_it_py() -> None:
 
 
 def test_the_parser_is_chosen_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(markdown.PARSER_ENV, "markdown-it-py")
+    monkeypatch.setenv(MARKDOWN_PARSER_ENV, "markdown-it-py")
 
     def refuse(text: str) -> None:
         raise AssertionError("markdown-it-pyrs was used")
 
     monkeypatch.setattr(markdown, "_pyrs_tokens", refuse)
     assert qatbe.segment("# T\n\ntext\n", format="markdown")
-    monkeypatch.setenv(markdown.PARSER_ENV, "fast")
+    monkeypatch.setenv(MARKDOWN_PARSER_ENV, "fast")
     with pytest.raises(ConfigError, match="QATBE_MARKDOWN_PARSER"):
         qatbe.segment("# T\n", format="markdown")
-    monkeypatch.delenv(markdown.PARSER_ENV)
-    assert markdown.parser_choice() == "auto"
+    monkeypatch.delenv(MARKDOWN_PARSER_ENV)
+    assert markdown_parser_choice() == "auto"

@@ -27,7 +27,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from selectolax.lexbor import LexborHTMLParser
 
-from .._backend import MARKDOWN_PARSER_ENV, MARKDOWN_PARSERS, markdown_parser_choice
+from .._backend import MARKDOWN_PARSER_ENV, markdown_parser_choice
 from ..errors import ConfigError
 from ..settings import Settings
 from ..types import Metadata, ParsedDocument
@@ -52,9 +52,6 @@ def _parser() -> MarkdownIt:
     return md
 
 
-PARSER_ENV = MARKDOWN_PARSER_ENV
-PARSERS = MARKDOWN_PARSERS
-parser_choice = markdown_parser_choice  # qatbe._backend reads QATBE_MARKDOWN_PARSER
 # The deepest token level a markdown-it-pyrs tree may reach; deeper, markdown-it-py parses the document (its
 # ``maxNesting`` truncation, and the plain-text fallback below, decide what such a document becomes).
 _PYRS_MAX_LEVEL = 30
@@ -191,13 +188,13 @@ def _pyrs_tokens(text: str) -> list[_Token] | None:
 def parse_tokens(text: str) -> list[Any]:
     """The block tokens of ``text``: markdown-it-pyrs's, rebuilt as markdown-it-py's, where it is installed and
     chosen and the document is not deeply nested; markdown-it-py's otherwise."""
-    choice = parser_choice()
+    choice = markdown_parser_choice()  # QATBE_MARKDOWN_PARSER, read by qatbe._backend
     if choice != "markdown-it-py":
         tokens = _pyrs_tokens(text)
         if tokens is not None:
             return tokens
         if choice == "markdown-it-pyrs" and _pyrs() is None:
-            raise ConfigError(f"{PARSER_ENV}=markdown-it-pyrs but it is not installed (pip install "
+            raise ConfigError(f"{MARKDOWN_PARSER_ENV}=markdown-it-pyrs but it is not installed (pip install "
                               "'qatbe[fast-markdown]')")
     return _parser().parse(text)
 
