@@ -28,13 +28,13 @@ def pytest_report_header(config: pytest.Config) -> str:
 def backend_parts() -> dict[str, str]:
     """Every part's implementation for this run; with QATBE_BACKEND=python (CI's second pass) every twin must be
     the Python one, or that pass would test the compiled code twice."""
-    import os
-
     import qatbe
+    from qatbe import _backend
 
     parts = dict(qatbe.BACKEND.parts)
-    if os.environ.get("QATBE_BACKEND", "").strip().lower() == "python":
+    if not _backend.compiled_allowed():  # QATBE_BACKEND=python, as _backend parsed it
         # python_modules are the same source compiled or not: no twin to switch to.
-        compiled = sorted(part for part, name in parts.items() if name == "cython" and part != "python_modules")
+        compiled = sorted(part for part, name in parts.items()
+                          if name == _backend.COMPILED and part != "python_modules")
         assert not compiled, f"QATBE_BACKEND=python but these parts are compiled: {compiled}"
     return parts
