@@ -108,6 +108,7 @@ _ATTRS = ["", ' class="nav"', ' class="sidebar menu"', ' class="content"', ' hid
           ' class="CTA"', ' class="ctaBox"', ' role=" Button\t"', ' role="buttons"', ' class="Knöpfe"']
 _WORDS = ["alpha", "beta", "gamma", "&amp;", "δέλτα", "中文", "“quoted” — €5…", "Å", "A\u030a", "ǅ", "  ", "\n", "\t", "1,5", "\xad", "\u200b", "\xa0",
           "\u2003", "\u3000", "\x85", "\u2028", "e\u0301", "read more", "Advertisement",
+          "<?php echo 1 ?>", "<![CDATA[c]]>",
           "A sentence of some length that reads like prose and keeps going for a while. " * 3]
 
 markup = html_markup(_TAGS, _ATTRS, _WORDS, 90)

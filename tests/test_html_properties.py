@@ -13,7 +13,8 @@ _TAGS = ["div", "p", "span", "a", "ul", "li", "ol", "table", "tr", "td", "th", "
          "blockquote", "section", "em", "b", "br", "dl", "dt", "dd", "main", "footer", "figure", "figcaption"]
 _ATTRS = ["", ' class="nav"', ' class="content"', ' hidden', ' style="display:none"', ' colspan="3"',
           ' rowspan="2"', ' class="language-py"', ' role="main"', ' aria-hidden="true"']
-_WORDS = ["alpha", "beta", "gamma", "&amp;", "δέλτα", "  ", "\n", "1,5", "x|y", "1 < 2", "&nbsp;"]
+_WORDS = ["alpha", "beta", "gamma", "&amp;", "δέλτα", "  ", "\n", "1,5", "x|y", "1 < 2", "&nbsp;",
+          "<?php echo 1 ?>", "<![CDATA[c]]>", "<!-- note -->"]
 
 
 markup = html_markup(_TAGS, _ATTRS, _WORDS, 60,

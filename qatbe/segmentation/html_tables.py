@@ -42,7 +42,11 @@ _MAX_ROWSPAN = 2048
 _MAX_WIDTH = 256
 _LONG_CELL = 600
 
-_TEXT = "-text"
+# selectolax's names for the nodes that are not elements: "-text", "-comment", "-doctype", "-document"; the
+# other kinds (a processing instruction such as "<?php ?>" left in a page, CDATA) have no name, and read as
+# NAMELESS_TAG, which the walks skip as they skip comments.
+TEXT_TAG = "-text"
+NAMELESS_TAG = "-"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +80,8 @@ def flat_text(node: Any) -> FlatText:
     stack: list[tuple[Any, str]] = [(node.iter(include_text=True), "")]
     while stack:
         for child in stack[-1][0]:
-            tag = child.tag
-            if tag == _TEXT:
+            tag = child.tag or NAMELESS_TAG
+            if tag == TEXT_TAG:
                 s = child.text_content
                 if s:
                     parts.append(s)

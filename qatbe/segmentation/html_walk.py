@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .html_boilerplate import NONE, STRONG, WEAK, evidence
-from .html_tables import CHEAP_INLINE, SKIP_TAGS, TableData, read_table, visible_text
+from .html_tables import CHEAP_INLINE, NAMELESS_TAG, SKIP_TAGS, TEXT_TAG, TableData, read_table, visible_text
 
-_TEXT = "-text"
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _LISTS = frozenset({"ul", "ol", "menu", "dl"})
 # Elements that end the current run of inline text.
@@ -289,8 +288,8 @@ class Walker:
                 if outer_box is not None:
                     self.box = outer_box
                 continue
-            tag = node.tag
-            if tag == _TEXT:
+            tag = node.tag or NAMELESS_TAG
+            if tag == TEXT_TAG:
                 s = node.text_content
                 # Whitespace before any text would only be collapsed away by flush (and with an empty buffer
                 # there is no link text to reset either): not buffering it saves a flush per block boundary.
@@ -568,8 +567,8 @@ def pre_text(pre: Any) -> str:
                 pending = True
             node = node.next
             continue
-        tag = node.tag
-        if tag == _TEXT:
+        tag = node.tag or NAMELESS_TAG
+        if tag == TEXT_TAG:
             s = node.text_content
             if s:
                 if pending and s[0] != "\n":
@@ -583,7 +582,7 @@ def pre_text(pre: Any) -> str:
             out.append("\n")
         elif _blocklike(tag):
             pending = True
-        if tag != _TEXT and node.child is not None:
+        if tag != TEXT_TAG and node.child is not None:
             left.append(node)
             node = node.child
             continue
