@@ -52,7 +52,14 @@ from .score import score_segments
 from .score.dense import rerank
 from .select.dedupe import find_duplicates
 from .select.knapsack import Ledger, pack, priority_order, settle
-from .select.plan import needs_of, source_order, wordless
+from .select.plan import (
+    needs_of,
+    paragraph_units,
+    source_order,
+    split_context,
+    whole_paragraph_first,
+    wordless,
+)
 from .select.truncate import truncate
 from .settings import DENSE_RANKINGS, Settings
 from .types import ItemError, Segment, SegmentKind
@@ -320,6 +327,7 @@ def extract_many(
     pool: list[Segment] = []
     doc_of_list: list[int] = []
     needs_at: dict[int, int] = {}  # pooled slot -> the slot it may not appear without (select.plan.needs_of)
+    units_at: dict[int, int] = {}  # pooled slot -> its split paragraph's first slot (select.plan.paragraph_units)
     costs_parts: list[np.ndarray] = []
     parents_parts: list[np.ndarray] = []
     errors: list[ItemError] = list(fetch_errors)
@@ -354,6 +362,9 @@ def extract_many(
         doc_needs = needs_of(segs)
         if doc_needs is not None:
             needs_at.update({base + i: base + j for i, j in enumerate(doc_needs) if j >= 0})
+        doc_units = paragraph_units(segs)
+        if doc_units is not None:
+            units_at.update({base + i: base + u for i, u in enumerate(doc_units) if u >= 0})
         doc_of_list.extend([k] * len(segs))
         costs_parts.append(measure(segs, settings))
         parents = heading_parents(segs)
@@ -425,7 +436,15 @@ def extract_many(
     def ledger() -> Ledger:
         return Ledger(cost_list, doc_list, entries, room, fixed, settings.max_document_tokens)
 
-    packed = pack(weighted.tolist(), cost_list, parents.tolist(), order, room, settings.include_headings,
+    weighted_list: list[float] = weighted.tolist()
+    greedy_order = order
+    if units_at and settings.ranking not in ("recency", "manual"):  # the best match's paragraph, as in extract
+        units = [-1] * n
+        for i, u in units_at.items():
+            if live[i]:
+                units[i] = u
+        greedy_order = whole_paragraph_first(order, weighted_list, cost_list, units, room)
+    packed = pack(weighted_list, cost_list, parents.tolist(), greedy_order, room, settings.include_headings,
                   ledger=ledger, guard=settings.ranking not in ("recency", "manual"))
     account = packed.ledger
     assert account is not None  # pack keeps the ledger of the pass it returns
@@ -433,9 +452,10 @@ def extract_many(
     if needs is not None:  # lead-ins with what they lead into, later steps with the first (select.plan.needs_of)
         taken, heads, _ = settle(taken, heads, account.spent, cost_list, parents.tolist()
                                  if settings.include_headings else None, needs, room, ledger=account)
+    taken, context = split_context(taken, order, greedy_order)
     matched = set(taken)
     near_to = matched | set(packed.taken)  # where the fill looks: settle's give-ups too (select.plan)
-    picked = matched | heads  # grows with the cut segment and the fill
+    picked = matched | heads | context  # grows with the cut segment and the fill
 
     # 7. Truncation: the best matched segment left out, cut into the space left.
     cut: dict[int, Segment] = {}

@@ -1,8 +1,9 @@
 """Budget semantics for one document: which slots go in, which get cut to fit, and what would come in next.
 
-Three ways to fill a budget, all on top of the knapsack's priority order:
+Two ways to fill a budget, both on top of the knapsack's priority order:
 
-- default: the knapsack (greedy score/token with the best-single guard, heading context), then, with
+- default: the knapsack (greedy score/token with the best-single guard, heading context; the best match's split
+  paragraph first when it fits in half the budget: ``whole_paragraph_first``), then, with
   ``truncation`` other than ``"drop"``, the best matched segment left out is cut into the space left, then the
   neighbour fill spends the rest;
 - ``nested=True``: admission thresholds over one priority order (``nested.thresholds``), so the selection at a
@@ -120,6 +121,58 @@ def needs_of(segments: Sequence[Segment]) -> list[int] | None:
     return needs
 
 
+# The best match comes with the rest of its paragraph when the splitter cut that paragraph into parts and the
+# whole paragraph costs at most this share of the budget (``whole_paragraph_first``): its other sentences say who
+# or what the matched sentence is about, and keep the fact a question needs in its context. The other half of the
+# budget still goes to the next matches, so a question whose answer lies elsewhere loses little.
+WHOLE_PARAGRAPH_SHARE = 0.5
+
+
+def paragraph_units(segments: Sequence[Segment]) -> list[int] | None:
+    """For each slot, the first slot of the split paragraph it is a part of, -1 for any other slot; None when no
+    paragraph of the page was split (most pages)."""
+    units: list[int] | None = None
+    first: dict[int, int] = {}
+    paragraph = SegmentKind.PARAGRAPH
+    for i, seg in enumerate(segments):
+        if seg.kind is paragraph and seg.group >= 0:
+            if seg.part == 0:
+                first[seg.group] = i
+            elif seg.group in first:
+                if units is None:
+                    units = [-1] * len(segments)
+                units[i] = units[first[seg.group]] = first[seg.group]
+    return units
+
+
+def whole_paragraph_first(order: list[int], scores: Sequence[float], costs: Sequence[int],
+                          units: Sequence[int] | None, room: int) -> list[int]:
+    """``order`` with the paragraph of its best-scoring slot in front (that slot, then the paragraph's other parts
+    in document order), when that slot is a part of a split paragraph (``paragraph_units``) and the whole
+    paragraph costs at most ``WHOLE_PARAGRAPH_SHARE`` of ``room``; otherwise ``order`` itself."""
+    if units is None or not order:
+        return order
+    top = max(order, key=lambda i: (scores[i], -i))
+    unit = units[top]
+    if unit < 0:
+        return order
+    parts = [i for i in range(unit, len(units)) if units[i] == unit]
+    if sum(costs[i] for i in parts) > WHOLE_PARAGRAPH_SHARE * room:
+        return order
+    front = [top] + [i for i in parts if i != top]
+    inside = set(front)
+    return front + [i for i in order if i not in inside]
+
+
+def split_context(taken: list[int], order: list[int], greedy_order: list[int]) -> tuple[list[int], set[int]]:
+    """The slots the greedy took in ``greedy_order``, as (matches, context): the parts that came with the best
+    match's paragraph (``whole_paragraph_first``) without being in ``order``, the matched slots, are context."""
+    if greedy_order is order:
+        return taken, set()
+    eligible = set(order)
+    return [i for i in taken if i in eligible], {i for i in taken if i not in eligible}
+
+
 def _cost(seg: Segment, settings: Settings) -> int:
     return int(settings.estimate(block(seg, settings.render) + SEPARATOR))
 
@@ -168,20 +221,24 @@ def plan_greedy(
     settings: Settings,
     lone: set[int],
     needs: list[int] | None = None,
+    units: list[int] | None = None,
 ) -> Plan:
     anchors: set[int] = set()  # where the fill looks: what the greedy took, settle's give-ups included
+    context: set[int] = set()  # parts of the best match's paragraph that did not match themselves
     if not costs or budget <= 0:
         taken: list[int] = []
         heads: set[int] = set()
         spent = 0
     else:
-        taken, heads, spent, _ = pack(weighted, costs, parents, order, budget, settings.include_headings)
+        greedy_order = whole_paragraph_first(order, weighted, costs, units, budget)
+        taken, heads, spent, _ = pack(weighted, costs, parents, greedy_order, budget, settings.include_headings)
         anchors = set(taken)
         if needs is not None:
             taken, heads, spent = settle(taken, heads, spent, costs, parents if settings.include_headings else None,
                                          needs, budget)
+        taken, context = split_context(taken, order, greedy_order)
     matched = set(taken)
-    chosen = matched | heads
+    chosen = matched | heads | context
     cut: dict[int, Segment] = {}
     cut_costs: dict[int, int] = {}
     if settings.truncation != "drop" and budget > spent:
@@ -234,6 +291,7 @@ class Prepared(NamedTuple):
     lone: set[int]
     settings: Settings
     needs: list[int] | None  # ``needs_of`` the candidates
+    units: list[int] | None  # ``paragraph_units`` of the candidates
 
 
 def prepare(
@@ -259,14 +317,16 @@ def prepare(
     weight_list: list[float] = as_list(weighted)
     cost_list: list[int] = as_list(costs)
     order = priority_slots(densities(weight_list, cost_list, settings.cost_exponent, slots), slots)
-    return Prepared(candidates, weight_list, cost_list, as_list(parents), order, lone, settings, needs)
+    return Prepared(candidates, weight_list, cost_list, as_list(parents), order, lone, settings, needs,
+                    paragraph_units(candidates))
 
 
 def plan_prepared(p: Prepared, budget: int) -> Plan:
     """The plan for ``budget`` tokens of a prepared document (nothing in ``p`` is changed)."""
     if p.settings.nested:
         return plan_nested(p.candidates, p.order, p.costs, p.parents, budget, p.settings, p.lone, p.needs)
-    return plan_greedy(p.candidates, p.weighted, p.costs, p.parents, p.order, budget, p.settings, p.lone, p.needs)
+    return plan_greedy(p.candidates, p.weighted, p.costs, p.parents, p.order, budget, p.settings, p.lone, p.needs,
+                       p.units)
 
 
 def plan(
