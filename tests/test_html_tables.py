@@ -36,3 +36,39 @@ def test_text_is_composed_unicode_without_invisible_characters() -> None:
     texts = [s.text for s in qatbe.segment(html, format="html")]
     assert texts[0] == "Caf\u00e9 au lait, softly."
     assert "Caf\u00e9" in texts[1] and "\u0301" not in texts[1] and "\u200b" not in texts[1]
+
+
+def _table(html: str) -> list[qatbe.Segment]:
+    tables = [s for s in qatbe.segment(f"<body>{html}</body>", format="html") if s.kind is SegmentKind.TABLE]
+    assert len(tables) == 1
+    return tables
+
+
+def test_a_cell_spanning_some_columns_repeats_in_each() -> None:
+    (table,) = _table("<table><tr><th>Year</th><th colspan=2>Score</th></tr>"
+                      "<tr><td>2001</td><td colspan=2>4-2 aet</td></tr><tr><td>2002</td><td>1</td><td>0</td></tr>"
+                      "</table>")
+    assert "| Year | Score | Score |" in table.markdown
+    assert "| 2001 | 4-2 aet | 4-2 aet |" in table.markdown
+
+
+def test_a_title_row_across_the_table_is_its_caption_and_a_section_row_is_said_once() -> None:
+    (table,) = _table("<table><tr><th colspan=3>Largest urban areas</th></tr>"
+                      "<tr><th>Rank</th><th>Name</th><th>Population</th></tr>"
+                      "<tr><td colspan=3>North Island</td></tr>"
+                      "<tr><td>1</td><td>Auckland</td><td>1,695,900</td></tr>"
+                      "<tr><td colspan=3 rowspan=2>Lost row</td></tr><tr></tr>"
+                      "<tr><td>2</td><td>Wellington</td><td>215,400</td></tr></table>")
+    lines = table.markdown.splitlines()
+    assert lines[:3] == ["Table: Largest urban areas", "| Rank | Name | Population |", "| --- | --- | --- |"]
+    assert "| North Island |  |  |" in lines
+    assert table.markdown.count("Largest urban areas") == 1
+    # Two rows high, it is not a plain section row: it repeats as any spanning cell does.
+    assert "| Lost row | Lost row | Lost row |" in lines
+
+
+def test_a_title_row_under_a_caption_stays_in_the_header() -> None:
+    (table,) = _table("<table><caption>Cities</caption><tr><th colspan=2>Largest</th></tr>"
+                      "<tr><th>Name</th><th>Population</th></tr><tr><td>Auckland</td><td>1,695,900</td></tr>"
+                      "</table>")
+    assert table.markdown.splitlines()[:2] == ["Table: Cities", "| Largest Name | Largest Population |"]

@@ -66,14 +66,12 @@ from .html_tables import (
     CHEAP_INLINE,
     SKIP_TAGS,
     SPACED,
-    TableData,
     _LONG_CELL,
     _MAX_COLSPAN,
     _MAX_ROWSPAN,
     _STRUCTURE,
-    _expand,
-    _merge_header,
     int_value,
+    table_data,
 )
 from qatbe.segmentation.html_walk cimport Block, Box, Ctx
 

@@ -73,25 +73,8 @@ cdef object _read_table(FastWalker self, void* table):
                                   int_value(_attr_or_none(api, cell, b"rowspan", 7), _MAX_ROWSPAN)))
             cell = next_sibling(api, cell)
         raw_rows.append((cells, in_head))
-    width = max((sum(c[2] for c in cells) for cells, _ in raw_rows), default=0)
-    if not has_th and (structure or long_cells or width <= 1):
-        return None
-    if has_th and width <= 1 and (structure or long_cells):
-        return None
-    grid = _expand(raw_rows)
-    header = None
-    body_start = 0
-    head_rows = []
-    for (cells, in_head), grid_row in zip(raw_rows, grid):
-        if cells and (in_head or all(c[1] for c in cells)):
-            head_rows.append(grid_row)
-            body_start += 1
-        else:
-            break
-    if head_rows:
-        header = tuple(_merge_header(col) for col in zip(*head_rows))
     caption_text = _flat_text(self, caption)[0] if caption != NULL else None
-    return TableData(header, tuple(grid[body_start:]), caption_text, chars, link)
+    return table_data(raw_rows, has_th, structure, long_cells, caption_text, chars, link)
 
 cdef tuple _flat_text(FastWalker self, void* node):
     """``html_tables.flat_text``: (text, link chars, structure count) of a cell or caption."""

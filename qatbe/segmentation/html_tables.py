@@ -3,7 +3,8 @@
 Why hand-written: selectolax gives the tree, not a table model, and the libraries that build one (pandas.read_html,
 html-table-parser) need lxml or re-parse the markup. The grid rules here are the few a reader expects: a cell that
 spans columns or rows repeats its text in every slot it covers, a nested table or list inside a cell becomes the
-cell's text, and the header is the ``<thead>`` rows or the leading rows made only of ``<th>``.
+cell's text, and the header is the ``<thead>`` rows or the leading rows made only of ``<th>``. A row that is one
+cell across the whole table is a title and is said once (``table_data``).
 
 A table without header cells whose cells hold headings, nested tables or long prose is a *layout* table: its cells
 are page regions, not data, so ``read_table`` returns None and the segmenter walks it like any other container.
@@ -196,13 +197,27 @@ def read_table(table: Any) -> TableData | None:
             cells.append((flat.text, is_th, _int_attr(cattrs, "colspan", _MAX_COLSPAN),
                           _int_attr(cattrs, "rowspan", _MAX_ROWSPAN)))
         raw_rows.append((cells, in_head))
+    caption = flat_text(caption_node).text if caption_node is not None else None
+    return table_data(raw_rows, has_th, structure, long_cells, caption, chars, link)
+
+
+RawRow = tuple[list[tuple[str, bool, int, int]], bool]  # (cells as (text, is_th, colspan, rowspan), in <thead>)
+
+
+def table_data(raw_rows: list[RawRow], has_th: bool, structure: int, long_cells: int, caption: str | None,
+               chars: int, link: int) -> TableData | None:
+    """The table the walks read cell by cell (``read_table``; the compiled walk's ``_read_table``): None for a
+    layout table, else its grid with the header rows stacked (``_merge_header``).
+
+    A row that is one cell spanning every column is a title, not data, and is said once: the first header row
+    becomes the caption when the table has none (rather than a prefix of every column's header), and in the body
+    its text fills the first slot only (a section row such as "Group A" above its rows)."""
     width = max((sum(c[2] for c in cells) for cells, _ in raw_rows), default=0)
     if not has_th and (structure or long_cells or width <= 1):
         return None
     if has_th and width <= 1 and (structure or long_cells):
         return None
     grid = _expand(raw_rows)
-    header: tuple[str, ...] | None = None
     body_start = 0
     head_rows: list[tuple[str, ...]] = []
     for (cells, in_head), row in zip(raw_rows, grid):
@@ -211,10 +226,18 @@ def read_table(table: Any) -> TableData | None:
             body_start += 1
         else:
             break
-    if head_rows:
-        header = tuple(_merge_header(col) for col in zip(*head_rows))
-    caption = flat_text(caption_node).text if caption_node is not None else None
-    return TableData(header, tuple(grid[body_start:]), caption, chars, link)
+    if caption is None and head_rows and _spans_all(raw_rows[0][0], width):
+        caption = raw_rows[0][0][0][0]
+        head_rows.pop(0)
+    header = tuple(_merge_header(col) for col in zip(*head_rows)) if head_rows else None
+    rows = tuple(row[:1] + ("",) * (len(row) - 1) if _spans_all(cells, width) else row
+                 for (cells, _), row in zip(raw_rows[body_start:], grid[body_start:]))
+    return TableData(header, rows, caption, chars, link)
+
+
+def _spans_all(cells: list[tuple[str, bool, int, int]], width: int) -> bool:
+    """One cell, one row high, across all ``width`` (> 1) columns."""
+    return width > 1 and len(cells) == 1 and cells[0][2] >= width and cells[0][3] == 1
 
 
 def _merge_header(column: tuple[str, ...]) -> str:
