@@ -244,6 +244,21 @@ def test_linked_lists_inside_the_article_are_text_when_their_items_read_like_tex
     assert "Pricing" not in kept
 
 
+def test_a_sentence_that_is_mostly_links_is_text_but_a_linked_teaser_is_not() -> None:
+    prose = "".join(f"<p>Paragraph {i} of the report tells what the court decided and what happens next.</p>"
+                    for i in range(12))
+    related = ('<ul><li><a href="/profile">Profile: Julian Assange</a></li>'
+               '<li><a href="/timeline">Timeline of saga</a></li></ul>')
+    sentence = ('<p>The Swedish investigation had been shelved in 2017 but was <a href="/reopened">re-opened '
+                'earlier this year following his eviction from the embassy</a>.</p>')
+    teaser = ('<p>Read more: <a href="/other">Prosecutors in three countries weigh fresh charges against the '
+              'founder of the whistleblowing site</a></p>')
+    html = f"<body><main><article><h1>Inquiry dropped</h1>{prose}{related}{sentence}{teaser}</article></main></body>"
+    kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
+    assert "shelved in 2017 but was re-opened earlier this year" in kept
+    assert "Prosecutors in three countries" not in kept
+
+
 def test_news_recirculation_lists_stay_out_of_the_article() -> None:
     prose = "".join(f"<p>Paragraph {i} of the report tells what the police found at the hotel that night.</p>"
                     for i in range(15))

@@ -193,6 +193,10 @@ _MIN_PROSE = 300
 _ARTICLE_PROSE = 1000  # prose outside a comment section for the page to be an article with comments
 _SHORT = 80
 _LONE_LINK = 120  # a link paragraph this short inside the main text is not a menu (a name, a button)
+# A paragraph inside the main text with at least this many characters outside its links, ending as a sentence
+# does, is text whatever its links cover ("The investigation had been shelved in 2017 but was <a>re-opened
+# earlier this year following his eviction</a>."); a teaser's "Read more:" has a few.
+_LINKED_SENTENCE = 40
 # The main box must hold at least this share of the page's prose.
 _BOX_SHARE = 0.75
 _BOX_COVER = 0.25  # share of the visible text (blocks not in furniture) the densest box must hold to prune
@@ -490,6 +494,9 @@ def decide(walker: Walked, discussion: bool = False) -> None:
                     boiler = False  # a changelog, a reference list: links whose items say something
                 elif block.kind == "p" and ctx.order in cards and not ctx.flagged:
                     boiler = False  # a card's linked name or summary is what a listing lists
+                elif (block.kind == "p" and inside and block.chars - block.link >= _LINKED_SENTENCE
+                      and block.text.rstrip()[-1:] in ".!?"):
+                    boiler = False  # a sentence whose words are partly links
                 else:
                     boiler = (not inside or block.kind == "list" or block.chars > _LONE_LINK
                               or (block.button and len(block.text.split()) <= 8)
