@@ -170,11 +170,11 @@ class PageView:
     made on first use and kept.
 
     Why: one page, many questions (``Extractor.parse``, then ``extract`` per question) read the page the same
-    way for every question, and these three are about a quarter of an extract on SQuAD's documents. A parsed
-    document keeps its view (``ParsedDocument``); ``score_segments`` makes a fresh one when given none.
-    ``source`` is what the view was made from, for the keeper to tell whether it still holds: the view never
-    changes after it is made, so threads may share one. A view keeps its page's tokens, 16 bytes an
-    occurrence.
+    way for every question, and the fields, the tokens and the language are about a quarter of an extract on
+    SQuAD's documents (the links cost little). A parsed document keeps its view (``ParsedDocument``);
+    ``score_segments`` makes a fresh one when given none. ``source`` is what the view was made from, for the
+    keeper to tell whether it still holds: the view never changes after it is made, so threads may share one. A
+    view keeps its page's tokens, 16 bytes an occurrence.
     """
 
     __slots__ = ("_guess", "_links", "_scan", "groups", "heads", "levels", "prose", "source", "texts")
