@@ -11,8 +11,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import NamedTuple
+
+from local_http import QuietHTTPServer
 
 _NAV = """<nav><ul><li><a href="/">Home</a></li><li><a href="/visit">Visit</a></li><li><a href="/shop">Shop</a></li>
 <li><a href="/contact">Contact</a></li></ul></nav>"""
@@ -93,7 +95,7 @@ def serve(routes: dict[str, tuple[str, bytes]]) -> Iterator[Served]:
         def log_message(self, format: str, *args: object) -> None:  # the test's output stays clean
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = QuietHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:

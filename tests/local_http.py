@@ -29,6 +29,20 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+
+class QuietHTTPServer(ThreadingHTTPServer):
+    """A ``ThreadingHTTPServer`` that says nothing when a client hangs up mid-answer: the tests that stop a
+    stream or time out a request close their end on purpose, and the standard library would print the
+    ``ConnectionResetError`` / ``BrokenPipeError`` traceback of the handler thread. Any other error is printed."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 PAGE = (
     "<!doctype html><html lang='en'><head><title>Passport renewal</title></head><body>"
     "<nav><a href='/'>Home</a> <a href='/a'>About</a></nav><main><h1>Renew your passport</h1>"
@@ -164,7 +178,7 @@ def serve(pages: dict[str, bytes] | None = None) -> Iterator[str]:
     """The base URL (``http://127.0.0.1:PORT``) of a fresh server, shut down on exit."""
     stop = threading.Event()
     handler = type("BoundHandler", (Handler,), {"stop": stop, "pages": dict(pages or {})})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

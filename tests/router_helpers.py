@@ -58,7 +58,9 @@ class LocalApi:
 
     def __init__(self) -> None:
         import threading
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from http.server import BaseHTTPRequestHandler
+
+        from local_http import QuietHTTPServer
 
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.release = threading.Event()
@@ -109,7 +111,7 @@ class LocalApi:
                 text = body.get("question", "") if isinstance(body, dict) else ""
                 self._send(200, _json.dumps([{"text": f"Posted answer for {text}."}]).encode(), "application/json")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = QuietHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05})

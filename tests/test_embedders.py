@@ -11,11 +11,12 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar
 
 import numpy as np
 import pytest
+from local_http import QuietHTTPServer
 
 import qatbe
 from qatbe.score.embedders import OpenAIEmbedder, _VectorCache
@@ -55,7 +56,7 @@ class _Endpoint(BaseHTTPRequestHandler):
 @pytest.fixture()
 def endpoint() -> Iterator[str]:
     _Endpoint.calls = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Endpoint)
+    server = QuietHTTPServer(("127.0.0.1", 0), _Endpoint)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
