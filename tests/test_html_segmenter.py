@@ -259,6 +259,19 @@ def test_a_sentence_that_is_mostly_links_is_text_but_a_linked_teaser_is_not() ->
     assert "Prosecutors in three countries" not in kept
 
 
+def test_a_line_asking_to_follow_the_site_on_social_networks_is_furniture() -> None:
+    prose = "".join(f"<p>Paragraph {i} of the story says what the singer's label agreed to on Monday.</p>"
+                    for i in range(8))
+    lines = ("<p>Follow Newsbeat on Instagram, Facebook, Twitter and YouTube.</p>"
+             "<p>Folgen Sie uns auf Facebook und Instagram!</p>"
+             "<p>The video spread on Facebook and Twitter within hours.</p>"
+             "<p>Follow the money: the label was sold for $300m.</p>")
+    html = f"<body><main><article><h1>Swift allowed to play</h1>{prose}{lines}</article></main></body>"
+    kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
+    assert "Follow Newsbeat" not in kept and "Folgen Sie" not in kept
+    assert "The video spread on Facebook and Twitter" in kept and "Follow the money" in kept
+
+
 def test_news_recirculation_lists_stay_out_of_the_article() -> None:
     prose = "".join(f"<p>Paragraph {i} of the report tells what the police found at the hotel that night.</p>"
                     for i in range(15))

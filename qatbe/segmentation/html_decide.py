@@ -279,6 +279,23 @@ def _page_notice(text: str, head: str | None) -> bool:
     return (head is None or head in _PAGE_NOTICE_HEADS) and _PAGE_NOTICE.match(text) is not None
 
 
+# A line that asks the reader to follow the site on two or more social networks ("Follow Newsbeat on Instagram,
+# Facebook, Twitter and YouTube."): furniture wherever it stands. The verb is required: a sentence that names
+# networks ("The video spread on Facebook and Twitter") is text.
+_SOCIAL_LINE_MAX = 160
+_SOCIAL_ASK = re.compile(
+    r"\W*(?:follow|find|like|connect with|join|subscribe|folgen?|suivez|retrouvez|síguenos|seguici|seguinos"
+    r"|obserwuj|volg)\b", re.IGNORECASE)
+_SOCIAL_NETWORK = re.compile(
+    r"\b(?:facebook|twitter|instagram|youtube|linkedin|tiktok|pinterest|snapchat|threads|mastodon|bluesky"
+    r"|whatsapp|telegram)\b", re.IGNORECASE)
+
+
+def _social_line(text: str) -> bool:
+    """``_SOCIAL_ASK`` opens the line and ``_SOCIAL_NETWORK`` names two networks or more in it."""
+    return _SOCIAL_ASK.match(text) is not None and len({m.lower() for m in _SOCIAL_NETWORK.findall(text)}) >= 2
+
+
 def _cookie_notice(text: str) -> bool:
     """``_COOKIE_NOTICE`` found in the lowercased text of a paragraph that writes the word as "cookie", "Cookie"
     or "COOKIE" (every alternative holds it). Why the word first: most paragraphs never say it, and lowercasing
@@ -517,6 +534,8 @@ def decide(walker: Walked, discussion: bool = False) -> None:
         if not boiler and block.kind == "p" and block.chars <= _POST_META_MAX and _post_meta(block.text, head):
             boiler = True
         if not boiler and block.kind == "p" and block.chars <= _PAGE_NOTICE_MAX and _page_notice(block.text, head):
+            boiler = True
+        if not boiler and block.kind == "p" and block.chars <= _SOCIAL_LINE_MAX and _social_line(block.text):
             boiler = True
         if not boiler and block.kind == "p" and block.chars <= _COOKIE_NOTICE_MAX and _cookie_notice(block.text):
             boiler = True
