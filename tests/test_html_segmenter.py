@@ -244,30 +244,34 @@ def test_linked_lists_inside_the_article_are_text_when_their_items_read_like_tex
     assert "Pricing" not in kept
 
 
+def _kept_in_article(title: str, sentence: str, paragraphs: int, extra: str) -> str:
+    """The text kept (not NAVIGATION) of an article: ``paragraphs`` numbered copies of ``sentence``, then
+    ``extra``."""
+    prose = "".join(f"<p>Paragraph {i} {sentence}</p>" for i in range(paragraphs))
+    html = f"<body><main><article><h1>{title}</h1>{prose}{extra}</article></main></body>"
+    return " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
+
+
 def test_a_sentence_that_is_mostly_links_is_text_but_a_linked_teaser_is_not() -> None:
-    prose = "".join(f"<p>Paragraph {i} of the report tells what the court decided and what happens next.</p>"
-                    for i in range(12))
     related = ('<ul><li><a href="/profile">Profile: Julian Assange</a></li>'
                '<li><a href="/timeline">Timeline of saga</a></li></ul>')
     sentence = ('<p>The Swedish investigation had been shelved in 2017 but was <a href="/reopened">re-opened '
                 'earlier this year following his eviction from the embassy</a>.</p>')
     teaser = ('<p>Read more: <a href="/other">Prosecutors in three countries weigh fresh charges against the '
               'founder of the whistleblowing site</a></p>')
-    html = f"<body><main><article><h1>Inquiry dropped</h1>{prose}{related}{sentence}{teaser}</article></main></body>"
-    kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
+    kept = _kept_in_article("Inquiry dropped", "of the report tells what the court decided and what happens next.",
+                            12, related + sentence + teaser)
     assert "shelved in 2017 but was re-opened earlier this year" in kept
     assert "Prosecutors in three countries" not in kept
 
 
 def test_a_line_asking_to_follow_the_site_on_social_networks_is_furniture() -> None:
-    prose = "".join(f"<p>Paragraph {i} of the story says what the singer's label agreed to on Monday.</p>"
-                    for i in range(8))
     lines = ("<p>Follow Newsbeat on Instagram, Facebook, Twitter and YouTube.</p>"
              "<p>Folgen Sie uns auf Facebook und Instagram!</p>"
              "<p>The video spread on Facebook and Twitter within hours.</p>"
              "<p>Follow the money: the label was sold for $300m.</p>")
-    html = f"<body><main><article><h1>Swift allowed to play</h1>{prose}{lines}</article></main></body>"
-    kept = " ".join(s.text for s in segment_html(html, Settings()).segments if s.kind is not SegmentKind.NAVIGATION)
+    kept = _kept_in_article("Swift allowed to play", "of the story says what the singer's label agreed to on Monday.",
+                            8, lines)
     assert "Follow Newsbeat" not in kept and "Folgen Sie" not in kept
     assert "The video spread on Facebook and Twitter" in kept and "Follow the money" in kept
 
