@@ -47,6 +47,7 @@ ANCHORED: list[tuple[re.Pattern[str], str, frozenset[str]]] = [
     (M._PAGE_NOTICE, "match", M._PAGE_NOTICE_HEADS),
     (M._CREDIT_LABEL, "match", M._CREDIT_LABEL_HEADS),
     (M._COPYRIGHT, "match", M._COPYRIGHT_HEADS),
+    (M._SOCIAL_ASK, "match", M._SOCIAL_HEADS),
 ]
 WORDS = sorted(set().union(*(heads for _, _, heads in ANCHORED), M._CREDIT_WORDS))
 # Every code point but the surrogates, as one string to run a regex over.
@@ -71,6 +72,8 @@ def _prefiltered(module: ModuleType) -> list[tuple[str, Callable[[str], bool], C
         ("credit_label", lambda t: module._credit_label(t, module._head(t)),
          lambda t: _plain(M._CREDIT_LABEL, "match", t)),
         ("credit", module._credit, lambda t: _plain(M._CREDIT, "search", t)),
+        ("social", lambda t: module._social_line(t, module._head(t)),
+         lambda t: _plain(M._SOCIAL_ASK, "match", t) and len({m.lower() for m in M._SOCIAL_NETWORK.findall(t)}) >= 2),
     ]
 
 
@@ -195,7 +198,7 @@ def test_head_is_the_first_word_lowercased(module: ModuleType) -> None:
 
 @pytest.mark.parametrize(("regex", "how", "heads"), ANCHORED,
                          ids=["furniture_text", "furniture_line", "post_meta", "page_notice", "credit_label",
-                              "copyright"])
+                              "copyright", "social"])
 def test_each_word_set_is_the_opening_words_of_its_regex(regex: re.Pattern[str], how: str,
                                                          heads: frozenset[str]) -> None:
     """Every alternative's opening word is listed, and nothing else is (a "©" opens _COPYRIGHT with no word)."""
@@ -207,7 +210,7 @@ def test_each_word_set_is_the_opening_words_of_its_regex(regex: re.Pattern[str],
 @pytest.mark.parametrize("module", MODULES)
 @pytest.mark.parametrize(("regex", "how"), [(r, h) for r, h, _ in ANCHORED] + [(M._CREDIT, "search")],
                          ids=["furniture_text", "furniture_line", "post_meta", "page_notice", "credit_label",
-                              "copyright", "credit"])
+                              "copyright", "social", "credit"])
 def test_prefilters_agree_along_every_alternative(module: ModuleType, regex: re.Pattern[str], how: str) -> None:
     texts = _alternatives(regex, how)
     assert texts
@@ -221,7 +224,7 @@ def test_prefilters_agree_along_every_alternative(module: ModuleType, regex: re.
 @pytest.mark.parametrize("module", MODULES)
 @pytest.mark.parametrize(("regex", "how", "heads"), [*ANCHORED, (M._CREDIT, "search", frozenset())],
                          ids=["furniture_text", "furniture_line", "post_meta", "page_notice", "credit_label",
-                              "copyright", "credit"])
+                              "copyright", "social", "credit"])
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_prefilters_agree_on_matches_of_each_regex(module: ModuleType, regex: re.Pattern[str], how: str,

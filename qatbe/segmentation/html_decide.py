@@ -286,14 +286,20 @@ _SOCIAL_LINE_MAX = 160
 _SOCIAL_ASK = re.compile(
     r"\W*(?:follow|find|like|connect with|join|subscribe|folgen?|suivez|retrouvez|síguenos|seguici|seguinos"
     r"|obserwuj|volg)\b", re.IGNORECASE)
+_SOCIAL_HEADS = frozenset({
+    "follow", "find", "like", "connect", "join", "subscribe", "folge", "folgen", "suivez", "retrouvez", "síguenos",
+    "seguici", "seguinos", "obserwuj", "volg",
+})
 _SOCIAL_NETWORK = re.compile(
     r"\b(?:facebook|twitter|instagram|youtube|linkedin|tiktok|pinterest|snapchat|threads|mastodon|bluesky"
     r"|whatsapp|telegram)\b", re.IGNORECASE)
 
 
-def _social_line(text: str) -> bool:
-    """``_SOCIAL_ASK`` opens the line and ``_SOCIAL_NETWORK`` names two networks or more in it."""
-    return _SOCIAL_ASK.match(text) is not None and len({m.lower() for m in _SOCIAL_NETWORK.findall(text)}) >= 2
+def _social_line(text: str, head: str | None) -> bool:
+    """``_SOCIAL_ASK`` opens the line (asked only when the first word can open it) and ``_SOCIAL_NETWORK`` names
+    two networks or more in it."""
+    return ((head is None or head in _SOCIAL_HEADS) and _SOCIAL_ASK.match(text) is not None
+            and len({m.lower() for m in _SOCIAL_NETWORK.findall(text)}) >= 2)
 
 
 def _cookie_notice(text: str) -> bool:
@@ -535,7 +541,7 @@ def decide(walker: Walked, discussion: bool = False) -> None:
             boiler = True
         if not boiler and block.kind == "p" and block.chars <= _PAGE_NOTICE_MAX and _page_notice(block.text, head):
             boiler = True
-        if not boiler and block.kind == "p" and block.chars <= _SOCIAL_LINE_MAX and _social_line(block.text):
+        if not boiler and block.kind == "p" and block.chars <= _SOCIAL_LINE_MAX and _social_line(block.text, head):
             boiler = True
         if not boiler and block.kind == "p" and block.chars <= _COOKIE_NOTICE_MAX and _cookie_notice(block.text):
             boiler = True
