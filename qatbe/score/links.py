@@ -17,6 +17,12 @@ from typing import NamedTuple
 LEAD_IN_ENDS = ":\uff1a"
 
 
+def ends_lead_in(text: str, ends: str = LEAD_IN_ENDS) -> bool:
+    """Whether the last visible character of ``text`` is one of ``ends`` (the colons)."""
+    last = text.rstrip()[-1:]
+    return last != "" and last in ends
+
+
 class PageLinks(NamedTuple):
     """One byte per text (0 or 1). ``lead_from[i]``: text i carries the lead-in share of text i - 1's score.
     ``joined[i]``: texts i - 1 and i are parts of one split unit, and each carries the sibling share of the
@@ -51,8 +57,6 @@ def page_links(texts: Sequence[str], heads: Sequence[int], groups: Sequence[int]
         group = groups[i]
         if group >= 0 and group == groups[i - 1]:
             joined[i] = 1
-        elif not is_head[i] and ends:
-            last = texts[i - 1].rstrip()[-1:]  # its last visible character ("" for none)
-            if last and last in ends:
-                lead_from[i] = 1
+        elif not is_head[i] and ends_lead_in(texts[i - 1], ends):
+            lead_from[i] = 1
     return PageLinks(bytes(lead_from), bytes(joined))

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from ..render.blocks import SEPARATOR, block
-from ..score.links import LEAD_IN_ENDS
+from ..score.links import ends_lead_in
 from ..settings import Settings
 from ..types import Segment, SegmentKind
 from .knapsack import (
@@ -78,16 +78,13 @@ def wordless(text: str) -> bool:
 # leads into a list is content and kept on its own merit.
 _ORDERED = re.compile(r"\s*\d+[.)]\s")
 _SENTENCE_END = re.compile(r"[.!?\u3002](?:\s|$)(?!$)")
-_COLONS = tuple(LEAD_IN_ENDS)  # the lead-in's last visible character, as the scorer's lead-in share reads it
 
 
 def lead_in(seg: Segment) -> bool:
-    """A text that only leads into the block after it: not a heading, its last visible character a colon (the
-    notion of the scorer's ``lead_in`` share, ``qatbe.score.bm25``), and one sentence."""
-    if seg.kind is SegmentKind.HEADING:
-        return False
-    text = seg.text.rstrip()
-    return text[-1:] in _COLONS and _SENTENCE_END.search(text) is None
+    """A text that only leads into the block after it: not a heading, its last visible character a colon
+    (``score.links.ends_lead_in``, as the scorer's lead-in share reads it), and one sentence."""
+    return (seg.kind is not SegmentKind.HEADING and ends_lead_in(seg.text)
+            and _SENTENCE_END.search(seg.text.rstrip()) is None)
 
 
 def needs_of(segments: Sequence[Segment]) -> list[int] | None:
