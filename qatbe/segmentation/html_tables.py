@@ -226,9 +226,11 @@ def table_data(raw_rows: list[RawRow], has_th: bool, structure: int, long_cells:
             body_start += 1
         else:
             break
-    if caption is None and head_rows and _spans_all(raw_rows[0][0], width):
-        caption = raw_rows[0][0][0][0]
-        head_rows.pop(0)
+    if caption is None and head_rows:
+        first, _ = raw_rows[0]
+        if _spans_all(first, width):
+            caption = first[0][0]  # the title cell's text
+            head_rows.pop(0)
     header = tuple(_merge_header(col) for col in zip(*head_rows)) if head_rows else None
     rows = tuple(row[:1] + ("",) * (len(row) - 1) if _spans_all(cells, width) else row
                  for (cells, _), row in zip(raw_rows[body_start:], grid[body_start:]))
