@@ -1,5 +1,6 @@
-"""The best match comes with its whole paragraph when that paragraph fits in half the budget (issue 44: evidence,
-not just answer strings). ``select.plan.whole_paragraph_first`` decides; ``extract`` and ``extract_many`` follow.
+"""The best match comes with its whole paragraph when that paragraph fits its share of the budget (issue 44:
+evidence, not just answer strings): all of the budget when the best match stands alone, half of it when another
+match scores close. ``select.plan.whole_paragraph_first`` decides; ``extract`` and ``extract_many`` follow.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qatbe
-from qatbe.select.plan import WHOLE_PARAGRAPH_SHARE, paragraph_units, whole_paragraph_first
+from qatbe.select.plan import CLOSE_MATCH, WHOLE_PARAGRAPH_SHARE, paragraph_units, whole_paragraph_first
 
 # One paragraph whose third sentence answers the question and whose other sentences say whose research it was;
 # three weaker paragraphs that share the question's words and compete for the same budget.
@@ -26,6 +27,8 @@ Prize money was modest, and research funding in Paris came mostly from private d
 Several universities research radioactivity today, and a prize for young physicists carries the Curie name.
 """
 QUERY = "When did her radioactivity research win the Nobel Prize?"
+# The same page with a second answer-like paragraph, which scores close to the best match.
+CLOSE_PAGE = PAGE + "\nHer daughter's radioactivity research won another Nobel Prize, in 1935.\n"
 SMALL_PARTS = {"max_segment_tokens": 16, "format": "markdown"}  # the paragraph splits into sentence-sized parts
 
 
@@ -52,13 +55,20 @@ def test_the_best_match_brings_its_paragraph_when_it_fits_in_half_the_budget() -
     assert any(s.matched for s in kept.values())
 
 
-def test_a_paragraph_over_half_the_budget_is_not_forced_in() -> None:
+def test_a_paragraph_over_half_the_budget_comes_only_when_the_best_match_stands_alone() -> None:
     parts = _answer_paragraph()
     cost = sum(s.tokens for s in parts)
-    budget = int(cost * 1.5)  # the paragraph fits, but not in half of it: the other matches keep their share
-    r = qatbe.extract(PAGE, QUERY, budget=budget, **SMALL_PARTS)
-    assert "Nobel Prize in 1903" in r.text
-    assert "born in Warsaw" not in r.text
+    budget = int(cost * 1.5)  # the paragraph fits, but not in half of it
+    # Nothing else on the page scores close to the best match: its paragraph may take the whole budget.
+    alone = qatbe.extract(PAGE, QUERY, budget=budget, **SMALL_PARTS)
+    assert alone.total_tokens <= budget
+    for part in parts:
+        assert part.text in alone.text
+    # Another paragraph answers nearly as well: the other matches keep their half, the paragraph is not forced.
+    close = qatbe.extract(CLOSE_PAGE, QUERY, budget=budget, **SMALL_PARTS)
+    assert close.total_tokens <= budget
+    assert "Nobel Prize in 1903" in close.text
+    assert "born in Warsaw" not in close.text
 
 
 def test_extract_many_brings_the_paragraph_as_extract_does() -> None:
@@ -93,7 +103,9 @@ def test_whole_paragraph_first_moves_only_the_best_slots_paragraph(case: tuple) 
         return
     top = max(order, key=lambda i: (scores[i], -i))
     parts = [i for i, u in enumerate(units) if units[top] >= 0 and u == units[top]]
-    if parts and sum(costs[i] for i in parts) <= WHOLE_PARAGRAPH_SHARE * room:
+    close = any(scores[i] >= CLOSE_MATCH * scores[top] for i in order if i not in parts)
+    share = WHOLE_PARAGRAPH_SHARE if close else 1.0
+    if parts and sum(costs[i] for i in parts) <= share * room:
         assert out[0] == top
         assert set(out[:len(parts)]) == set(parts)
         assert out[len(parts):] == [i for i in order if i not in parts]

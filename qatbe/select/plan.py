@@ -3,7 +3,7 @@
 Two ways to fill a budget, both on top of the knapsack's priority order:
 
 - default: the knapsack (greedy score/token with the best-single guard, heading context; the best match's split
-  paragraph first when it fits in half the budget: ``whole_paragraph_first``), then, with
+  paragraph first when it fits its share of the budget: ``whole_paragraph_first``), then, with
   ``truncation`` other than ``"drop"``, the best matched segment left out is cut into the space left, then the
   neighbour fill spends the rest;
 - ``nested=True``: admission thresholds over one priority order (``nested.thresholds``), so the selection at a
@@ -119,10 +119,15 @@ def needs_of(segments: Sequence[Segment]) -> list[int] | None:
 
 
 # The best match comes with the rest of its paragraph when the splitter cut that paragraph into parts and the
-# whole paragraph costs at most this share of the budget (``whole_paragraph_first``): its other sentences say who
-# or what the matched sentence is about, and keep the fact a question needs in its context. The other half of the
-# budget still goes to the next matches, so a question whose answer lies elsewhere loses little.
+# whole paragraph costs at most a share of the budget (``whole_paragraph_first``): its other sentences say who
+# or what the matched sentence is about, and keep the fact a question needs in its context.
+# - When another match outside that paragraph scores at least ``CLOSE_MATCH`` of the best, the question may need
+#   both places (a multi-hop question names two things): the paragraph may take at most
+#   ``WHOLE_PARAGRAPH_SHARE`` of the budget, and the rest still goes to the next matches.
+# - When the best match stands alone (nothing else scores that close), the question is about that one place,
+#   and its paragraph may take the whole budget.
 WHOLE_PARAGRAPH_SHARE = 0.5
+CLOSE_MATCH = 0.5
 
 
 def paragraph_units(segments: Sequence[Segment]) -> list[int] | None:
@@ -146,7 +151,8 @@ def whole_paragraph_first(order: list[int], scores: Sequence[float], costs: Sequ
                           units: Sequence[int] | None, room: int) -> list[int]:
     """``order`` with the paragraph of its best-scoring slot in front (that slot, then the paragraph's other parts
     in document order), when that slot is a part of a split paragraph (``paragraph_units``) and the whole
-    paragraph costs at most ``WHOLE_PARAGRAPH_SHARE`` of ``room``; otherwise ``order`` itself."""
+    paragraph fits its share of ``room``: all of it when no slot of ``order`` outside the paragraph scores
+    ``CLOSE_MATCH`` of the best or more, ``WHOLE_PARAGRAPH_SHARE`` otherwise. Else ``order`` itself."""
     if units is None or not order:
         return order
     top = max(order, key=lambda i: (scores[i], -i))
@@ -154,7 +160,13 @@ def whole_paragraph_first(order: list[int], scores: Sequence[float], costs: Sequ
     if unit < 0:
         return order
     parts = [i for i in range(unit, len(units)) if units[i] == unit]
-    if sum(costs[i] for i in parts) > WHOLE_PARAGRAPH_SHARE * room:
+    close = CLOSE_MATCH * scores[top]
+    share = 1.0
+    for i in order:
+        if scores[i] >= close and units[i] != unit:
+            share = WHOLE_PARAGRAPH_SHARE
+            break
+    if sum(costs[i] for i in parts) > share * room:
         return order
     front = [top] + [i for i in parts if i != top]
     inside = set(front)
