@@ -1,12 +1,14 @@
-"""``qatbe bench extraction --leave-one-corpus-out`` (qatbe.bench.loco): the splits, the choice of the tuned point,
-the thresholds set and restored, and a run on the dev corpora."""
+"""``qatbe bench extraction --leave-one-corpus-out`` and ``--ablate`` (qatbe.bench.loco): the splits, the choice of
+the tuned point, the thresholds and rules set and restored, and runs on the dev corpora."""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
 
+import qatbe
 from qatbe.bench import loco
 from qatbe.bench.extraction import tools
 from qatbe.cli import main
@@ -61,3 +63,43 @@ def test_a_run_on_the_dev_corpora(corpora: Path) -> None:
     assert len(report["alone"]) == 1 and set(report["alone"][0]["delta"]) == set(loco.CORPORA[:2])
     assert "| left out (pages) |" in report["markdown"]
     assert html_decide._LINKY == 0.5
+
+
+def test_every_rule_names_constants_of_its_module() -> None:
+    for rule in loco.RULES:
+        module = importlib.import_module(rule.module)
+        for name, _ in rule.off:
+            assert hasattr(module, name), (rule.label, name)
+    assert len({r.label for r in loco.RULES}) == len(loco.RULES)
+
+
+def test_turning_a_rule_off_reaches_the_decision_and_is_undone() -> None:
+    # A paragraph said twice: the "repeats" rule keeps it once, and with the rule off both stay.
+    line = "The harbour reopened on Monday after three weeks of repairs to the northern quay wall."
+    page = f"<html><body><article><h1>Harbour</h1><p>{line}</p><p>Ships queued outside.</p><p>{line}</p>" \
+           "</article></body></html>"
+    rule = next(r for r in loco.RULES if r.label == "repeats")
+    on = qatbe.extract(page, None, tier="complete").text.count(line)
+    with loco.patched([(rule.module, name, value) for name, value in rule.off]):
+        off = qatbe.extract(page, None, tier="complete").text.count(line)
+    assert (on, off) == (1, 2)
+    assert qatbe.extract(page, None, tier="complete").text.count(line) == 1
+    assert html_decide._REPEAT_MIN == 30
+
+
+def test_ablate_is_a_run_of_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "extraction", "--ablate", "--leave-one-corpus-out"]) != 0
+    assert main(["bench", "extraction", "--ablate", "--folds", "3"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all("--ablate" in line for line in err)
+
+
+def test_an_ablation_on_the_dev_corpora(corpora: Path) -> None:
+    rules = [r for r in loco.RULES if r.label in ("repeats", "main box")]
+    report = loco.ablate(tools(), corpora, loco.CORPORA[:2], 6, rules)
+    assert [row["rule"] for row in report["rules"]] == ["repeats", "main box"]
+    for row in report["rules"]:
+        for name in loco.CORPORA[:2]:
+            cell = row["corpora"][name]
+            assert -1.0 <= cell["delta"] <= 1.0 and cell["better"] + cell["worse"] <= 6
+    assert "| rule off |" in report["markdown"] and html_decide._MIN_PROSE == 300

@@ -507,6 +507,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--leave-one-corpus-out", action="store_true",
                         help="tune a grid of the main-content thresholds on all but one of the four main-content "
                              "corpora and score it on the one left out, for each (qatbe.bench.loco)")
+    parser.add_argument("--ablate", action="store_true",
+                        help="turn each rule of the main-content decision off alone and report the F1 change and the "
+                             "pages made better and worse on each main-content corpus (qatbe.bench.loco)")
     return parser
 
 
@@ -534,13 +537,18 @@ def tools() -> Any:
     return Tools(LOADERS, Cache, run_system, score_page, summarize)
 
 
-def _leave_one_corpus_out(parser: argparse.ArgumentParser, args: argparse.Namespace, corpora: Path) -> int:
+def _across_corpora(parser: argparse.ArgumentParser, args: argparse.Namespace, corpora: Path) -> int:
+    """``--leave-one-corpus-out`` or ``--ablate``: a run of its own over the main-content corpora."""
     from . import loco
 
+    flag = "--ablate" if args.ablate else "--leave-one-corpus-out"
     chosen = [d for d in args.datasets if d in loco.CORPORA]
     if len(chosen) < 2:
-        parser.error(f"--leave-one-corpus-out needs two or more of {', '.join(loco.CORPORA)}")
-    report = loco.run(tools(), corpora, chosen, args.limit, args.cache, args.jobs)
+        parser.error(f"{flag} needs two or more of {', '.join(loco.CORPORA)}")
+    if args.ablate:
+        report = loco.ablate(tools(), corpora, chosen, args.limit)
+    else:
+        report = loco.run(tools(), corpora, chosen, args.limit, args.cache, args.jobs)
     print(report["markdown"])
     if args.json is not None:
         args.json.write_text(json.dumps({k: v for k, v in report.items() if k != "markdown"}, indent=1),
@@ -553,13 +561,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     corpora = args.corpora or default_corpora()
     datasets, systems = args.datasets, args.systems
-    if args.leave_one_corpus_out and (args.segment_speed or args.folds):
-        parser.error("--leave-one-corpus-out is a run of its own: not with --segment-speed or --folds")
+    if args.ablate and args.leave_one_corpus_out:
+        parser.error("--ablate and --leave-one-corpus-out are runs of their own: give one")
+    for flag, given in (("--leave-one-corpus-out", args.leave_one_corpus_out), ("--ablate", args.ablate)):
+        if given and (args.segment_speed or args.folds):
+            parser.error(f"{flag} is a run of its own: not with --segment-speed or --folds")
     if not corpora.is_dir():
         print(f"qatbe bench extraction: corpora folder not found: {corpora}", file=sys.stderr)
         return 2
-    if args.leave_one_corpus_out:
-        return _leave_one_corpus_out(parser, args, corpora)
+    if args.leave_one_corpus_out or args.ablate:
+        return _across_corpora(parser, args, corpora)
     cache = Cache(args.cache)
     report: dict[str, Any] = {"datasets": {}}
     for name in datasets:

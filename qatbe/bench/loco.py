@@ -1,4 +1,5 @@
-"""``qatbe bench extraction --leave-one-corpus-out``: do the extraction thresholds generalise across corpora?
+"""``qatbe bench extraction --leave-one-corpus-out`` and ``--ablate``: do the extraction rules generalise across
+corpora?
 
 The main-content decision (``qatbe.segmentation.html_decide``) has thresholds set by hand on the dev pages. Here a
 small grid of them (``GRID``) is tried on the four extraction corpora; for each corpus in turn, the grid point with
@@ -8,14 +9,19 @@ the corpus left out than the shipped one; thresholds that generalise leave the s
 everywhere. The same runs give each threshold's effect alone (the others at their shipped values), per corpus: a
 threshold that helps one corpus and hurts another is a candidate to generalise or remove.
 
-The thresholds are module constants, read where they are used, so a grid point is applied by setting them for the
-duration of a run (``applied``), in this process only.
+``--ablate`` turns each rule of the decision off alone (``RULES``), the others as shipped, and reports the F1
+change per corpus with the pages it made better and worse: a rule whose removal helps one corpus and hurts another
+fits the first one's pages, not pages in general.
+
+The thresholds and patterns are module constants, read where they are used, so a grid point or a rule turned off
+is applied by setting them for the duration of a run (``applied``, ``patched``), in this process only.
 """
 
 from __future__ import annotations
 
 import importlib
 import itertools
+import re
 import statistics
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -91,18 +97,66 @@ def best_point(f1: Mapping[Point, Mapping[str, float]], tuned_on: Sequence[str])
 
 
 @contextmanager
-def applied(point: Point, grid: Sequence[Knob] = GRID) -> Iterator[None]:
-    """The knobs set to ``point`` inside the block, and back to what they were after it."""
+def patched(assignments: Sequence[tuple[str, str, object]]) -> Iterator[None]:
+    """Each ``(module, name, value)`` set inside the block, and back to what it was after it."""
     saved: list[tuple[Any, str, Any]] = []
     try:
-        for knob, value in zip(grid, point, strict=True):
-            module = importlib.import_module(knob.module)
-            saved.append((module, knob.name, getattr(module, knob.name)))
-            setattr(module, knob.name, value)
+        for module_name, name, value in assignments:
+            module = importlib.import_module(module_name)
+            saved.append((module, name, getattr(module, name)))
+            setattr(module, name, value)
         yield
     finally:
         for module, name, value in reversed(saved):
             setattr(module, name, value)
+
+
+def applied(point: Point, grid: Sequence[Knob] = GRID) -> Any:
+    """The knobs set to ``point`` inside the block, and back to what they were after it."""
+    return patched([(knob.module, knob.name, value) for knob, value in zip(grid, point, strict=True)])
+
+
+_DECIDE = "qatbe.segmentation.html_decide"
+_NEVER = re.compile(r"(?!)")  # a pattern that matches nothing: the rule it stands in for finds nothing
+_NONE = 10**12  # a minimum no block reaches
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule of the main-content decision (``html_decide``) and the constants that turn it off."""
+
+    label: str
+    off: tuple[tuple[str, object], ...]
+    meaning: str
+    module: str = _DECIDE
+
+
+# The decision's rules that a constant switches off; the container judgement (class and id evidence) and the
+# three thresholds of ``GRID`` are the frame the rules work in, and are not listed.
+RULES: tuple[Rule, ...] = (
+    Rule("furniture words", (("_FURNITURE_TEXT", _NEVER), ("_FURNITURE_LINE", _NEVER)),
+         'short lines in the words of page furniture ("Read more", "Leave a comment")'),
+    Rule("teaser after a label", (("_TEASER_LINK", -1),), 'the link a "Read also:" label introduces'),
+    Rule("post meta", (("_POST_META_MAX", -1),), 'a post\'s filing line ("This entry was posted in News on ...")'),
+    Rule("page notice", (("_PAGE_NOTICE_MAX", -1),), "an affiliate disclosure, a warning about the browser"),
+    Rule("social line", (("_SOCIAL_LINE_MAX", -1),), 'a "follow us on" line naming two networks or more'),
+    Rule("cookie notice", (("_COOKIE_NOTICE_MAX", -1),), "a cookie or consent notice"),
+    Rule("copyright", (("_COPYRIGHT", _NEVER),), 'a copyright line ("(c) 2024 Example News")'),
+    Rule("markup as text", (("_MARKUP_TEXT", _NEVER),), "escaped tags shown as text"),
+    Rule("credits", (("_CREDIT_MAX", -1),), 'a photo credit or source line ("Photo: Getty Images")'),
+    Rule("byline", (("_BYLINE_MAX", -1),), "a short line in a byline container, kept as metadata"),
+    Rule("teasers", (("_TEASER_MAX", 0),), "linked headlines with a line or two under each, beside an article"),
+    Rule("orphan headings", (("_ORPHAN_MAX", -1),), "a heading with no kept text after it"),
+    Rule("sentence items", (("_ITEM_WORDS", _NONE),), "a linked list in the main text whose items are sentences"),
+    Rule("linked sentence", (("_LINKED_SENTENCE", _NONE),), "a link-dense sentence in the main text"),
+    Rule("lone link", (("_LONE_LINK", -1),), 'a short link line in the main text ("Lifetime guarantee")'),
+    Rule("menu table", (("_MENU_TABLE_DENSITY", 2.0),), "a table of links without the shape of data"),
+    Rule("repeats", (("_REPEAT_MIN", _NONE),), "a line said again later, kept once"),
+    Rule("trailing labels", (("_TRAILING_LABELS", -1),), 'one or two labels after the last text ("More on this:")'),
+    Rule("main box", (("_MIN_PROSE", _NONE),), "outside the densest container, only the title and prose"),
+    Rule("main box cover", (("_BOX_COVER", 0.0),), "no pruning when the box holds little of the visible text"),
+    Rule("comments", (("_ARTICLE_PROSE", _NONE),), "a comment section under an article"),
+)
 
 
 def _label(point: Point, grid: Sequence[Knob] = GRID) -> str:
@@ -169,4 +223,58 @@ def markdown(report: Mapping[str, Any], corpora: Sequence[str], grid: Sequence[K
     for row in report["alone"]:
         cells = " | ".join(f"{1000 * row['delta'][c]:+.1f}" for c in corpora)
         lines.append(f"| {row['knob'].strip('_').lower()} = {row['value']:g} | {cells} |")
+    return "\n".join(lines)
+
+
+def _scores(tools: Tools, pages: Mapping[str, Sequence[Any]], cache: Any) -> dict[str, tuple[float, list[float]]]:
+    """qatbe's F1 on each corpus, and each page's, with the decision's constants as they are now."""
+    out = {}
+    for name, group in pages.items():
+        outputs = tools.run_system("qatbe", group, cache, 1)
+        scored = [tools.score_page(p, "qatbe", t, s) for p, (t, s) in zip(group, outputs, strict=True)]
+        out[name] = (tools.summarize(scored)["f1"], [s.values["f1"] for s in scored])
+    return out
+
+
+def ablate(tools: Tools, corpora_dir: Path, corpora: Sequence[str], limit: int | None,
+           rules: Sequence[Rule] = RULES) -> dict[str, Any]:
+    """Each rule off alone, the others as shipped: the F1 change per corpus and the pages it made better and
+    worse (a page's F1 moved by more than 1e-9). Returns the report (``markdown`` holds its table)."""
+    pages = {}
+    for name in corpora:
+        loaded = tools.loaders[name](corpora_dir / name)
+        pages[name] = loaded[:limit] if limit is not None else loaded
+    cache = tools.cache(None)  # qatbe's outputs are never cached: only the run's own constants count
+    shipped_f1 = _scores(tools, pages, cache)
+    rows = []
+    for rule in rules:
+        with patched([(rule.module, name, value) for name, value in rule.off]):
+            off = _scores(tools, pages, cache)
+        cells = {}
+        for name in corpora:
+            (f1_off, pages_off), (f1_on, pages_on) = off[name], shipped_f1[name]
+            cells[name] = {"delta": f1_off - f1_on,
+                           "better": sum(1 for a, b in zip(pages_off, pages_on, strict=True) if a > b + 1e-9),
+                           "worse": sum(1 for a, b in zip(pages_off, pages_on, strict=True) if a < b - 1e-9)}
+        rows.append({"rule": rule.label, "meaning": rule.meaning, "off": {k: repr(v) for k, v in rule.off},
+                     "corpora": cells})
+    report: dict[str, Any] = {"pages": {c: len(pages[c]) for c in corpora},
+                              "shipped": {c: shipped_f1[c][0] for c in corpora}, "rules": rows}
+    report["markdown"] = ablation_markdown(report, corpora)
+    return report
+
+
+def ablation_markdown(report: Mapping[str, Any], corpora: Sequence[str]) -> str:
+    lines = ["Each rule of the main-content decision off alone, the others as shipped: F1 change per corpus (× 1000),",
+             "then the pages it made better / worse. Negative: the rule helps that corpus.", "",
+             "| rule off | " + " | ".join(f"{c} ({report['pages'][c]})" for c in corpora) + " |",
+             "|---|" + "--:|" * len(corpora),
+             "| shipped F1 | " + " | ".join(f"{report['shipped'][c]:.3f}" for c in corpora) + " |"]
+    for row in report["rules"]:
+        cells = []
+        for c in corpora:
+            cell = row["corpora"][c]
+            moved = f" ({cell['better']}/{cell['worse']})" if cell["better"] or cell["worse"] else ""
+            cells.append(f"{1000 * cell['delta']:+.1f}{moved}")
+        lines.append(f"| {row['rule']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

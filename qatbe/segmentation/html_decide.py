@@ -131,6 +131,8 @@ _TEASER_SHARE = 0.5
 _TEASER_ARTICLE = 1000
 _DIALOG_NAME = re.compile(r"cookie|consent|gdpr|modal|popup")  # names of boxes laid over the page
 _RECENT = 3  # kept blocks before a block in which _repeats looks for it whole
+_REPEAT_MIN = 30  # characters of a line said again for _repeats to keep it once (shorter lines repeat by nature)
+_TRAILING_LABELS = 2  # labels after the last real text that _trailing_labels drops; a longer run is a list of names
 # The toggle that ends a caption shown expanded or truncated ("... less", "... more"), left out when it is compared.
 _TOGGLES = frozenset({"less", "more"})
 _TOGGLE_TAIL = re.compile(r"\s*(?:\.\.\.|…)?\s*\b(?:less|more)\Z", re.IGNORECASE)
@@ -644,7 +646,7 @@ def _repeats(blocks: list[Block]) -> None:
     for block in blocks:
         if block.boiler:
             continue
-        if block.kind in ("p", "caption", "quote") and block.chars >= 30:
+        if block.kind in ("p", "caption", "quote") and block.chars >= _REPEAT_MIN:
             text = block.text
             if text in seen:
                 block.boiler = True
@@ -652,7 +654,7 @@ def _repeats(blocks: list[Block]) -> None:
             seen.add(text)
             if text[-4:].lower() in _TOGGLES:  # the regex only for the texts it can change
                 core = _TOGGLE_TAIL.sub("", text)
-                if len(core) < len(text) and len(core) >= 30 and any(
+                if len(core) < len(text) and len(core) >= _REPEAT_MIN and any(
                         core in _block_text(other) for other in kept[-_RECENT:]):
                     block.boiler = True
                     continue
@@ -686,7 +688,8 @@ def _trailing_labels(blocks: list[Block]) -> None:
         if block.boiler:
             continue
         if not _is_label(block):
-            if len(labels) <= 2:  # only after real text: a page whose only words are a label keeps them
+            # Only after real text: a page whose only words are a label keeps them.
+            if len(labels) <= _TRAILING_LABELS:
                 for label in labels:
                     label.boiler = True
             return
