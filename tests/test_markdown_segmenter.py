@@ -5,13 +5,18 @@ An optional first line ``% key=value ...`` sets integer Settings options for tha
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from qatbe import Settings
+from qatbe.segmentation import markdown
 from qatbe.segmentation.listing import listing
 from qatbe.segmentation.markdown import segment_markdown
+from qatbe.segmentation.text import LINE_END
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "markdown").glob("*.txt"))
 SEPARATOR = "\n==== expected ====\n"
@@ -87,3 +92,13 @@ def test_positions_hold_for_every_kind_of_line_end(newline: str) -> None:
     assert [s.text.split()[0] for s in segments] == ["Title", "First", "item", "a", "Last"]
     for seg in segments:
         assert source[seg.position:].lstrip("#-| ").startswith(seg.text.split()[0]), (seg, source[seg.position:][:20])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "é", " ", "\n", "\r", "\r\n", "\u2028", "\x0b", "#"]), max_size=40).map("".join))
+def test_line_starts_count_lines_as_markdown_it_does(text: str) -> None:
+    # Only "\r\n", a lone "\r" and "\n" end a line (LINE_END); "\u2028" and "\v" do not, as str.splitlines says.
+    expected = [0] + [m.end() for m in re.finditer(LINE_END, text)]
+    assert markdown._line_starts(text) == expected
+    assert markdown._line_starts(text.replace("\r", "")) == [0] + [i + 1 for i, c in enumerate(text.replace("\r", ""))
+                                                                   if c == "\n"]

@@ -21,6 +21,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate, repeat
+from operator import add
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -224,8 +226,7 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
         # recurses, so the limit cannot simply be raised). Such input is pathological; keeping every word as
         # plain-text blocks is the honest result.
         return segment_text(text, settings)
-    # Lines as markdown-it counts them (it normalises "\r\n" and a lone "\r" to "\n" before parsing).
-    line_starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
+    line_starts = _line_starts(text)
     spans = aligner(text, markup=False)
     if front is not None:
         spans.skip_to(front.end)  # the front matter is metadata: no segment comes from it
@@ -345,6 +346,15 @@ def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
         builder.list(state.items, -1)
     metadata = Metadata(title=title) if front is None else front.metadata(title)
     return ParsedDocument(segments=tuple(builder.segments), metadata=metadata, format="markdown")
+
+
+def _line_starts(text: str) -> list[int]:
+    r"""Where each line of ``text`` starts, lines as markdown-it counts them (it normalises "\r\n" and a lone "\r"
+    to "\n" before parsing: ``LINE_END``). Without a "\r" (nearly every text) the lines are split at "\n" and
+    their lengths summed in C: a regex scan of every character cost about 4 % of ``extract``."""
+    if "\r" in text:
+        return [0] + [m.end() for m in _LINE_END.finditer(text)]
+    return list(accumulate(map(add, map(len, text.split("\n")[:-1]), repeat(1)), initial=0))
 
 
 def _flush_item(
