@@ -107,14 +107,15 @@ def _harmful_ref(text: str) -> bool:
     return False
 
 
-# The start of a reference left open at the end of a piece of text: "&#", "&#x", "&#x1".
-_OPEN_REF = re.compile(r"&#[xX]?[0-9a-fA-F]*\Z")
+# The start of a reference left open at the end of a piece of text: "&", "&#", "&#x", "&#x1".
+_OPEN_REF = re.compile(r"&(?:#[xX]?[0-9a-fA-F]*)?\Z")
 
 
 def _without_harmful_refs(text: str) -> str:
     """``text`` with each ``_CHAR_REF`` whose value is in ``_REF_OUT`` replaced. Where a reference is removed
-    right after the start of another ("&#x&#157;f"), that start's "&" is written "&amp;", so that the two sides do
-    not join into a new reference ("&#xf", a control character): the parser shows the text the original shows."""
+    right after the start of another ("&#x&#157;f", "&&#x7;#7"), that start's "&" is written "&amp;", so that the
+    two sides do not join into a new reference ("&#xf", "&#7": a control character): the parser shows the text the
+    original shows."""
     out: list[str] = []
     last = 0
     for match in _CHAR_REF.finditer(text):

@@ -7,7 +7,7 @@ import re
 from types import ModuleType
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from qatbe import _core_py
@@ -48,7 +48,9 @@ def test_any_control_finds_one_character_anywhere_in_a_long_text(kernel: ModuleT
 
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.sampled_from(["&#", "x", "X", "0", "1", "2", "3", "5", "7", "8", "9", "b", "d", "f", "F", ";", " ",
-                                 "&#x", "&#0", "&#1", "a"]), max_size=14).map("".join))
+                                 "&#x", "&#0", "&#1", "a", "&", "#"]), max_size=14).map("".join))
+@example("c&&#x7#7&#5")  # a bare "&" before a removed reference, digits after it (a fuzz finding)
+@example("&#x&#157;f")
 def test_the_reference_guard_finds_every_reference_the_substitution_changes(text: str) -> None:
     """``load_source`` substitutes numeric references only when ``_CHAR_REF_OUT`` finds one to remove: it must
     find one wherever the substitution would change the text."""
