@@ -24,7 +24,7 @@ import itertools
 import re
 import statistics
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -111,7 +111,7 @@ def patched(assignments: Sequence[tuple[str, str, object]]) -> Iterator[None]:
             setattr(module, name, value)
 
 
-def applied(point: Point, grid: Sequence[Knob] = GRID) -> Any:
+def applied(point: Point, grid: Sequence[Knob] = GRID) -> AbstractContextManager[None]:
     """The knobs set to ``point`` inside the block, and back to what they were after it."""
     return patched([(knob.module, knob.name, value) for knob, value in zip(grid, point, strict=True)])
 
