@@ -61,7 +61,7 @@ from .select.plan import (
     wordless,
 )
 from .select.truncate import truncate
-from .settings import DENSE_RANKINGS, Settings
+from .settings import DENSE_RANKINGS, DOCUMENT_RANKINGS, Settings
 from .types import ItemError, Segment, SegmentKind
 
 if TYPE_CHECKING:
@@ -421,7 +421,8 @@ def extract_many(
             if live[j]:
                 needs[i] = j
     order = priority_order(weighted, costs, matched_mask, settings.cost_exponent)
-    if settings.ranking in ("recency", "manual"):
+    by_relevance = settings.ranking not in DOCUMENT_RANKINGS  # relevance and the dense rankings
+    if not by_relevance:
         rank_of = {d: r for r, d in enumerate(_doc_rank(docs, settings.ranking))}
         position = {i: p for p, i in enumerate(order)}
         order.sort(key=lambda i: (rank_of[int(doc_of[i])], position[i]))
@@ -438,14 +439,14 @@ def extract_many(
 
     weighted_list: list[float] = weighted.tolist()
     greedy_order = order
-    if units_at and settings.ranking not in ("recency", "manual"):  # the best match's paragraph, as in extract
+    if units_at and by_relevance:  # the best match's paragraph, as in extract
         units = [-1] * n
         for i, u in units_at.items():
             if live[i]:
                 units[i] = u
         greedy_order = whole_paragraph_first(order, weighted_list, cost_list, units, room)
     packed = pack(weighted_list, cost_list, parents.tolist(), greedy_order, room, settings.include_headings,
-                  ledger=ledger, guard=settings.ranking not in ("recency", "manual"))
+                  ledger=ledger, guard=by_relevance)
     account = packed.ledger
     assert account is not None  # pack keeps the ledger of the pass it returns
     taken, heads = packed.taken, packed.heads
@@ -510,7 +511,7 @@ def extract_many(
     first_pick: dict[int, int] = {}
     for p, i in enumerate(account.order):
         first_pick.setdefault(int(doc_of[i]), p)
-    if settings.ranking not in ("recency", "manual"):  # relevance and the dense rankings
+    if by_relevance:
         doc_order = sorted(first_pick, key=lambda d: (first_pick[d], d))
     else:
         doc_order = [d for d in _doc_rank(docs, settings.ranking) if d in first_pick]

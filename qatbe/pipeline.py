@@ -37,7 +37,7 @@ from .score import score_segments
 from .score.bm25 import PageView
 from .score.dense import rerank
 from .select.plan import plan_prepared, prepare
-from .settings import DENSE_RANKINGS, Settings
+from .settings import DENSE_RANKINGS, DOCUMENT_RANKINGS, Settings
 from .types import ParsedDocument, Segment, SegmentKind
 
 _LANGUAGES_KEPT = 64  # declared languages whose scoring settings an Extractor keeps
@@ -278,11 +278,10 @@ class Extractor:
 # Options that only a call over several documents uses, each with its default: extract refuses a change to one.
 # (The dense rankings score segments, so they apply to one document too; recency and manual order documents.)
 _MANY_ONLY = (("citations", True), ("citation_buffer", 64), ("max_document_tokens", None), ("dedupe", True))
-_MANY_RANKINGS = ("recency", "manual")
 
 
 def _check_one_document(settings: Settings) -> None:
-    if settings.ranking in _MANY_RANKINGS:
+    if settings.ranking in DOCUMENT_RANKINGS:
         raise ConfigError(f"ranking={settings.ranking!r} orders documents: it applies to extract_many, not to "
                           "extract")
     for name, default in _MANY_ONLY:

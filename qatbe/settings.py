@@ -50,6 +50,8 @@ BM25_VARIANTS = ("lucene", "okapi", "plus", "l")
 TRUNCATIONS = ("drop", "truncate_end", "truncate_middle")
 RANKINGS = ("relevance", "recency", "manual", "embedding", "hybrid")
 DENSE_RANKINGS = ("embedding", "hybrid")
+# Rankings that order documents (by date, as given) instead of scoring segments: extract_many only.
+DOCUMENT_RANKINGS = ("recency", "manual")
 
 
 def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:

@@ -163,6 +163,17 @@ def _label(point: Point, grid: Sequence[Knob] = GRID) -> str:
     return ", ".join(f"{k.name.strip('_').lower()}={v:g}" for k, v in zip(grid, point, strict=True))
 
 
+def _scores(tools: Tools, pages: Mapping[str, Sequence[Any]], cache: Any) -> dict[str, tuple[float, list[float]]]:
+    """qatbe's F1 on each corpus, and each page's, with the decision's constants as they are now (``run_system``
+    runs qatbe in this process, so it reads the constants set here)."""
+    out = {}
+    for name, group in pages.items():
+        outputs = tools.run_system("qatbe", group, cache, 1)
+        scored = [tools.score_page(p, "qatbe", t, s) for p, (t, s) in zip(group, outputs, strict=True)]
+        out[name] = (tools.summarize(scored)["f1"], [s.values["f1"] for s in scored])
+    return out
+
+
 def run(tools: Tools, corpora_dir: Path, corpora: Sequence[str], limit: int | None, cache_path: Path | None,
         jobs: int, grid: Sequence[Knob] = GRID) -> dict[str, Any]:
     """Score every grid point and trafilatura on each corpus; the leave-one-out choices and the effect of each knob
@@ -182,10 +193,7 @@ def run(tools: Tools, corpora_dir: Path, corpora: Sequence[str], limit: int | No
     f1: dict[Point, dict[str, float]] = {}
     for point in points(grid):
         with applied(point, grid):
-            for name in corpora:
-                outputs = run_system("qatbe", pages[name], cache, jobs)
-                f1.setdefault(point, {})[name] = summarize(
-                    [score_page(p, "qatbe", t, s) for p, (t, s) in zip(pages[name], outputs, strict=True)])["f1"]
+            f1[point] = {name: value for name, (value, _) in _scores(tools, pages, cache).items()}
     base = shipped(grid)
     held_out = []
     for tuned_on, out in splits(corpora):
@@ -224,16 +232,6 @@ def markdown(report: Mapping[str, Any], corpora: Sequence[str], grid: Sequence[K
         cells = " | ".join(f"{1000 * row['delta'][c]:+.1f}" for c in corpora)
         lines.append(f"| {row['knob'].strip('_').lower()} = {row['value']:g} | {cells} |")
     return "\n".join(lines)
-
-
-def _scores(tools: Tools, pages: Mapping[str, Sequence[Any]], cache: Any) -> dict[str, tuple[float, list[float]]]:
-    """qatbe's F1 on each corpus, and each page's, with the decision's constants as they are now."""
-    out = {}
-    for name, group in pages.items():
-        outputs = tools.run_system("qatbe", group, cache, 1)
-        scored = [tools.score_page(p, "qatbe", t, s) for p, (t, s) in zip(group, outputs, strict=True)]
-        out[name] = (tools.summarize(scored)["f1"], [s.values["f1"] for s in scored])
-    return out
 
 
 def ablate(tools: Tools, corpora_dir: Path, corpora: Sequence[str], limit: int | None,
