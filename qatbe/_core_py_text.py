@@ -89,6 +89,15 @@ def control_scan(text: str, sniff: int) -> tuple[bool, int]:
 _STRIPPED = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\ud800-\\udfff]")
 
 
+def find_pair(text: str, pair: str, start: int = 0) -> int:
+    """``text.find(pair, start)`` for a two-character ``pair``; see ``qatbe._core.find_pair``."""
+    if not isinstance(text, str) or not isinstance(pair, str):
+        raise TypeError("find_pair expects str")
+    if len(pair) != 2:
+        raise ValueError(f"find_pair needs two characters, got {len(pair)}")
+    return text.find(pair, max(start, 0))
+
+
 def any_control(text: str) -> bool:
     """Whether ``text`` holds a character ``source.strip_controls`` removes or replaces, or a lone surrogate."""
     if not isinstance(text, str):

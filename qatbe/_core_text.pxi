@@ -162,7 +162,26 @@ def any_control(str text):
     return found != 0
 
 
+def find_pair(str text, str pair, Py_ssize_t start=0):
+    """``text.find(pair, start)`` for a ``pair`` of two characters (a negative ``start`` counts as 0).
+    Why compiled: ``source`` looks for every "&#" of every page, and str.find steps through a two-character
+    needle one character at a time."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), found
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef uint32_t a, b
+    if PyUnicode_GET_LENGTH(pair) != 2:
+        raise ValueError(f"find_pair needs two characters, got {len(pair)}")
+    a = PyUnicode_READ_CHAR(pair, 0)
+    b = PyUnicode_READ_CHAR(pair, 1)
+    with nogil:
+        found = qatbe_find_pair(data, n, kind, a, b, start)
+    return found
+
+
 cdef extern from "_text.h":
+    Py_ssize_t qatbe_find_pair(const void* data, Py_ssize_t n, int kind, uint32_t a, uint32_t b,
+                               Py_ssize_t start) nogil
     int qatbe_has_zero(const void* data, Py_ssize_t n, int width) nogil
     int qatbe_any_control(const void* data, Py_ssize_t n, int kind) nogil
     Py_ssize_t qatbe_is_control(uint32_t c) nogil

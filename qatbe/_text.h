@@ -1,7 +1,7 @@
 /* Whole-text scans over a str's storage or a page's bytes (used by _core_text.pxi): a zero unit, control
-   characters, two spaces side by side, the count of one byte value, and a case-blind ASCII search. Each runs
-   AVX2 and SSE2 steps where _simd.h allows them and finishes with a scalar loop, which alone does the whole
-   scan where there is no SSE2. */
+   characters, two spaces side by side, a pair of characters, the count of one byte value, and a case-blind
+   ASCII search. Each runs AVX2 and SSE2 steps where _simd.h allows them and finishes with a scalar loop,
+   which alone does the whole scan where there is no SSE2. */
 #ifndef QATBE_TEXT_H
 #define QATBE_TEXT_H
 
@@ -170,6 +170,69 @@ static int qatbe_double_space16(const uint16_t* s, Py_ssize_t n) {
     for (; i + 1 < n; i++) if (s[i] == ' ' && s[i + 1] == ' ') return 1;
     return 0;
 }
+
+/* The first i >= start with s[i] == a and s[i + 1] == b in a str's storage (one, two or four bytes a
+   character), or -1: sixteen (eight) start positions a step (SSE2), 32 (16) with AVX2, each block compared
+   at i and at i + 1 and the two masks AND-ed, then the tail one by one. Why not str.find: for a two-character
+   needle it steps a character at a time, and on a page held two bytes a character that took a sixth of the
+   page's extract. */
+#define QATBE_PAIR_TAIL(T)                                                                          \
+    for (; i + 1 < n; i++)                                                                          \
+        if (((const T*) data)[i] == a && ((const T*) data)[i + 1] == b) return i;                   \
+    return -1;
+#if defined(QATBE_AVX2)
+QATBE_TARGET_AVX2 static Py_ssize_t qatbe_find_pair_avx2(const void* data, Py_ssize_t n, int kind, uint32_t a,
+                                                         uint32_t b, Py_ssize_t* at) {
+    Py_ssize_t i = *at;
+    const int step = 32 / kind;  /* characters a block */
+    const __m256i va = kind == 1 ? _mm256_set1_epi8((char) a) : _mm256_set1_epi16((short) a);
+    const __m256i vb = kind == 1 ? _mm256_set1_epi8((char) b) : _mm256_set1_epi16((short) b);
+    for (; i + step + 1 <= n; i += step) {
+        const char* s = (const char*) data + i * kind;
+        __m256i x = _mm256_loadu_si256((const __m256i*) s), y = _mm256_loadu_si256((const __m256i*) (s + kind));
+        unsigned mask = (unsigned) _mm256_movemask_epi8(kind == 1
+            ? _mm256_and_si256(_mm256_cmpeq_epi8(x, va), _mm256_cmpeq_epi8(y, vb))
+            : _mm256_and_si256(_mm256_cmpeq_epi16(x, va), _mm256_cmpeq_epi16(y, vb)));
+        if (mask) return i + qatbe_ctz32(mask) / kind;
+    }
+    *at = i;
+    return -1;
+}
+#endif
+static Py_ssize_t qatbe_find_pair(const void* data, Py_ssize_t n, int kind, uint32_t a, uint32_t b,
+                                  Py_ssize_t start) {
+    Py_ssize_t i = start < 0 ? 0 : start;
+    if (kind == 4) {
+        QATBE_PAIR_TAIL(uint32_t)
+    }
+    if ((kind == 1 && (a > 0xff || b > 0xff)) || a > 0xffff || b > 0xffff) return -1;
+#if defined(QATBE_AVX2)
+    if (qatbe_avx2) {
+        Py_ssize_t found = qatbe_find_pair_avx2(data, n, kind, a, b, &i);
+        if (found >= 0) return found;
+    }
+#endif
+#if QATBE_SSE2
+    {
+        const int step = 16 / kind;
+        const __m128i va = kind == 1 ? _mm_set1_epi8((char) a) : _mm_set1_epi16((short) a);
+        const __m128i vb = kind == 1 ? _mm_set1_epi8((char) b) : _mm_set1_epi16((short) b);
+        for (; i + step + 1 <= n; i += step) {
+            const char* s = (const char*) data + i * kind;
+            __m128i x = _mm_loadu_si128((const __m128i*) s), y = _mm_loadu_si128((const __m128i*) (s + kind));
+            unsigned mask = (unsigned) _mm_movemask_epi8(kind == 1
+                ? _mm_and_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(y, vb))
+                : _mm_and_si128(_mm_cmpeq_epi16(x, va), _mm_cmpeq_epi16(y, vb)));
+            if (mask) return i + qatbe_ctz32(mask) / kind;
+        }
+    }
+#endif
+    if (kind == 1) {
+        QATBE_PAIR_TAIL(uint8_t)
+    }
+    QATBE_PAIR_TAIL(uint16_t)
+}
+#undef QATBE_PAIR_TAIL
 
 /* How many bytes of s[:n] equal value: sixteen a step (SSE2), each lane's matches gathered in a byte (at most
    255 steps a block), the block's bytes summed by psadbw. */

@@ -1,5 +1,6 @@
 """The whole-text checks ``load_source`` runs on every input: ``any_control``, compiled and twin, against the
-regex it stands for, at every storage width and position of the vector blocks; the numeric-reference guard."""
+regex it stands for, at every storage width and position of the vector blocks; ``find_pair`` against
+``str.find``; the numeric-reference guard."""
 
 from __future__ import annotations
 
@@ -9,15 +10,8 @@ from types import ModuleType
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from kernel_paths import KERNELS, SCANS
 
-from qatbe import _core_py
-
-try:
-    from qatbe import _core as _compiled
-except ImportError:
-    _compiled = None  # type: ignore[assignment]
-
-KERNELS: list[ModuleType] = [_core_py] + ([_compiled] if _compiled is not None else [])
 # The characters source.py strips or refuses, written out as the textbook reference.
 REFERENCE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 EDGES = ["\x00", "\x08", "\t", "\n", "\x0b", "\x0c", "\r", "\x0e", "\x1f", " ", "~", "\x7f", "\x80", "\x9f", "\xa0",
@@ -44,6 +38,26 @@ def test_any_control_finds_one_character_anywhere_in_a_long_text(kernel: ModuleT
             chars[at] = bad
             assert kernel.any_control("".join(chars)), (bad, at)
         assert not kernel.any_control(filler * 101 + "\t\n\r")
+
+
+@pytest.mark.parametrize("kernel", SCANS, ids=lambda k: k.__name__)
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(["&", "#", "&#", "a", " ", "é", "—", "\U0001f600", "\x00", "\u2326", "\u0123"]),
+                max_size=120).map("".join),
+       st.sampled_from(["", "a", "é", "—", "\U0001f600"]), st.sampled_from(["&#", "—#", "&\u0123", "\U0001f600&"]),
+       st.integers(-3, 130))
+def test_find_pair_is_str_find(kernel: ModuleType, text: str, width: str, pair: str, start: int) -> None:
+    """Every storage width, pairs whose characters do not fit the text's storage, starts before, inside and past
+    the text; the vector blocks end at 16 and 32 characters, so texts run past several."""
+    text = width + text
+    assert kernel.find_pair(text, pair, start) == text.find(pair, max(start, 0))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+def test_find_pair_takes_two_characters(kernel: ModuleType) -> None:
+    for pair in ("", "&", "&#x"):
+        with pytest.raises(ValueError):
+            kernel.find_pair("a&#1", pair)
 
 
 @settings(max_examples=1500, deadline=None)

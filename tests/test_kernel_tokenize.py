@@ -9,42 +9,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_paths import KERNELS, SCANS, _compiled
 
 from qatbe import _core_py
 from qatbe._core_py import complex_keys
 from qatbe.score.analyze import _after, fold_table, split_word
-
-try:
-    from qatbe import _core as _compiled
-except ImportError:
-    _compiled = None
-
-KERNELS: list[ModuleType] = [_core_py] + ([_compiled] if _compiled is not None else [])
-
-
-class _WithoutAvx2:
-    """The compiled kernel with its AVX2 scans turned off for each call: the SSE2 loops the processors without
-    AVX2 run (``_core.use_avx2``); on this machine the default is the AVX2 path, tested as ``_core``."""
-
-    __name__ = "_core-sse2"
-
-    def __getattr__(self, name: str) -> object:
-        assert _compiled is not None
-        function = getattr(_compiled, name)
-
-        def call(*args: object) -> object:
-            assert _compiled is not None
-            _compiled.use_avx2(False)
-            try:
-                return function(*args)
-            finally:
-                _compiled.use_avx2(True)
-
-        return call
-
-
-# The page-wide scans have a vector path per width: each is tested on every path there is.
-SCANS: list[ModuleType] = KERNELS + ([_WithoutAvx2()] if _compiled is not None else [])  # type: ignore[list-item]
 
 # Text that exercises every branch: ASCII words and joiners, case changes, digits, underscores, CJK, combining
 # marks, astral characters (4-byte strings), and anything else Unicode has.
