@@ -27,7 +27,7 @@ from ._core_py_text import (
     byte_count,
     capitalised_words,
     contains_ci,
-    control_scan,
+    control_count,
     find_pair,
     has_decimal,
     holds_either,
@@ -40,7 +40,7 @@ from ._core_py_tokenize import THIRD_LIMITS, Scan, complex_keys, remap, scan, to
 __all__ = [
     "BM25L", "LUCENE", "OKAPI", "OKAPI_MIN_MEAN", "PLUS", "THIRD_LIMITS", "Scan", "StringTable",
     "TermMemo", "Told", "any_control", "bm25_scores", "bridge_best", "bridge_mentions", "bridge_rows", "bridge_shares",
-    "byte_count", "capitalised_words", "complex_keys", "contains_ci", "control_scan", "find_pair", "floor_cut",
+    "byte_count", "capitalised_words", "complex_keys", "contains_ci", "control_count", "find_pair", "floor_cut",
     "has_decimal", "holds_either", "kept_bytes", "letter_runs", "page_fields",
     "page_scores", "proximity_pairs", "remap", "sample_runs", "sample_votes", "scan", "section_best",
     "section_sizes", "string_table", "tokenize", "untidy", "utf8_encode",

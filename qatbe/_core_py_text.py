@@ -78,11 +78,11 @@ def utf8_encode(text: str) -> bytes:
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\ufffd]")
 
 
-def control_scan(text: str, sniff: int) -> tuple[bool, int]:
-    """(``"\x00" in text``, control characters and U+FFFD among the first ``sniff`` characters)."""
+def control_count(text: str, limit: int) -> int:
+    """Control characters and U+FFFD among the first ``limit`` characters."""
     if not isinstance(text, str):
-        raise TypeError(f"control_scan expects str, got {type(text).__name__}")
-    return "\x00" in text, len(_CONTROL.findall(text, 0, max(sniff, 0)))
+        raise TypeError(f"control_count expects str, got {type(text).__name__}")
+    return len(_CONTROL.findall(text, 0, max(limit, 0)))
 
 
 # What ``source`` strips or refuses: C0 controls but tab, LF and CR, U+007F-U+009F, lone surrogates.

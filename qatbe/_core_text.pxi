@@ -120,33 +120,25 @@ def capitalised_words(str text):
         free(spans)
 
 
-def control_scan(str text, Py_ssize_t sniff):
-    """(``"\x00" in text``, how many of the first ``sniff`` characters are control characters or U+FFFD, the
-    ``[\x00-\x08\x0e-\x1f\ufffd]`` of ``source._CONTROL``): the binary check every input gets, in one pass.
-    Why compiled: on a page held two bytes a character, str.find's NUL scan and the control-character scans of
-    the sample took longer than reading the page's metadata."""
+def control_count(str text, Py_ssize_t limit):
+    """How many of the first ``limit`` characters are control characters or U+FFFD (the
+    ``[\x00-\x08\x0e-\x1f\ufffd]`` of ``source._CONTROL``): the binary check every input gets. Why compiled:
+    on a page held two bytes a character, a regex count of the sample took longer than reading the page's
+    metadata."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i, head = min(max(sniff, 0), n), controls = 0
-    cdef bint zero = False
-    cdef const unsigned char* one
-    cdef const uint16_t* two
+    cdef Py_ssize_t i, head = min(max(limit, 0), PyUnicode_GET_LENGTH(text)), controls = 0
     cdef const uint32_t* four
     with nogil:
         if kind == 1:
-            one = <const unsigned char*> data
-            controls = qatbe_controls8(one, head)
-            zero = memchr(one, 0, n) != NULL
+            controls = qatbe_controls8(<const unsigned char*> data, head)
         elif kind == 2:
-            two = <const uint16_t*> data
-            controls = qatbe_controls16(two, head)
-            zero = qatbe_has_zero(two, n, 2)
+            controls = qatbe_controls16(<const uint16_t*> data, head)
         else:
             four = <const uint32_t*> data
             for i in range(head):
                 controls += qatbe_is_control(four[i])
-            zero = qatbe_has_zero(four, n, 4)
-    return zero, controls
+    return controls
 
 
 def any_control(str text):
@@ -182,7 +174,6 @@ def find_pair(str text, str pair, Py_ssize_t start=0):
 cdef extern from "_text.h":
     Py_ssize_t qatbe_find_pair(const void* data, Py_ssize_t n, int kind, uint32_t a, uint32_t b,
                                Py_ssize_t start) nogil
-    int qatbe_has_zero(const void* data, Py_ssize_t n, int width) nogil
     int qatbe_any_control(const void* data, Py_ssize_t n, int kind) nogil
     Py_ssize_t qatbe_is_control(uint32_t c) nogil
     Py_ssize_t qatbe_controls8(const uint8_t* s, Py_ssize_t n) nogil

@@ -1,5 +1,5 @@
-/* Whole-text scans over a str's storage or a page's bytes (used by _core_text.pxi): a zero unit, control
-   characters, two spaces side by side, a pair of characters, the count of one byte value, and a case-blind
+/* Whole-text scans over a str's storage or a page's bytes (used by _core_text.pxi): control characters,
+   two spaces side by side, a pair of characters, the count of one byte value, and a case-blind
    ASCII search. Each runs AVX2 and SSE2 steps where _simd.h allows them and finishes with a scalar loop,
    which alone does the whole scan where there is no SSE2. */
 #ifndef QATBE_TEXT_H
@@ -10,50 +10,6 @@
 #include <string.h>
 #include "_simd.h"
 
-/* A zero unit in a str's two- or four-byte storage: 64 bytes a step (SSE2), compared with zero and OR-ed,
-   stopping at the first block that holds one. Written out because compilers leave the plain loop scalar,
-   and the binary check reads every character of a page. */
-#if QATBE_SSE2
-static inline __m128i qatbe_zero_units(__m128i v, int width) {
-    return width == 2 ? _mm_cmpeq_epi16(v, _mm_setzero_si128()) : _mm_cmpeq_epi32(v, _mm_setzero_si128());
-}
-#endif
-#if defined(QATBE_AVX2)
-QATBE_TARGET_AVX2 static int qatbe_has_zero_avx2(const char* s, Py_ssize_t size, int width, Py_ssize_t* at) {
-    Py_ssize_t i = 0;
-    const __m256i zero = _mm256_setzero_si256();
-    for (; i + 128 <= size; i += 128) {
-        const __m256i* v = (const __m256i*) (s + i);
-        __m256i hit = _mm256_setzero_si256();
-        for (int k = 0; k < 4; k++) {
-            __m256i u = _mm256_loadu_si256(v + k);
-            hit = _mm256_or_si256(hit, width == 2 ? _mm256_cmpeq_epi16(u, zero) : _mm256_cmpeq_epi32(u, zero));
-        }
-        if (_mm256_movemask_epi8(hit)) return 1;
-    }
-    *at = i;
-    return 0;
-}
-#endif
-static int qatbe_has_zero(const void* data, Py_ssize_t n, int width) {
-    const char* s = (const char*) data;
-    Py_ssize_t i = 0, size = n * width;
-#if defined(QATBE_AVX2)
-    if (qatbe_avx2 && qatbe_has_zero_avx2(s, size, width, &i)) return 1;
-#endif
-#if QATBE_SSE2
-    for (; i + 64 <= size; i += 64) {
-        const __m128i* v = (const __m128i*) (s + i);
-        __m128i hit = _mm_or_si128(
-            _mm_or_si128(qatbe_zero_units(_mm_loadu_si128(v), width), qatbe_zero_units(_mm_loadu_si128(v + 1), width)),
-            _mm_or_si128(qatbe_zero_units(_mm_loadu_si128(v + 2), width), qatbe_zero_units(_mm_loadu_si128(v + 3), width)));
-        if (_mm_movemask_epi8(hit)) return 1;
-    }
-#endif
-    for (i /= width; i < n; i++)
-        if (width == 2 ? ((const uint16_t*) data)[i] == 0 : ((const uint32_t*) data)[i] == 0) return 1;
-    return 0;
-}
 /* How many of s[:n] are control characters or U+FFFD ([\x00-\x08\x0e-\x1f\ufffd]), sixteen (eight) a step:
    c <= 8 is a saturating c - 8 of zero, 0x0e <= c <= 0x1f a wrapping c - 0x0e at most 0x11. */
 static inline Py_ssize_t qatbe_is_control(uint32_t c) {
@@ -76,13 +32,53 @@ static Py_ssize_t qatbe_controls8(const uint8_t* s, Py_ssize_t n) {
 }
 /* Any character source.py strips or refuses (source._ANY_CONTROL): C0 controls but tab, line feed and carriage
    return, DEL and the C1 controls U+007F-U+009F, and surrogates U+D800-U+DFFF. A whole-page check on every
-   input: 16 units a step (SSE2) for one- and two-byte storage, each range tested as "unsigned distance from its
-   start within its span" with saturating subtraction, stopping at the first block that holds one. */
+   input: 32 bytes a step (AVX2), then 16 (SSE2), for one- and two-byte storage, each range tested as
+   "unsigned distance from its start within its span" with saturating subtraction, stopping at the first block
+   that holds one. */
 static inline int qatbe_strip_char(uint32_t c) {
     return (c <= 0x1f && c != 9 && c != 10 && c != 13) || (c >= 0x7f && c <= 0x9f) || (c >= 0xd800 && c <= 0xdfff);
 }
+#if defined(QATBE_AVX2)
+/* The same tests as below, 32 bytes a step, over one- or two-byte storage; *at is where the scalar and SSE2
+   steps go on. */
+QATBE_TARGET_AVX2 static int qatbe_any_control_avx2(const void* data, Py_ssize_t n, int kind, Py_ssize_t* at) {
+    Py_ssize_t i = 0;
+    const int step = 32 / kind;
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i c1f = kind == 1 ? _mm256_set1_epi8(0x1f) : _mm256_set1_epi16(0x1f);
+    const __m256i tab = kind == 1 ? _mm256_set1_epi8(9) : _mm256_set1_epi16(9);
+    const __m256i lf = kind == 1 ? _mm256_set1_epi8(10) : _mm256_set1_epi16(10);
+    const __m256i cr = kind == 1 ? _mm256_set1_epi8(13) : _mm256_set1_epi16(13);
+    const __m256i del = kind == 1 ? _mm256_set1_epi8(0x7f) : _mm256_set1_epi16(0x7f);
+    const __m256i span = kind == 1 ? _mm256_set1_epi8(0x20) : _mm256_set1_epi16(0x20);
+    const __m256i sur = _mm256_set1_epi16((short) 0xd800), sur_span = _mm256_set1_epi16(0x7ff);
+    for (; i + step <= n; i += step) {
+        __m256i v = _mm256_loadu_si256((const __m256i*) ((const char*) data + i * kind)), hit;
+        if (kind == 1) {
+            __m256i allowed = _mm256_or_si256(_mm256_cmpeq_epi8(v, tab),
+                                              _mm256_or_si256(_mm256_cmpeq_epi8(v, lf), _mm256_cmpeq_epi8(v, cr)));
+            __m256i low = _mm256_andnot_si256(allowed, _mm256_cmpeq_epi8(_mm256_subs_epu8(v, c1f), zero));
+            __m256i high = _mm256_cmpeq_epi8(_mm256_subs_epu8(_mm256_sub_epi8(v, del), span), zero);
+            hit = _mm256_or_si256(low, high);
+        } else {
+            __m256i allowed = _mm256_or_si256(_mm256_cmpeq_epi16(v, tab),
+                                              _mm256_or_si256(_mm256_cmpeq_epi16(v, lf), _mm256_cmpeq_epi16(v, cr)));
+            __m256i low = _mm256_andnot_si256(allowed, _mm256_cmpeq_epi16(_mm256_subs_epu16(v, c1f), zero));
+            __m256i high = _mm256_cmpeq_epi16(_mm256_subs_epu16(_mm256_sub_epi16(v, del), span), zero);
+            __m256i surrogate = _mm256_cmpeq_epi16(_mm256_subs_epu16(_mm256_sub_epi16(v, sur), sur_span), zero);
+            hit = _mm256_or_si256(_mm256_or_si256(low, high), surrogate);
+        }
+        if (_mm256_movemask_epi8(hit)) return 1;
+    }
+    *at = i;
+    return 0;
+}
+#endif
 static int qatbe_any_control(const void* data, Py_ssize_t n, int kind) {
     Py_ssize_t i = 0;
+#if defined(QATBE_AVX2)
+    if (kind != 4 && qatbe_avx2 && qatbe_any_control_avx2(data, n, kind, &i)) return 1;
+#endif
     if (kind == 1) {
         const uint8_t* s = (const uint8_t*) data;
 #if QATBE_SSE2

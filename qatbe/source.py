@@ -84,11 +84,9 @@ def load_source(source: object, settings: Settings) -> tuple[str, str]:
         raise InputError(
             f"input has {len(text):,} characters; the limit is max_input_chars={settings.max_input_chars:,}"
         )
-    # One compiled pass: is there a NUL anywhere, and how many control characters open the text.
-    nul, controls = kernel.control_scan(text, _SNIFF_CHARS)
-    if controls > max(8, min(len(text), _SNIFF_CHARS) // 10):
+    if kernel.control_count(text, _SNIFF_CHARS) > max(8, min(len(text), _SNIFF_CHARS) // 10):
         raise InputError(_BINARY)
-    if nul or kernel.any_control(text):  # the whole text, compiled: ``_ANY_CONTROL.search``
+    if kernel.any_control(text):  # the whole text, compiled: ``_ANY_CONTROL.search`` (a NUL among them)
         text = strip_controls(text)
     fmt = settings.format if settings.format != "auto" else detect_format(text)
     if fmt != "text" and _harmful_ref(text):
@@ -152,7 +150,7 @@ def _implausible(sample: str) -> bool:
 
 def looks_binary(sample: str) -> None:
     """Refuse input whose start is mostly control characters: an image or archive passed by mistake."""
-    if kernel.control_scan(sample, len(sample))[1] > max(8, len(sample) // 10):
+    if kernel.control_count(sample, len(sample)) > max(8, len(sample) // 10):
         raise InputError(_BINARY)
 
 
