@@ -172,6 +172,26 @@ def test_the_request_timeout_holds_for_the_whole_request(base: str) -> None:
     assert answer.status_code == 504
 
 
+def test_the_request_timeout_holds_while_the_body_arrives() -> None:
+    """A client that sends the headers and part of the body, then nothing: the time limit covers reading the body,
+    so the service answers 504 once it is spent instead of holding the connection."""
+    import socket
+    import time
+    import urllib.parse
+
+    with uvicorn_app(create_app(ServiceConfig(request_timeout=0.5))) as api:
+        address = urllib.parse.urlsplit(api)
+        with socket.create_connection((address.hostname, address.port), timeout=20) as sock:
+            sock.sendall(b"POST /v1/extract HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 1000\r\n\r\n{\"source\": \"")
+            started = time.monotonic()
+            answer = sock.recv(4096)
+            waited = time.monotonic() - started
+    assert answer.startswith(b"HTTP/1.1 504"), answer[:80]
+    assert b"request_timeout=0.5" in answer
+    assert 0.3 < waited < 15
+
+
 def test_the_api_key_is_required_when_set() -> None:
     with uvicorn_app(create_app(ServiceConfig(api_key="s3cret"))) as api, \
             httpx.Client(base_url=api, trust_env=False, timeout=30) as c:
