@@ -73,11 +73,16 @@ def test_extraction_folds_on_dev_pages(corpora: Path, tmp_path: Path, capsys: py
     from qatbe.bench.extraction import main as extraction_main
 
     out_json = tmp_path / "x.json"
-    argv = ["--datasets", "scrapinghub-aeb", "--systems", "qatbe", "--corpora", str(corpora), "--limit", "12",
+    argv = ["--datasets", "scrapinghub-aeb,wcxb", "--systems", "qatbe", "--corpora", str(corpora), "--limit", "12",
             "--folds", "3", "--worst", "0", "--json", str(out_json)]
     assert extraction_main(argv) == 0
-    assert "f1 over 3 random halves" in capsys.readouterr().out
-    report = json.loads(out_json.read_text())["datasets"]["scrapinghub-aeb"]
-    folds = report["folds"]["qatbe"]
-    assert folds["folds"] == 3 and 0.0 <= folds["low"] <= folds["mean"] <= folds["high"] <= 1.0
-    assert folds["metric"] == "f1" and folds["sd"] >= 0.0
+    out = capsys.readouterr().out
+    assert "scrapinghub-aeb: f1 over 3 random halves" in out
+    assert "wcxb: f1, with, without_absent over 3 random halves" in out  # every headline metric of the corpus
+    datasets = json.loads(out_json.read_text())["datasets"]
+    assert set(datasets["scrapinghub-aeb"]["folds"]["qatbe"]) == {"f1"}
+    assert set(datasets["wcxb"]["folds"]["qatbe"]) == {"f1", "with", "without_absent"}
+    for name, metrics in datasets.items():
+        for metric, folds in metrics["folds"]["qatbe"].items():
+            assert folds["folds"] == 3 and 0.0 <= folds["low"] <= folds["mean"] <= folds["high"] <= 1.0, (name, metric)
+            assert folds["sd"] >= 0.0 and folds["seed"] == 0

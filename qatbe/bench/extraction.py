@@ -35,6 +35,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -501,7 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--segment-speed", action="store_true",
                         help="only time segment_html and extract against the Lexbor parse (and trafilatura)")
     parser.add_argument("--folds", type=positive_int, default=None,
-                        help="also report the headline metric over K random halves of each dataset's pages "
+                        help="also report the headline metrics over K random halves of each dataset's pages "
                              "(mean ± sd, worst fold)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the --folds draws (default: %(default)s)")
     parser.add_argument("--leave-one-corpus-out", action="store_true",
@@ -513,20 +514,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _metric_of(metric: str, members: Sequence[PageScore]) -> float | None:
+    return summarize(members).get(metric)
+
+
 def fold_table(name: str, scores: dict[str, list[PageScore]], folds: int, seed: int) -> tuple[str, dict[str, Any]]:
-    """The dataset's headline metric (F1, or answer survival) per system over ``folds`` random halves of its
-    pages: the markdown table and the numbers (``qatbe.bench.folds``; the same halves for every system)."""
-    metric = "survival" if _COLUMNS[name][0] == "survival" else "f1"
+    """Each of the dataset's headline metrics (``HEADLINE_METRICS`` among its columns: F1, wcxb's snippet shares,
+    or answer survival) per system over ``folds`` random halves of its pages: the markdown table and the numbers,
+    ``{system: {metric: stats}}`` (``qatbe.bench.folds``; the same halves for every system and metric)."""
+    metrics = [m for m in _COLUMNS[name] if m in HEADLINE_METRICS]
     draws = halves([s.page.id for s in next(iter(scores.values()))], folds, seed)
-    lines = [f"### {name}: {metric} over {folds} random halves of the pages (mean ± sd, worst fold)", "",
-             "| system | " + metric + " |", "|---|--:|"]
+    lines = [f"### {name}: {', '.join(metrics)} over {folds} random halves of the pages (mean ± sd, worst fold)", "",
+             "| system | " + " | ".join(metrics) + " |", "|---|" + "--:|" * len(metrics)]
     numbers: dict[str, Any] = {}
     for system, page_scores in scores.items():
-        stats = over_folds({s.page.id: [s] for s in page_scores},
-                           lambda members: summarize(members).get(metric), draws)
-        if stats is not None:
-            lines.append(f"| {system} | {stats.cell(scale=1.0, digits=3)} |")
-            numbers[system] = {"metric": metric, **stats.to_dict(), "seed": seed}
+        by_page = {s.page.id: [s] for s in page_scores}
+        cells = []
+        for metric in metrics:
+            stats = over_folds(by_page, partial(_metric_of, metric), draws)
+            cells.append(stats.cell(scale=1.0, digits=3) if stats is not None else "—")
+            if stats is not None:
+                numbers.setdefault(system, {})[metric] = {**stats.to_dict(), "seed": seed}
+        lines.append(f"| {system} | " + " | ".join(cells) + " |")
     return "\n".join(lines), numbers
 
 
