@@ -433,7 +433,7 @@ def _authorized(given: bytes | None, authorization: bytes | None, key: bytes) ->
 
 if sys.version_info >= (3, 11):
     # Why asyncio's and not anyio.fail_after: anyio's cancel scope looks up the running library and task several
-    # times on entry and exit; in the service that was a sixth of the event loop's CPU time per request.
+    # times on entry and exit, about a sixth of the event loop thread's CPU time a request here.
     _time_limit = asyncio.timeout
 else:  # pragma: no cover (CI runs 3.11)
 
