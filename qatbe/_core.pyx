@@ -187,9 +187,9 @@ def kept_bytes(bint all_threads=False):
 
 
 def use_avx2(bint on):
-    """For tests: the page-wide scans (``utf8_encode``, ``control_count``, ``any_control``, ``find_pair``, ``byte_count``, ``contains_ci``) with
-    AVX2 (where the processor has it: the default) or without; returns whether AVX2 is now in use. Not
-    thread-safe: only tests call it."""
+    """For tests: the page-wide scans (``utf8_encode``, ``control_count``, ``any_control``, ``find_pair``,
+    ``byte_count``, ``contains_ci``) with AVX2 (where the processor has it: the default) or without; returns
+    whether AVX2 is now in use. Not thread-safe: only tests call it."""
     return bool(qatbe_simd_use_avx2(on))
 
 

@@ -163,6 +163,15 @@ def _label(point: Point, grid: Sequence[Knob] = GRID) -> str:
     return ", ".join(f"{k.name.strip('_').lower()}={v:g}" for k, v in zip(grid, point, strict=True))
 
 
+def _pages(tools: Tools, corpora_dir: Path, corpora: Sequence[str], limit: int | None) -> dict[str, Sequence[Any]]:
+    """Each corpus's pages, its first ``limit`` when given."""
+    pages: dict[str, Sequence[Any]] = {}
+    for name in corpora:
+        loaded = tools.loaders[name](corpora_dir / name)
+        pages[name] = loaded[:limit] if limit is not None else loaded
+    return pages
+
+
 def _scores(tools: Tools, pages: Mapping[str, Sequence[Any]], cache: Any) -> dict[str, tuple[float, list[float]]]:
     """qatbe's F1 on each corpus, and each page's, with the decision's constants as they are now (``run_system``
     runs qatbe in this process, so it reads the constants set here)."""
@@ -178,11 +187,8 @@ def run(tools: Tools, corpora_dir: Path, corpora: Sequence[str], limit: int | No
         jobs: int, grid: Sequence[Knob] = GRID) -> dict[str, Any]:
     """Score every grid point and trafilatura on each corpus; the leave-one-out choices and the effect of each knob
     alone. Returns the report (``markdown`` holds its tables)."""
-    loaders, run_system, score_page, summarize = tools.loaders, tools.run_system, tools.score_page, tools.summarize
-    pages = {}
-    for name in corpora:
-        loaded = loaders[name](corpora_dir / name)
-        pages[name] = loaded[:limit] if limit is not None else loaded
+    run_system, score_page, summarize = tools.run_system, tools.score_page, tools.summarize
+    pages = _pages(tools, corpora_dir, corpora, limit)
     cache = tools.cache(cache_path)
     trafilatura = {}
     for name in corpora:
@@ -238,10 +244,7 @@ def ablate(tools: Tools, corpora_dir: Path, corpora: Sequence[str], limit: int |
            rules: Sequence[Rule] = RULES) -> dict[str, Any]:
     """Each rule off alone, the others as shipped: the F1 change per corpus and the pages it made better and
     worse (a page's F1 moved by more than 1e-9). Returns the report (``markdown`` holds its table)."""
-    pages = {}
-    for name in corpora:
-        loaded = tools.loaders[name](corpora_dir / name)
-        pages[name] = loaded[:limit] if limit is not None else loaded
+    pages = _pages(tools, corpora_dir, corpora, limit)
     cache = tools.cache(None)  # qatbe's outputs are never cached: only the run's own constants count
     shipped_f1 = _scores(tools, pages, cache)
     rows = []
