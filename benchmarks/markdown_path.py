@@ -4,8 +4,8 @@
 
 Inputs: every markdown document of the squad11, conditionalqa and hotpotqa dev sets. Each row is MB/s of the
 documents' UTF-8 bytes over the process's CPU time (best of ``--runs`` passes; CPU time leaves out waits for a
-core on a shared machine). Rows: markdown-it-py's block parse alone; markdown-it-pyrs's tree rebuilt as tokens
-(``markdown._pyrs_tokens``); ``qatbe.segment`` and ``qatbe.extract`` (one question) with each parser, chosen by
+core on a shared machine). Rows: each parser's block parse alone (markdown-it-py's tokens, markdown-it-pyrs's
+tree); ``qatbe.segment`` and ``qatbe.extract`` (one question) with each parser, chosen by
 ``QATBE_MARKDOWN_PARSER``.
 """
 
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     pure = markdown._parser()
     rows: list[tuple[str, str, Callable[[str], object]]] = [
         ("block parse", "markdown-it-py", pure.parse),
-        ("tree and tokens", "markdown-it-pyrs", markdown._pyrs_tokens),
+        ("block parse", "markdown-it-pyrs", lambda d: markdown._pyrs().tree(d)),
     ]
     for parser_name in ("markdown-it-py", "markdown-it-pyrs"):
         rows.append(("segment", parser_name, lambda d: qatbe.segment(d, format="markdown")))

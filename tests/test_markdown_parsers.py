@@ -14,6 +14,7 @@ import qatbe
 from qatbe._backend import MARKDOWN_PARSER_ENV, markdown_parser_choice
 from qatbe.errors import ConfigError
 from qatbe.segmentation import markdown
+from qatbe.settings import Settings
 
 pytest.importorskip("markdown_it_pyrs")
 
@@ -33,7 +34,7 @@ def test_every_dev_markdown_document_segments_the_same(corpora: Path, monkeypatc
             text = json.loads(line).get("markdown")
             if not text:
                 continue
-            assert markdown._pyrs_tokens(text) is not None  # the fast parser read it, not the fallback
+            assert markdown._pyrs_document(text, Settings()) is not None  # the fast parser read it, not the fallback
             pure, fast = _both(text, monkeypatch)
             assert fast == pure, name
             count += 1
@@ -83,19 +84,19 @@ def test_generated_documents_segment_the_same(text: str) -> None:
 
 
 def test_deep_documents_go_to_markdown_it_py() -> None:
-    assert markdown._pyrs_tokens("- " * 50 + "x") is None
-    assert markdown._pyrs_tokens("text\n" + "> " * 40 + "x") is None
-    assert markdown._pyrs_tokens("".join("  " * i + "- x\n" for i in range(30))) is None
-    assert markdown._pyrs_tokens("# fine\n\n- a\n  - b\n") is not None
+    assert markdown._pyrs_document("- " * 50 + "x", Settings()) is None
+    assert markdown._pyrs_document("text\n" + "> " * 40 + "x", Settings()) is None
+    assert markdown._pyrs_document("".join("  " * i + "- x\n" for i in range(30)), Settings()) is None
+    assert markdown._pyrs_document("# fine\n\n- a\n  - b\n", Settings()) is not None
 
 
 def test_the_parser_is_chosen_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(MARKDOWN_PARSER_ENV, "markdown-it-py")
 
-    def refuse(text: str) -> None:
+    def refuse(text: str, settings: Settings) -> None:
         raise AssertionError("markdown-it-pyrs was used")
 
-    monkeypatch.setattr(markdown, "_pyrs_tokens", refuse)
+    monkeypatch.setattr(markdown, "_pyrs_document", refuse)
     assert qatbe.segment("# T\n\ntext\n", format="markdown")
     monkeypatch.setenv(MARKDOWN_PARSER_ENV, "fast")
     with pytest.raises(ConfigError, match="QATBE_MARKDOWN_PARSER"):

@@ -2,17 +2,19 @@
 
 Only block structure matters for segmentation, so the core ``inline`` rule is switched off: inline content stays
 as written (emphasis, code spans), which is also what the rendered output should show. Measured on the squad11 and
-conditionalqa markdown (1.07 MB): block-only parsing runs at 11.2 MB/s against 3.7 MB/s with inline parsing on. Link and image targets are
-dropped from inline text because a URL costs many tokens and rarely carries an answer. The token stream is flat
-(nesting is open/close pairs), so this walk is a loop with an explicit stack and cannot hit the recursion limit.
+conditionalqa markdown (1.07 MB): block-only parsing runs at 11.2 MB/s against 3.7 MB/s with inline parsing on.
+Link and image targets are dropped from inline text because a URL costs many tokens and rarely carries an answer.
+
+One walk (``_Walk``) holds what each block becomes; each parser's output drives it in document order:
+markdown-it-py's flat token stream (``_pure_document``) and markdown-it-pyrs's tree (``_pyrs_document``), both
+read in a loop (the tree with an explicit stack), so no depth meets the recursion limit.
 
 The parser: markdown-it-pyrs (``pip install 'qatbe[fast-markdown]'``, the Rust port of markdown-it, its block
-rules only) parses about five times as fast; its tree becomes the token stream markdown-it-py would give
-(``_pyrs_tokens``: type, tag, content, map, info, attrs, level), so the walk and the segments are the same
-(tests/test_markdown_parsers.py on every dev markdown document). It has no nesting limit, so a document whose
-lines open many containers, or whose tree comes out deeper than ``_PYRS_MAX_LEVEL``, is parsed by markdown-it-py,
-whose limit decides what such a document becomes. ``QATBE_MARKDOWN_PARSER`` picks the parser: ``auto`` (the
-default: markdown-it-pyrs when importable), ``markdown-it-py`` or ``markdown-it-pyrs``.
+rules only) parses about five times as fast and gives the same segments (tests/test_markdown_parsers.py on every
+dev markdown document). It has no nesting limit, so a document whose lines open many containers, or whose tree
+comes out deeper than ``_PYRS_MAX_LEVEL``, is parsed by markdown-it-py, whose limit decides what such a document
+becomes. ``QATBE_MARKDOWN_PARSER`` picks the parser: ``auto`` (the default: markdown-it-pyrs when importable),
+``markdown-it-py`` or ``markdown-it-pyrs``.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from ..errors import ConfigError
 from ..settings import Settings
 from ..types import Metadata, ParsedDocument
 from .builder import ListItem, SegmentBuilder
-from .front_matter import read_front_matter
+from .front_matter import FrontMatter, read_front_matter
 from .spans import aligner
 from .text import LINE_END, segment_text
 
@@ -85,120 +87,121 @@ def _pyrs() -> Any:
     return markdown_it_pyrs.MarkdownIt("zero").enable_many(_PYRS_RULES)
 
 
-@dataclass(slots=True)
-class _Token:
-    """The fields of a markdown-it-py ``Token`` the walk reads (``attrs`` shared and empty unless given: the walk
-    only reads it)."""
-
-    type: str
-    level: int
-    tag: str = ""
-    content: str = ""
-    map: list[int] | None = None
-    info: str = ""
-    attrs: dict[str, Any] = field(default_factory=lambda: _NO_ATTRS)
-
-
-_NO_ATTRS: dict[str, Any] = {}
-_OPEN_CLOSE = {"bullet_list": "bullet_list", "ordered_list": "ordered_list", "list_item": "list_item",
-               "blockquote": "blockquote", "table": "table", "thead": "thead", "tbody": "tbody", "trow": "tr"}
+def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
+    """The segments of markdown ``text``: from markdown-it-pyrs's tree where it is installed, chosen and the
+    document is not deeply nested, from markdown-it-py's tokens otherwise."""
+    choice = markdown_parser_choice()  # QATBE_MARKDOWN_PARSER, read by qatbe._backend
+    if choice != "markdown-it-py":
+        document = _pyrs_document(text, settings)
+        if document is not None:
+            return document
+        if choice == "markdown-it-pyrs" and _pyrs() is None:
+            raise ConfigError(f"{MARKDOWN_PARSER_ENV}=markdown-it-pyrs but it is not installed (pip install "
+                              "'qatbe[fast-markdown]')")
+    return _pure_document(text, settings)
 
 
-def _pyrs_tokens(text: str) -> list[_Token] | None:
-    """markdown-it-py's token stream for ``text`` from markdown-it-pyrs's tree, or None when markdown-it-py must
-    parse it (no markdown-it-pyrs, a deep line, a deep tree, a node this does not translate).
+def _pyrs_document(text: str, settings: Settings) -> ParsedDocument | None:
+    """The segments of ``text`` from markdown-it-pyrs's tree, or None when markdown-it-py must parse it (no
+    markdown-it-pyrs, a deep line, a deep tree, a node this does not read).
 
-    Why rebuilt: the walk below reads markdown-it-py's tokens; each node becomes the tokens markdown-it-py
-    emits for it that the walk reads (paragraph and table-cell open and close tokens, which it skips, are left
-    out), at the level markdown-it-py gives them (a tight list item's text as a hidden paragraph's inline), and
-    ``map``'s lines, start and end, come from the node's source span (bytes of the UTF-8 text, as
-    markdown-it-pyrs counts them)."""
+    The tree drives the same ``_Walk`` as markdown-it-py's tokens, each node as the events its tokens give:
+    a paragraph (or a tight list item's text at block level) is text, a heading its level and text, the
+    containers open and close, a table row its cells; the levels are those markdown-it-py gives, so a tree too
+    deep for the fallback's limit goes to the fallback. A block's position is the start of the line its source
+    span (bytes of the UTF-8 text, as markdown-it-pyrs counts them) starts on."""
     md = _pyrs()
-    if md is None or _DEEP_LINE.search(text) is not None or _DEEP_LINE.match("\n" + text[:2000]) is not None:
+    if md is None:
         return None
-    if ">" in text and _LAZY_QUOTE.search("\n" + text) is not None:
+    front = read_front_matter(text)
+    # The front matter's lines are parsed as blank lines: the positions stay those of ``text``.
+    source = text if front is None else "\n" * front.lines + text[front.end:]
+    if _DEEP_LINE.search(source) is not None or _DEEP_LINE.match("\n" + source[:2000]) is not None:
         return None
-    if "|" in text and _TABLE_END.search(text) is not None:
+    if ">" in source and _LAZY_QUOTE.search("\n" + source) is not None:
         return None
-    text = _NEWLINES.sub("\n", text).replace("\x00", "\ufffd")  # what markdown-it-py does first
-    raw = text.encode("utf-8")
-    starts = [0] + [m.end() for m in re.finditer(b"\n", raw)]
+    if "|" in source and _TABLE_END.search(source) is not None:
+        return None
+    source = _NEWLINES.sub("\n", source).replace("\x00", "\ufffd")  # what markdown-it-py does first
+    raw = source.encode("utf-8")
+    walk = _Walk(text, front, settings)
+    if front is None and "\r" not in text and len(raw) == len(source):
+        # One byte a character, and the parsed text is the source: a line's start is found in it directly.
+        def position(node: Any) -> int:
+            first = node.srcmap[0] if node.srcmap else 0
+            return source.rfind("\n", 0, first) + 1
+    else:
+        starts = [0] + [m.end() for m in re.finditer(b"\n", raw)]
+        line_starts = _line_starts(text)
 
-    def lines(node: Any) -> list[int]:
-        first, end = node.srcmap or (0, 0)
-        return [bisect_right(starts, first) - 1, bisect_right(starts, max(end - 1, first))]
+        def position(node: Any) -> int:
+            line = bisect_right(starts, node.srcmap[0] if node.srcmap else 0) - 1
+            return line_starts[line] if line < len(line_starts) else len(text)
 
-    def content(node: Any) -> str | None:
-        """The text of a block's inline children, as written (None: a child that is not text)."""
-        parts = []
-        for child in node.children:
-            if child.name != "text":
-                return None
-            parts.append(child.meta["content"])
-        return "".join(parts)
-
-    out: list[_Token] = []
-    append = out.append
-    # (node, level, closing): an explicit stack, as the walk below has, so depth never meets the recursion limit.
-    stack: list[tuple[Any, int, bool]] = [(child, 0, False) for child in reversed(md.tree(text).children)]
+    # (node, level, closing): an explicit stack, so depth never meets the recursion limit.
+    stack: list[tuple[Any, int, bool]] = [(child, 0, False) for child in reversed(md.tree(source).children)]
     while stack:
         node, level, closing = stack.pop()
         name = node.name
         if level > _PYRS_MAX_LEVEL:
             return None
         if closing:
-            append(_Token(f"{_OPEN_CLOSE[name]}_close", level))
-        elif name == "paragraph" or name == "text":  # a text at block level: a tight list item's hidden paragraph
-            where = lines(node)
-            inner = node.meta["content"] if name == "text" else content(node)
+            _CLOSE[name](walk)
+        elif name == "paragraph":
+            inner = _inline(node)
             if inner is None:
                 return None
-            append(_Token("inline", level + 1, content=inner, map=where))
+            walk.text(inner, position(node))
+        elif name == "text":  # at block level: a tight list item's hidden paragraph
+            walk.text(node.meta["content"], position(node))
         elif name == "heading" or name == "lheading":
-            where = lines(node)
-            tag = f"h{node.meta['level']}"
-            inner = content(node)
+            inner = _inline(node)
             if inner is None:
                 return None
-            append(_Token("heading_open", level, tag=tag, map=where))
-            append(_Token("inline", level + 1, content=inner, map=where))
-            append(_Token("heading_close", level, tag=tag))
-        elif name in _OPEN_CLOSE:
-            attrs = _NO_ATTRS
-            if name == "ordered_list":
-                number = node.meta.get("start", 1)
-                attrs = {"start": number} if number != 1 else _NO_ATTRS
-            append(_Token(f"{_OPEN_CLOSE[name]}_open", level, map=lines(node), attrs=attrs))
+            walk.heading(node.meta["level"], inner, position(node))
+        elif name == "list_item":
+            walk.item_open(position(node))
             stack.append((node, level, True))
             stack.extend([(child, level + 1, False) for child in reversed(node.children)])
-        elif name == "tcell":
-            inner = content(node)
-            if inner is None:
+        elif name == "bullet_list" or name == "ordered_list" or name == "blockquote":
+            if name == "blockquote":
+                walk.quote_open(position(node))
+            else:
+                walk.list_open(name == "ordered_list", node.meta.get("start", 1))
+            stack.append((node, level, True))
+            stack.extend([(child, level + 1, False) for child in reversed(node.children)])
+        elif name == "table":
+            # thead and tbody one level down, their rows two, the cells three (markdown-it-py's levels).
+            if level + 3 > _PYRS_MAX_LEVEL:
                 return None
-            append(_Token("inline", level + 1, content=inner))
-        elif name in ("fence", "code_block", "html_block"):
+            walk.table_open(position(node))
+            for part in node.children:
+                if part.name not in ("thead", "tbody"):
+                    return None
+                for row in part.children:
+                    cells = [_inline(cell) if cell.name == "tcell" else None for cell in row.children]
+                    if row.name != "trow" or None in cells:
+                        return None
+                    walk.row([cell for cell in cells if cell is not None], part.name == "thead")
+            walk.table_close()
+        elif name == "fence" or name == "code_block":
             meta = node.meta
-            append(_Token(name, level, content=meta["content"], map=lines(node),
-                          info=meta.get("info", "") if name == "fence" else ""))
-        elif name == "hr":
-            append(_Token("hr", level, map=lines(node)))
-        elif name != "definition":  # a link reference definition: markdown-it-py emits no token for it
+            walk.code(meta["content"], meta.get("info", "") if name == "fence" else "", position(node))
+        elif name == "html_block":
+            walk.html(node.meta["content"], position(node))
+        elif name != "hr" and name != "definition":  # a rule or a link reference definition: no segment
             return None
-    return out
+    return walk.document()
 
 
-def parse_tokens(text: str) -> list[Any]:
-    """The block tokens of ``text``: markdown-it-pyrs's, rebuilt as markdown-it-py's, where it is installed and
-    chosen and the document is not deeply nested; markdown-it-py's otherwise."""
-    choice = markdown_parser_choice()  # QATBE_MARKDOWN_PARSER, read by qatbe._backend
-    if choice != "markdown-it-py":
-        tokens = _pyrs_tokens(text)
-        if tokens is not None:
-            return tokens
-        if choice == "markdown-it-pyrs" and _pyrs() is None:
-            raise ConfigError(f"{MARKDOWN_PARSER_ENV}=markdown-it-pyrs but it is not installed (pip install "
-                              "'qatbe[fast-markdown]')")
-    return _parser().parse(text)
+def _inline(node: Any) -> str | None:
+    """The text of a block's inline children, as written (None: a child that is not text)."""
+    parts = []
+    for child in node.children:
+        if child.name != "text":
+            return None
+        parts.append(child.meta["content"])
+    return "".join(parts)
 
 
 def inline_text(content: str) -> str:
@@ -217,135 +220,206 @@ class _ListState:
     items: list[ListItem] = field(default_factory=list)
 
 
-def segment_markdown(text: str, settings: Settings) -> ParsedDocument:
+class _Walk:
+    """What each markdown block becomes: the one walk both parsers drive, block by block in document order.
+
+    Inline text goes to the open quote, else the open list item, else a paragraph of its own (``_place``); a list
+    item's own text comes before its nested lists; nested lists are flattened into their outermost list, and a
+    list inside a quote into the quote's text; a table's header is its head row."""
+
+    __slots__ = ("_front", "builder", "item_pos", "item_text", "lists", "quote_depth", "quote_parts", "quote_pos",
+                 "table_header", "table_pos", "table_rows", "title")
+
+    def __init__(self, text: str, front: FrontMatter | None, settings: Settings) -> None:
+        spans = aligner(text, markup=False)
+        if front is not None:
+            spans.skip_to(front.end)  # the front matter is metadata: no segment comes from it
+        self._front = front
+        self.builder = SegmentBuilder(settings, spans=spans)
+        self.title: str | None = None
+        self.lists: list[_ListState] = []  # open lists, outermost first
+        self.item_text: list[list[str]] = []  # text collected for each open list item
+        self.item_pos: list[int] = []
+        self.quote_depth = 0
+        self.quote_parts: list[str] = []
+        self.quote_pos = -1
+        self.table_header: list[str] = []
+        self.table_rows: list[list[str]] = []
+        self.table_pos = -1
+
+    def _place(self, content: str, position: int) -> None:
+        if self.quote_depth:
+            self.quote_parts.append(content)
+        elif self.lists:
+            self.item_text[-1].append(content)
+        else:
+            self.builder.paragraph(content, position)
+
+    def text(self, content: str, position: int) -> None:
+        self._place(inline_text(content), position)
+
+    def heading(self, level: int, content: str, position: int) -> None:
+        content = inline_text(content)
+        if self.quote_depth:
+            self.quote_parts.append(content)
+        elif self.lists:
+            self.item_text[-1].append(content)
+        else:
+            self.builder.heading(content, level, position)
+            if self.title is None and level == 1:
+                segments = self.builder.segments
+                self.title = segments[-1].text if segments else None
+
+    def html(self, content: str, position: int) -> None:
+        plain = _html_text(content)
+        if plain:
+            self._place(plain, position)
+
+    def code(self, content: str, info: str, position: int) -> None:
+        if self.quote_depth:
+            self.quote_parts.append(content)
+        elif self.lists:
+            self.item_text[-1].append(content)
+        else:
+            self.builder.code(content, info.split()[0] if info.strip() else None, position)
+
+    def list_open(self, ordered: bool, start: float | str | None) -> None:
+        if self.lists and self.item_text and self.item_text[-1]:
+            # The parent item's own text comes before its children: emit it now, keep the item open.
+            self._flush_item(keep_open=True)
+        self.lists.append(_ListState(ordered=ordered, number=int(start or 1) if ordered else 1))
+
+    def item_open(self, position: int) -> None:
+        self.item_text.append([])
+        self.item_pos.append(position)
+
+    def item_close(self) -> None:
+        self._flush_item()
+
+    def list_close(self) -> None:
+        state = self.lists.pop()
+        if self.lists:
+            self.lists[-1].items.extend(state.items)
+        elif self.quote_depth:
+            self.quote_parts.extend(item.text for item in state.items)
+        else:
+            self.builder.list(state.items, state.items[0].position if state.items else -1)
+
+    def quote_open(self, position: int) -> None:
+        if self.quote_depth == 0:
+            self.quote_parts, self.quote_pos = [], position
+        self.quote_depth += 1
+
+    def quote_close(self) -> None:
+        self.quote_depth -= 1
+        if self.quote_depth == 0:
+            self.builder.quote(" ".join(self.quote_parts), self.quote_pos)
+
+    def table_open(self, position: int) -> None:
+        self.table_header, self.table_rows, self.table_pos = [], [], position
+
+    def row(self, cells: list[str], head: bool) -> None:
+        row = [inline_text(cell).replace("\\|", "|") for cell in cells]  # the builder escapes pipes again
+        if head:
+            self.table_header = row
+        else:
+            self.table_rows.append(row)
+
+    def table_close(self) -> None:
+        self.builder.table(self.table_header or None, self.table_rows, self.table_pos)
+
+    def _flush_item(self, *, keep_open: bool = False) -> None:
+        if not self.item_text:
+            return
+        parts = self.item_text.pop()
+        pos = self.item_pos.pop()
+        state = self.lists[-1]
+        if parts:
+            state.items.append(ListItem(" ".join(parts), depth=len(self.lists) - 1, ordered=state.ordered,
+                                        number=state.number, position=pos))
+            state.number += 1
+        if keep_open:
+            self.item_text.append([])
+            self.item_pos.append(pos)
+
+    def document(self) -> ParsedDocument:
+        # Unclosed structures cannot happen with markdown-it (it closes everything), but stay safe.
+        while self.lists:
+            state = self.lists.pop()
+            self.builder.list(state.items, -1)
+        front = self._front
+        metadata = Metadata(title=self.title) if front is None else front.metadata(self.title)
+        return ParsedDocument(segments=tuple(self.builder.segments), metadata=metadata, format="markdown")
+
+
+_CLOSE = {"bullet_list": _Walk.list_close, "ordered_list": _Walk.list_close, "list_item": _Walk.item_close,
+          "blockquote": _Walk.quote_close}
+
+
+def _pure_document(text: str, settings: Settings) -> ParsedDocument:
+    """The segments of ``text`` from markdown-it-py's tokens."""
     front = read_front_matter(text)
     # The front matter's lines are parsed as blank lines: the tokens' line numbers stay those of ``text``.
-    tokens = parse_tokens(text if front is None else "\n" * front.lines + text[front.end:])
+    tokens = _parser().parse(text if front is None else "\n" * front.lines + text[front.end:])
     if tokens and max(t.level for t in tokens) >= _MAX_NESTING - 1:
         # markdown-it stops descending at maxNesting and silently drops what lies deeper (its block parser
         # recurses, so the limit cannot simply be raised). Such input is pathological; keeping every word as
         # plain-text blocks is the honest result.
         return segment_text(text, settings)
     line_starts = _line_starts(text)
-    spans = aligner(text, markup=False)
-    if front is not None:
-        spans.skip_to(front.end)  # the front matter is metadata: no segment comes from it
-    builder = SegmentBuilder(settings, spans=spans)
-    title: str | None = None
+    walk = _Walk(text, front, settings)
 
-    def offset(token: Token | _Token) -> int:
+    def position(token: Token) -> int:
         if token.map is None:
             return -1
         line = token.map[0]
         return line_starts[line] if line < len(line_starts) else len(text)
 
-    lists: list[_ListState] = []  # open lists, outermost first
-    item_text: list[list[str]] = []  # text collected for each open list item
-    item_pos: list[int] = []
-    quote_depth = 0
-    quote_parts: list[str] = []
-    quote_pos = -1
-    table_header: list[str] = []
-    table_rows: list[list[str]] = []
-    table_row: list[str] | None = None
-    table_pos = -1
-    in_head = False
-    heading: tuple[int, int] | None = None
-
-    def place(content: str, tok: Token | _Token) -> None:
-        """Inline text goes to the open quote, else the open list item, else a paragraph of its own."""
-        if quote_depth:
-            quote_parts.append(content)
-        elif lists:
-            item_text[-1].append(content)
-        else:
-            builder.paragraph(content, offset(tok))
-
-    i = 0
-    n = len(tokens)
-    while i < n:
-        tok = tokens[i]
+    heading: tuple[int, int] | None = None  # an open heading's level and position
+    row: list[str] | None = None  # an open table row's cells
+    head = False
+    for tok in tokens:
         kind = tok.type
-        if kind == "heading_open":
-            heading = (int(tok.tag[1]), offset(tok))
+        if kind == "inline":
+            if heading is not None:
+                walk.heading(heading[0], tok.content, heading[1])
+            elif row is not None:
+                row.append(tok.content)
+            else:
+                walk.text(tok.content, position(tok))
+        elif kind == "heading_open":
+            heading = (int(tok.tag[1]), position(tok))
         elif kind == "heading_close":
             heading = None
-        elif kind == "inline":
-            content = inline_text(tok.content)
-            if heading is not None:
-                if quote_depth or lists:
-                    (quote_parts if quote_depth else item_text[-1]).append(content)
-                else:
-                    builder.heading(content, heading[0], heading[1])
-                    if title is None and heading[0] == 1:
-                        title = builder.segments[-1].text if builder.segments else None
-            elif table_row is not None:
-                table_row.append(content.replace("\\|", "|"))  # the builder escapes pipes again
-            else:
-                place(content, tok)
-        elif kind in ("bullet_list_open", "ordered_list_open"):
-            start = int(tok.attrs.get("start", 1) or 1) if kind == "ordered_list_open" else 1
-            if lists and item_text and item_text[-1]:
-                # The parent item's own text comes before its children: emit it now, keep the item open.
-                _flush_item(lists, item_text, item_pos, keep_open=True)
-            lists.append(_ListState(ordered=kind == "ordered_list_open", number=start))
+        elif kind == "bullet_list_open" or kind == "ordered_list_open":
+            walk.list_open(kind == "ordered_list_open", tok.attrs.get("start", 1))
         elif kind == "list_item_open":
-            item_text.append([])
-            item_pos.append(offset(tok))
+            walk.item_open(position(tok))
         elif kind == "list_item_close":
-            _flush_item(lists, item_text, item_pos)
-        elif kind in ("bullet_list_close", "ordered_list_close"):
-            state = lists.pop()
-            if lists:
-                lists[-1].items.extend(state.items)
-            elif quote_depth:
-                quote_parts.extend(item.text for item in state.items)
-            else:
-                builder.list(state.items, state.items[0].position if state.items else -1)
+            walk.item_close()
+        elif kind == "bullet_list_close" or kind == "ordered_list_close":
+            walk.list_close()
         elif kind == "blockquote_open":
-            if quote_depth == 0:
-                quote_parts, quote_pos = [], offset(tok)
-            quote_depth += 1
+            walk.quote_open(position(tok))
         elif kind == "blockquote_close":
-            quote_depth -= 1
-            if quote_depth == 0:
-                builder.quote(" ".join(quote_parts), quote_pos)
-        elif kind in ("fence", "code_block"):
-            language = tok.info.split()[0] if tok.info.strip() else None
-            if quote_depth:
-                quote_parts.append(tok.content)
-            elif lists:
-                item_text[-1].append(tok.content)
-            else:
-                builder.code(tok.content, language, offset(tok))
+            walk.quote_close()
+        elif kind == "fence" or kind == "code_block":
+            walk.code(tok.content, tok.info, position(tok))
         elif kind == "table_open":
-            table_header, table_rows, table_pos = [], [], offset(tok)
-        elif kind == "thead_open":
-            in_head = True
-        elif kind == "thead_close":
-            in_head = False
+            walk.table_open(position(tok))
+        elif kind == "thead_open" or kind == "thead_close":
+            head = kind == "thead_open"
         elif kind == "tr_open":
-            table_row = []
+            row = []
         elif kind == "tr_close":
-            if table_row is not None:
-                if in_head:
-                    table_header = table_row
-                else:
-                    table_rows.append(table_row)
-            table_row = None
+            if row is not None:
+                walk.row(row, head)
+            row = None
         elif kind == "table_close":
-            builder.table(table_header or None, table_rows, table_pos)
+            walk.table_close()
         elif kind == "html_block":
-            plain = _html_text(tok.content)
-            if plain:
-                place(plain, tok)
-        i += 1
-    # Unclosed structures cannot happen with markdown-it (it closes everything), but stay safe.
-    while lists:
-        state = lists.pop()
-        builder.list(state.items, -1)
-    metadata = Metadata(title=title) if front is None else front.metadata(title)
-    return ParsedDocument(segments=tuple(builder.segments), metadata=metadata, format="markdown")
+            walk.html(tok.content, position(tok))
+    return walk.document()
 
 
 def _line_starts(text: str) -> list[int]:
@@ -356,23 +430,6 @@ def _line_starts(text: str) -> list[int]:
     if "\r" in text:
         return [0] + [m.end() for m in _LINE_END.finditer(text)]
     return list(accumulate(map(add, map(len, text.split("\n")[:-1]), repeat(1)), initial=0))
-
-
-def _flush_item(
-    lists: list[_ListState], item_text: list[list[str]], item_pos: list[int], *, keep_open: bool = False
-) -> None:
-    if not item_text:
-        return
-    parts = item_text.pop()
-    pos = item_pos.pop()
-    state = lists[-1]
-    if parts:
-        state.items.append(ListItem(" ".join(parts), depth=len(lists) - 1, ordered=state.ordered,
-                                    number=state.number, position=pos))
-        state.number += 1
-    if keep_open:
-        item_text.append([])
-        item_pos.append(pos)
 
 
 def _html_text(fragment: str) -> str:
