@@ -28,7 +28,7 @@ def _paragraphs(text: str) -> list[str]:
 
 def test_the_readme_is_short_and_its_paragraphs_too() -> None:
     text = README.read_text(encoding="utf-8")
-    assert len(text.splitlines()) <= 320  # about 300, with room for a table row or two
+    assert len(text.splitlines()) <= 300
     long = [p[:60] for p in _paragraphs(text) if len(p.split()) > 120]
     assert not long, f"README paragraphs over 120 words: {long}"
 
