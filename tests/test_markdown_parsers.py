@@ -83,10 +83,23 @@ def test_generated_documents_segment_the_same(text: str) -> None:
     assert fast == pure
 
 
-def test_deep_documents_go_to_markdown_it_py() -> None:
-    assert markdown._pyrs_document("- " * 50 + "x", Settings()) is None
-    assert markdown._pyrs_document("text\n" + "> " * 40 + "x", Settings()) is None
-    assert markdown._pyrs_document("".join("  " * i + "- x\n" for i in range(30)), Settings()) is None
+DEEP = {
+    "one line of list markers": "- " * 50 + "x",
+    "one line of quote markers": "text\n" + "> " * 40 + "x",
+    # Refused only once the tree is read past _PYRS_MAX_LEVEL: the walk has placed blocks by then.
+    "lists nested line by line": "# Head\n\npara\n\n" + "".join("  " * i + "- x\n" for i in range(30)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEEP))
+def test_deep_documents_go_to_markdown_it_py(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert markdown._pyrs_document(DEEP[name], Settings()) is None
+    # What markdown-it-pyrs's walk placed before it gave up is not in the result.
+    pure, fast = _both(DEEP[name], monkeypatch)
+    assert fast == pure
+
+
+def test_a_shallow_document_is_read_by_markdown_it_pyrs() -> None:
     assert markdown._pyrs_document("# fine\n\n- a\n  - b\n", Settings()) is not None
 
 
