@@ -35,7 +35,7 @@ BUDGETS = (200, 1000)
 # Settings fields and Scoring constants (Settings.scoring) that shape the ranking.
 KNOBS = ("k1", "b", "heading_share", "proximity", "relevance_floor", "context_weight", "bridge",
          "number_cue", "sibling_share", "name_bridge", "inherit_words", "bridge_min", "prefix_weight",
-         "lead_in_share")
+         "lead_in_share", "frame_weight")
 _SETTINGS = {f.name for f in fields(qatbe.Settings)}
 _SCORING = {f.name for f in fields(qatbe.Scoring)}
 

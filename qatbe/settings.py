@@ -155,6 +155,10 @@ class Scoring:
     # and matches the query by itself ("How to renew online" for "how do I renew my passport?"), by this share
     # of the heading's score (``bm25.wh_heading_cue``).
     wh_heading_cue: float = 1.0
+    # An English question for a kind of thing ("what type of organism are cyanobacteria?") weights its frame noun
+    # (type, kind, sort, form) by this: the answer names the thing ("prokaryotes"), not its type
+    # (``question._FRAME``; 1: off).
+    frame_weight: float = 0.5
     # A query word of prefix_min+ letters that the page never uses also searches page words sharing its first
     # prefix_min letters (``bm25.prefix_matches``), at prefix_weight of its weight (prefix_min 0: off).
     prefix_min: int = 6
@@ -171,6 +175,7 @@ class Scoring:
         _check_number("scoring.feedback_common_zipf", self.feedback_common_zipf, 0.0, 10.0)
         _check_int("scoring.bridge_top", self.bridge_top, 0)
         _check_number("scoring.bridge_min", self.bridge_min, 0.0, 1.0)
+        _check_number("scoring.frame_weight", self.frame_weight, 0.0, 1.0)
         _check_number("scoring.name_section", self.name_section, 1.0, 1e6)
         _check_int("scoring.prefix_min", self.prefix_min, 0)
         _check_bool("scoring.bridge_parts", self.bridge_parts)

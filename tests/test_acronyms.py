@@ -95,9 +95,9 @@ def test_a_learned_definition_finds_the_acronym_and_the_long_form() -> None:
 def test_the_context_of_a_question_does_not_add_acronyms() -> None:
     an = analyzer("en")
     index = acronym_index(an, [("bsp", "Bereavement Support Payment")])
-    q = read_question(an, "My wife got Bereavement Support Payment. Can I get it too?", 0.3)
+    q = read_question(an, "My wife got Bereavement Support Payment. Can I get it too?", 0.3, 1.0)
     assert "bsp" not in {t for t, _, _ in acronym_expansions(an, q.terms, q.weights, index)}
-    q = read_question(an, "Can I get Bereavement Support Payment?", 0.3)
+    q = read_question(an, "Can I get Bereavement Support Payment?", 0.3, 1.0)
     assert "bsp" in {t for t, _, _ in acronym_expansions(an, q.terms, q.weights, index)}
 
 
@@ -110,7 +110,7 @@ WORDS = st.sampled_from(["API", "application", "programming", "interface", "NASA
        query=st.lists(WORDS, min_size=1, max_size=6).map(" ".join))
 def test_expansion_is_deterministic_and_never_repeats_a_query_term(page: list[str], query: str) -> None:
     an = analyzer("en")
-    q = read_question(an, query, 0.3)
+    q = read_question(an, query, 0.3, 1.0)
     first = expansions(an, q.terms, q.weights, None, True, q.names, page)
     assert first == expansions(analyzer("en"), q.terms, q.weights, None, True, q.names, list(page))
     assert definitions(page) == definitions(list(page))

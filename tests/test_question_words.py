@@ -23,10 +23,10 @@ PAGE = _page((H, "Who can renew online"), (P, "Adults over 16 with an undamaged 
 
 def test_question_words_are_read_from_the_question_sentences() -> None:
     an = analyzer("en")
-    assert read_question(an, "How do I renew my card and what does it cost?", 0.3).wh == {"how", "what"}
-    assert read_question(an, "I renewed last year. Who can renew?", 0.3).wh == {"who"}
-    assert read_question(an, "renew card", 0.3).wh == frozenset()
-    assert read_question(analyzer("de"), "wie erneuere ich den Ausweis?", 0.3).wh == frozenset()
+    assert read_question(an, "How do I renew my card and what does it cost?", 0.3, 1.0).wh == {"how", "what"}
+    assert read_question(an, "I renewed last year. Who can renew?", 0.3, 1.0).wh == {"who"}
+    assert read_question(an, "renew card", 0.3, 1.0).wh == frozenset()
+    assert read_question(analyzer("de"), "wie erneuere ich den Ausweis?", 0.3, 1.0).wh == frozenset()
 
 
 def test_the_section_under_the_question_word_heading_is_lifted() -> None:

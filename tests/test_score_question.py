@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import qatbe
 from qatbe.score.analyze import analyzer
 from qatbe.score.expand import spellings
 from qatbe.score.question import _NUMERIC_QUESTION, _asks_for_number, read_question
@@ -48,7 +49,7 @@ def test_one_reading_gives_what_the_separate_steps_gave(language: str | None, qu
     if not query.strip():
         return
     an = analyzer(language)
-    got = read_question(an, query, weight)
+    got = read_question(an, query, weight, 1.0)
     terms, only_stopwords = an.query(query)
     assert (list(got.terms), got.only_stopwords) == (terms, only_stopwords)
     assert list(got.weights) == _weights(language or "", query, [t for t, _ in terms], weight)
@@ -69,10 +70,10 @@ def test_the_cheap_test_for_a_number_question_agrees_with_the_regex(sentence: st
 
 
 def test_context_words_weigh_less_and_a_question_for_a_number_is_seen() -> None:
-    got = read_question(analyzer("en"), "I am 18 and got my results. How many times can I appeal?", 0.5)
+    got = read_question(analyzer("en"), "I am 18 and got my results. How many times can I appeal?", 0.5, 1.0)
     weight = dict(zip([t for t, _ in got.terms], got.weights))
     assert weight["appeal"] == 1.0 and weight["result"] == 0.5 and got.numeric
-    assert not read_question(analyzer("en"), "I paid in 2020. Can I appeal?", 0.5).numeric
+    assert not read_question(analyzer("en"), "I paid in 2020. Can I appeal?", 0.5, 1.0).numeric
 
 
 @pytest.mark.parametrize(("query", "numeric"), [
@@ -85,4 +86,40 @@ def test_context_words_weigh_less_and_a_question_for_a_number_is_seen() -> None:
     ("What is the limit of my liability?", False),
 ])
 def test_deadlines_time_limits_and_prices_ask_for_a_number(query: str, numeric: bool) -> None:
-    assert read_question(analyzer("en"), query, 0.5).numeric is numeric
+    assert read_question(analyzer("en"), query, 0.5, 1.0).numeric is numeric
+
+
+@pytest.mark.parametrize(("query", "frame"), [
+    ("What type of organism are cyanobacteria?", "type"),
+    ("Which kinds of fees apply to a renewal?", "kind"),
+    ("what SORT of engine powers the ship?", "sort"),
+])
+def test_the_frame_noun_of_a_question_for_a_kind_of_thing_weighs_less(query: str, frame: str) -> None:
+    an = analyzer("en")
+    got = dict(zip([t for t, _ in read_question(an, query, 0.5, 0.5).terms],
+                   read_question(an, query, 0.5, 0.5).weights))
+    plain = dict(zip([t for t, _ in read_question(an, query, 0.5, 1.0).terms],
+                     read_question(an, query, 0.5, 1.0).weights))
+    (framed,) = [t for t, _ in an.query_terms([frame])[0]]
+    assert got[framed] == 0.5 * plain[framed] == 0.5
+    assert all(w == plain[t] for t, w in got.items() if t != framed)
+
+
+@pytest.mark.parametrize(("language", "query"), [
+    ("en", "What is the type specimen of the genus?"),  # "type" not as a frame: no "what type of"
+    ("en", "Which form did the treaty take?"),
+    ("de", "What type of organism are cyanobacteria?"),  # English frames only
+])
+def test_a_query_without_an_english_frame_keeps_its_weights(language: str, query: str) -> None:
+    an = analyzer(language)
+    assert read_question(an, query, 0.5, 0.5).weights == read_question(an, query, 0.5, 1.0).weights
+
+
+def test_the_segment_that_names_the_thing_beats_the_one_that_repeats_the_frame() -> None:
+    doc = ("# Chloroplast\n\nChloroplasts are one type of organelle in the plant cell, and this type of organelle "
+           "holds the pigments.\n\nCyanobacteria are the ancestors of chloroplasts. They are prokaryotes, a phylum "
+           "of bacteria.\n\nGlaucophyte chloroplasts keep a wall between their two membranes.\n")
+    query = "What type of organism are cyanobacteria?"
+    assert "prokaryotes" in qatbe.extract(doc, query, budget=30).text
+    # The frame weight is what decides: at full weight the frame noun's two mentions win.
+    assert "prokaryotes" not in qatbe.extract(doc, query, budget=30, scoring={"frame_weight": 1.0}).text

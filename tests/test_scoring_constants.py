@@ -45,6 +45,9 @@ NAMED = BRIDGE.replace("winner was Hield", "winner was Buddy Hield")
 LONG_SECTION = NAMED.replace("He is with the Sacramento Kings.",
                              "He is with the Sacramento Kings.\n\nHe is tall.\n\nHe shoots well.\n\nHe was a Sooner.")
 BRIDGE_QUERY = "Which team does the MVP of the 2015 Classic tournament play for?"
+KINDS = ("# Cells\n\nChloroplasts are one type of organelle in the plant cell.\n\nCyanobacteria are prokaryotes, "
+         "a phylum of bacteria.\n")
+KIND_QUERY = "What type of organism are cyanobacteria?"
 FAR = ("The ferry leaves the harbour one two three four five six seven eight nine ten eleven at noon.\n\n"
        "A bus leaves at noon.\n\nThe harbour is old.")
 
@@ -65,6 +68,7 @@ CASES = [
     ("spellings", False, GUIDE, SPELLING_QUERY),
     ("number_cue", 0.0, GUIDE, GUIDE_QUERY),
     ("wh_heading_cue", 0.0, GUIDE, GUIDE_QUERY),
+    ("frame_weight", 1.0, KINDS, KIND_QUERY),
     ("prefix_min", 0, GUIDE, GUIDE_QUERY),
     ("prefix_weight", 0.0, GUIDE, GUIDE_QUERY),
 ]
@@ -103,6 +107,7 @@ def test_a_mapping_names_some_constants_and_keeps_the_rest() -> None:
     ({"proximity_window": 0}, "scoring.proximity_window must be >= 1"),
     ({"spellings": 1}, "scoring.spellings must be True or False"),
     ({"name_section": 0.5}, "scoring.name_section must be between"),
+    ({"frame_weight": 1.5}, "scoring.frame_weight must be between"),
     ("strict", "scoring must be a qatbe.Scoring or a mapping"),
 ])
 def test_bad_constants_are_refused_with_their_name(scoring: object, message: str) -> None:

@@ -439,7 +439,7 @@ def score_segments(
     texts, heads, levels, groups = view.texts, view.heads, view.levels, view.groups
     language = view.language(settings)
     an = analyzer(language)
-    question = read_question(an, query, settings.context_weight)
+    question = read_question(an, query, settings.context_weight, settings.scoring.frame_weight)
     q, only_stopwords = question.terms, question.only_stopwords
     if not q:
         return Scores(np.zeros(n, dtype=np.float64), (), np.zeros(n, dtype=bool), language)

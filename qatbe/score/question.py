@@ -24,6 +24,9 @@ _NUMERIC_QUESTION = re.compile(
 # English question words: a heading that opens with the one a question uses ("How to renew online" for "how do
 # I renew ...?") is where a page answers that kind of question (``Question.wh``).
 _WH = re.compile(r"\b(how|who|what|when|where|why|which)\b", re.IGNORECASE)
+# An English question for a kind of thing names its frame noun ("what type of organism are cyanobacteria?"); the
+# answer names the thing ("they are prokaryotes"), so the frame noun is weighted by ``Scoring.frame_weight``.
+_FRAME = re.compile(r"\b(?:what|which)\s+(type|kind|sort|form)s?\s+of\b", re.IGNORECASE)
 
 
 def _asks_for_number(sentence: str) -> bool:
@@ -48,7 +51,8 @@ class Question:
     of ``spelled``, in that order, as the scorer lists what it searches for.
 
     ``wh``: the English question words ("how", "what", ...) of the question sentences, lower case; none for other
-    languages.
+    languages. In English, the frame noun of a question for a kind of thing ("what type of ...") weighs
+    ``frame_weight`` times its weight.
 
     ``numeric``, ``spelled`` and the lists are read with the query, not per page: they depend on the query alone,
     and the scorer made them for every page (together about a tenth of scoring a page of 90 segments)."""
@@ -65,7 +69,7 @@ class Question:
     wh: frozenset[str] = frozenset()
 
 
-def read_question(an: Analyzer, query: str, context_weight: float) -> Question:
+def read_question(an: Analyzer, query: str, context_weight: float, frame_weight: float) -> Question:
     """The query as the scorer reads it.
 
     Weights: a query such as "I am 18 and got my A-level results. Can I challenge them?" is context plus a
@@ -76,18 +80,18 @@ def read_question(an: Analyzer, query: str, context_weight: float) -> Question:
     many pages, and reading it cost as much as scoring a short page. A ``Question`` is immutable, so sharing it
     is safe; the reading never depends on what the analyser has memoised.
     """
-    return _read_kept(an.language, query, context_weight)
+    return _read_kept(an.language, query, context_weight, frame_weight)
 
 
 QUESTIONS_KEPT = 256
 
 
 @lru_cache(maxsize=QUESTIONS_KEPT)
-def _read_kept(language: str | None, query: str, context_weight: float) -> Question:
-    return _read(analyzer(language), query, context_weight)
+def _read_kept(language: str | None, query: str, context_weight: float, frame_weight: float) -> Question:
+    return _read(analyzer(language), query, context_weight, frame_weight)
 
 
-def _read(an: Analyzer, query: str, context_weight: float) -> Question:
+def _read(an: Analyzer, query: str, context_weight: float, frame_weight: float) -> Question:
     sentences = [x for x in _SENTENCE.split(query.strip()) if x]
     asks = [x.rstrip().endswith(("?", "？")) for x in sentences]
     each = raw_terms_each(sentences)  # a query's tokens are its sentences' tokens: no token spans a space
@@ -97,6 +101,11 @@ def _read(an: Analyzer, query: str, context_weight: float) -> Question:
         asked = {t for surfaces, a in zip(each, asks) if a for t, _ in an.query_terms(surfaces)[0]}
         weights = [1.0 if t in asked else context_weight for t, _ in terms]
     questions = tuple(x for x, a in zip(sentences, asks) if a) or (query,)
+    if frame_weight != 1.0 and an.language == "en":
+        frames = sorted({m.lower() for x in questions for m in _FRAME.findall(x)})
+        if frames:
+            framed = {t for t, _ in an.query_terms(frames)[0]}
+            weights = [w * frame_weight if t in framed else w for (t, _), w in zip(terms, weights)]
     numeric = any(_asks_for_number(x) for x in questions)
     spelled = tuple(spellings(an, terms, weights)) if terms and not only_stopwords else ()
     names = tuple([t for t, _ in terms] + [t for t, _, _ in spelled])
