@@ -179,10 +179,15 @@ def _pyrs_document(text: str, settings: Settings) -> ParsedDocument | None:
                 if part.name not in ("thead", "tbody"):
                     return None
                 for row in part.children:
-                    cells = [_inline(cell) if cell.name == "tcell" else None for cell in row.children]
-                    if row.name != "trow" or None in cells:
+                    if row.name != "trow":
                         return None
-                    walk.row([cell for cell in cells if cell is not None], part.name == "thead")
+                    cells: list[str] = []
+                    for cell in row.children:
+                        inner = _inline(cell) if cell.name == "tcell" else None
+                        if inner is None:
+                            return None
+                        cells.append(inner)
+                    walk.row(cells, part.name == "thead")
             walk.table_close()
         elif name == "fence" or name == "code_block":
             meta = node.meta
@@ -223,7 +228,7 @@ class _ListState:
 class _Walk:
     """What each markdown block becomes: the one walk both parsers drive, block by block in document order.
 
-    Inline text goes to the open quote, else the open list item, else a paragraph of its own (``_place``); a list
+    A block's text goes to the open quote, else the open list item, else a block of its own (``_held``); a list
     item's own text comes before its nested lists; nested lists are flattened into their outermost list, and a
     list inside a quote into the quote's text; a table's header is its head row."""
 
@@ -247,12 +252,18 @@ class _Walk:
         self.table_rows: list[list[str]] = []
         self.table_pos = -1
 
-    def _place(self, content: str, position: int) -> None:
+    def _held(self, content: str) -> bool:
+        """Whether ``content`` went into the open quote or list item (each is emitted whole when it closes)."""
         if self.quote_depth:
             self.quote_parts.append(content)
         elif self.lists:
             self.item_text[-1].append(content)
         else:
+            return False
+        return True
+
+    def _place(self, content: str, position: int) -> None:
+        if not self._held(content):
             self.builder.paragraph(content, position)
 
     def text(self, content: str, position: int) -> None:
@@ -260,11 +271,7 @@ class _Walk:
 
     def heading(self, level: int, content: str, position: int) -> None:
         content = inline_text(content)
-        if self.quote_depth:
-            self.quote_parts.append(content)
-        elif self.lists:
-            self.item_text[-1].append(content)
-        else:
+        if not self._held(content):
             self.builder.heading(content, level, position)
             if self.title is None and level == 1:
                 segments = self.builder.segments
@@ -276,11 +283,7 @@ class _Walk:
             self._place(plain, position)
 
     def code(self, content: str, info: str, position: int) -> None:
-        if self.quote_depth:
-            self.quote_parts.append(content)
-        elif self.lists:
-            self.item_text[-1].append(content)
-        else:
+        if not self._held(content):
             self.builder.code(content, info.split()[0] if info.strip() else None, position)
 
     def list_open(self, ordered: bool, start: float | str | None) -> None:
