@@ -96,10 +96,12 @@ def test_deadlines_time_limits_and_prices_ask_for_a_number(query: str, numeric: 
 ])
 def test_the_frame_noun_of_a_question_for_a_kind_of_thing_weighs_less(query: str, frame: str) -> None:
     an = analyzer("en")
-    got = dict(zip([t for t, _ in read_question(an, query, 0.5, 0.5).terms],
-                   read_question(an, query, 0.5, 0.5).weights))
-    plain = dict(zip([t for t, _ in read_question(an, query, 0.5, 1.0).terms],
-                     read_question(an, query, 0.5, 1.0).weights))
+
+    def weights(frame_weight: float) -> dict[str, float]:
+        question = read_question(an, query, 0.5, frame_weight)
+        return dict(zip([t for t, _ in question.terms], question.weights))
+
+    got, plain = weights(0.5), weights(1.0)
     (framed,) = [t for t, _ in an.query_terms([frame])[0]]
     assert got[framed] == 0.5 * plain[framed] == 0.5
     assert all(w == plain[t] for t, w in got.items() if t != framed)
