@@ -178,8 +178,6 @@ cdef extern from "_text.h":
     Py_ssize_t qatbe_is_control(uint32_t c) nogil
     Py_ssize_t qatbe_controls8(const uint8_t* s, Py_ssize_t n) nogil
     Py_ssize_t qatbe_controls16(const uint16_t* s, Py_ssize_t n) nogil
-    int qatbe_double_space8(const uint8_t* s, Py_ssize_t n) nogil
-    int qatbe_double_space16(const uint16_t* s, Py_ssize_t n) nogil
     Py_ssize_t qatbe_byte_count(const uint8_t* s, Py_ssize_t n, uint8_t value) nogil
     int qatbe_contains_ci(const uint8_t* s, size_t n, const uint8_t* needle, size_t m) nogil
 
@@ -193,22 +191,15 @@ def untidy(str text):
     its spaces collapsed (the walk deletes soft hyphens and zero-width spaces after collapsing).
 
     Why compiled: the builder asks it of every text of every page, and ``str.__contains__`` looks for two spaces
-    one candidate at a time (each single space is one); here sixteen positions go at once."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i
+    one candidate at a time (each single space is one); ``qatbe_find_pair`` tests 16 or 32 positions at once."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
     if n == 0:
         return False
     if PyUnicode_READ(kind, data, 0) == 32 or PyUnicode_READ(kind, data, n - 1) == 32:
         return True
-    if kind == 1:
-        return qatbe_double_space8(<const uint8_t*> data, n) != 0
-    if kind == 2:
-        return qatbe_double_space16(<const uint16_t*> data, n) != 0
-    for i in range(n - 1):
-        if PyUnicode_READ(kind, data, i) == 32 and PyUnicode_READ(kind, data, i + 1) == 32:
-            return True
-    return False
+    return qatbe_find_pair(data, n, kind, 32, 32, 0) >= 0
 
 
 cdef inline bint _needle_at(int kind, const void* data, Py_ssize_t i, const unsigned char* needle,

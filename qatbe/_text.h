@@ -138,35 +138,6 @@ static Py_ssize_t qatbe_controls16(const uint16_t* s, Py_ssize_t n) {
     return count;
 }
 
-/* Two spaces side by side in a str's storage (one or two bytes a character): sixteen (eight) positions a step,
-   each compared with the next (SSE2), then the tail one by one. */
-static int qatbe_double_space8(const uint8_t* s, Py_ssize_t n) {
-    Py_ssize_t i = 0;
-#if QATBE_SSE2
-    const __m128i sp = _mm_set1_epi8(' ');
-    for (; i + 17 <= n; i += 16) {
-        __m128i a = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*) (s + i)), sp);
-        __m128i b = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*) (s + i + 1)), sp);
-        if (_mm_movemask_epi8(_mm_and_si128(a, b))) return 1;
-    }
-#endif
-    for (; i + 1 < n; i++) if (s[i] == ' ' && s[i + 1] == ' ') return 1;
-    return 0;
-}
-static int qatbe_double_space16(const uint16_t* s, Py_ssize_t n) {
-    Py_ssize_t i = 0;
-#if QATBE_SSE2
-    const __m128i sp = _mm_set1_epi16(' ');
-    for (; i + 9 <= n; i += 8) {
-        __m128i a = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*) (s + i)), sp);
-        __m128i b = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*) (s + i + 1)), sp);
-        if (_mm_movemask_epi8(_mm_and_si128(a, b))) return 1;
-    }
-#endif
-    for (; i + 1 < n; i++) if (s[i] == ' ' && s[i + 1] == ' ') return 1;
-    return 0;
-}
-
 /* The first i >= start with s[i] == a and s[i + 1] == b in a str's storage (one, two or four bytes a
    character), or -1: sixteen (eight) start positions a step (SSE2), 32 (16) with AVX2, each block compared
    at i and at i + 1 and the two masks AND-ed, then the tail one by one. Why not str.find: for a two-character

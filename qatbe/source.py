@@ -84,8 +84,7 @@ def load_source(source: object, settings: Settings) -> tuple[str, str]:
         raise InputError(
             f"input has {len(text):,} characters; the limit is max_input_chars={settings.max_input_chars:,}"
         )
-    if kernel.control_count(text, _SNIFF_CHARS) > max(8, min(len(text), _SNIFF_CHARS) // 10):
-        raise InputError(_BINARY)
+    looks_binary(text, _SNIFF_CHARS)
     if kernel.any_control(text):  # the whole text, compiled: ``_ANY_CONTROL.search`` (a NUL among them)
         text = strip_controls(text)
     fmt = settings.format if settings.format != "auto" else detect_format(text)
@@ -148,9 +147,11 @@ def _implausible(sample: str) -> bool:
                                           for ch in sample)
 
 
-def looks_binary(sample: str) -> None:
-    """Refuse input whose start is mostly control characters: an image or archive passed by mistake."""
-    if kernel.control_count(sample, len(sample)) > max(8, len(sample) // 10):
+def looks_binary(text: str, limit: int | None = None) -> None:
+    """Refuse input whose start (its first ``limit`` characters; all of it by default) is mostly control
+    characters: an image or archive passed by mistake."""
+    head = len(text) if limit is None else min(len(text), limit)
+    if kernel.control_count(text, head) > max(8, head // 10):
         raise InputError(_BINARY)
 
 

@@ -13,15 +13,9 @@ from types import ModuleType
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_paths import KERNELS, SCANS, _compiled
 
 from qatbe import _core_py
-
-try:
-    from qatbe import _core as _compiled
-except ImportError:
-    _compiled = None
-
-KERNELS: list[ModuleType] = [_core_py] + ([_compiled] if _compiled is not None else [])
 
 # The characters the rules turn on: ASCII letters of both cases, digits, "_", the joiners, space and punctuation,
 # accented and Greek capitals, a title-case letter (Dž), a caseless letter (中), Arabic-Indic and fullwidth digits
@@ -65,9 +59,9 @@ _SPACED = ["a", " ", "  ", "é", "中", "😀", "abcdefghijklmnop", "\t", "\xa0"
 @given(st.lists(st.sampled_from(_SPACED), max_size=40).map("".join))
 def test_untidy_is_the_double_space_test(text: str) -> None:
     """``untidy``: two spaces side by side anywhere (the SIMD blocks and the tail), or a space at either end, in
-    every storage width."""
+    every storage width, on every vector path (``find_pair``'s)."""
     want = "  " in text or text[:1] == " " or text[-1:] == " "
-    for kernel in KERNELS:
+    for kernel in SCANS:
         assert kernel.untidy(text) is want
 
 
